@@ -1,0 +1,35 @@
+// lakestream: streaming ETL for the medallion pattern, Kafka to Delta Lake, exactly once.
+#include <cstdio>
+#include <iostream>
+
+#include "cli/commands.h"
+#include "util/error.h"
+
+namespace lakestream::cli {
+namespace {
+int exit_status = 0;
+}
+void set_exit_status(int status) { exit_status = status; }
+}  // namespace lakestream::cli
+
+int main(int argc, char** argv) {
+  CLI::App app{"lakestream: streams Kafka events into Delta Lake tables (bronze, silver, gold), exactly once"};
+  app.require_subcommand(1);
+  app.failure_message(CLI::FailureMessage::help);
+  app.set_version_flag("--version", "lakestream 0.1.0");
+  lakestream::cli::add_broker_command(app);
+  lakestream::cli::add_produce_command(app);
+  lakestream::cli::add_run_command(app);
+  lakestream::cli::add_query_command(app);
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    int code = app.exit(e);  // prints help, or the error with the usage of the command
+    return code == 0 ? 0 : 2;
+  } catch (const lakestream::Error& e) {
+    std::fflush(stdout);
+    std::cerr << "lakestream: " << e.what() << "\n";
+    return 1;
+  }
+  return lakestream::cli::exit_status;
+}

@@ -1,0 +1,128 @@
+// The pipeline: what the user declared in the pipeline file (lakestream.toml), validated. Every
+// other module reads its settings from here; only pipeline_file.cc knows the TOML.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace lakestream {
+
+// The value types a source's JSON schema can declare.
+enum class FieldType { BigInt, Int, Double, Boolean, String, Decimal, Timestamp };
+
+struct Field {
+  std::string name;
+  FieldType type = FieldType::String;
+  int precision = 0;  // decimal only
+  int scale = 0;      // decimal only
+  bool required = false;
+
+  // The type as the pipeline file spells it: "bigint", "decimal(18,2)", ...
+  std::string type_text() const;
+  // The DuckDB column type: BIGINT, INTEGER, DOUBLE, BOOLEAN, VARCHAR, DECIMAL(p,s), TIMESTAMPTZ.
+  std::string duckdb_type() const;
+  // The Delta/Spark schemaString type: long, integer, double, boolean, string, decimal(p,s), timestamp.
+  std::string delta_type() const;
+};
+
+// Parses "bigint", "int", "double", "boolean", "string", "decimal(p,s)", "timestamp";
+// nullopt for anything else.
+std::optional<Field> parse_field_type(const std::string& name, const std::string& type_text);
+
+struct Schema {
+  std::vector<Field> fields;  // in the order the file declares them
+  const Field* find(const std::string& name) const;
+};
+
+struct KafkaSettings {
+  std::string bootstrap;  // "host:port,..." or "embedded" (the address `lakestream broker` wrote)
+  // librdkafka properties passed through as given, after ${ENV} substitution.
+  std::vector<std::pair<std::string, std::string>> properties;
+};
+
+// True for librdkafka property names whose values are secrets and must never be printed
+// (sasl.password, ssl.key.password, *.secret, ...).
+bool is_secret_property(const std::string& name);
+
+struct Source {
+  std::string name;
+  std::string topic;
+  Schema schema;
+  std::string key_field;          // the event field that is the Kafka key (for `produce`), may be empty
+  bool start_at_latest = false;   // startingOffsets: earliest (default) | latest
+  int64_t max_offsets_per_trigger = 0;  // 0: no cap, one batch takes all that is there
+  int64_t max_value_bytes = 1 << 20;    // larger values are quarantined, never parsed
+  std::string sent_twice_by = "the producer";  // who sends events twice, in check's note
+  int line = 0;
+};
+
+enum class StreamKind { Ingest, Latest, Window };
+enum class OutputMode { Append, Update };
+
+struct Aggregate {
+  std::string name;      // the gold column
+  std::string function;  // count | sum | min | max | avg
+  std::string argument;  // a SQL expression over the source's columns, "*" for count(*)
+};
+
+struct Stream {
+  std::string name;
+  StreamKind kind = StreamKind::Ingest;
+  std::string table;   // the table it writes
+  int line = 0;
+
+  // ingest
+  std::string source;  // a [sources.X] name
+
+  // latest and window: the table it reads
+  std::string from;
+
+  // latest
+  std::vector<std::string> key;
+  std::string order_by;
+  std::string entity;  // what one key is called in check ("order"); default from the key
+
+  // window
+  std::string filter;                 // SQL boolean expression, may be empty
+  std::string event_time;             // the event-time column
+  int64_t watermark_delay_us = 0;
+  std::vector<std::string> dedup;     // drop duplicates within the watermark on these; empty: off
+  int64_t window_us = 0;              // tumbling window size
+  std::string window_column = "window_start";
+  std::vector<std::string> group_by;
+  std::vector<Aggregate> aggregates;  // in the order the file declares them
+  OutputMode output = OutputMode::Append;
+};
+
+struct Pipeline {
+  std::string path;              // the pipeline file
+  std::string dir;               // its folder: relative paths in it are relative to this
+  KafkaSettings kafka;
+  std::string tables_dir;        // absolute
+  std::string checkpoints_dir;   // absolute
+  std::vector<Source> sources;
+  std::vector<Stream> streams;   // in the order the file declares them
+
+  const Source* find_source(const std::string& name) const;
+  const Stream* find_stream(const std::string& name) const;
+  // The stream that writes `table`, or nullptr.
+  const Stream* writer_of(const std::string& table) const;
+  std::string table_path(const std::string& table) const;
+  std::string checkpoint_path(const std::string& stream) const;
+  // Every table the pipeline writes, with the quarantine tables of ingest streams.
+  std::vector<std::string> table_names() const;
+  // The streams in an order where each comes after the stream that writes what it reads.
+  std::vector<const Stream*> in_dependency_order() const;
+};
+
+// Reads and validates a pipeline file. Any problem throws Error naming the file, the line and
+// the key: "lakestream.toml:12: streams.hourly_sales.window: '1 hours' is not a duration ...".
+Pipeline load_pipeline(const std::string& path);
+
+// Parses "90s", "15 minutes", "1 hour", "2h", "1 day", "500ms" into microseconds; nullopt if not.
+std::optional<int64_t> parse_duration_us(const std::string& text);
+
+}  // namespace lakestream

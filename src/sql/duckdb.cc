@@ -1,0 +1,154 @@
+#include "sql/duckdb.h"
+
+#include "util/error.h"
+
+namespace lakestream::sql {
+
+namespace {
+
+std::string sql_head(const std::string& sql) {
+  constexpr size_t kMax = 300;
+  return sql.size() <= kMax ? sql : sql.substr(0, kMax) + " ...";
+}
+
+}  // namespace
+
+Database::Database(const std::string& path) {
+  duckdb_config config = nullptr;
+  duckdb_create_config(&config);
+  // Extensions come built in; never reach for the network to install one.
+  duckdb_set_config(config, "autoinstall_known_extensions", "false");
+  duckdb_set_config(config, "autoload_known_extensions", "false");
+  char* err = nullptr;
+  duckdb_state state = duckdb_open_ext(path.empty() ? nullptr : path.c_str(), &db_, config, &err);
+  duckdb_destroy_config(&config);
+  if (state == DuckDBError) {
+    std::string msg = err ? err : "unknown error";
+    if (err) duckdb_free(err);
+    throw Error("cannot open database " + (path.empty() ? std::string("in memory") : path) + ": " + msg);
+  }
+}
+
+Database::~Database() {
+  if (db_) duckdb_close(&db_);
+}
+
+const std::optional<std::string>& Rows::at(size_t row, const std::string& column) const {
+  for (size_t c = 0; c < columns.size(); c++)
+    if (columns[c] == column) return rows.at(row).at(c);
+  throw Error("internal: no column " + column + " in result");
+}
+
+std::string Rows::text(size_t row, const std::string& column) const {
+  const auto& v = at(row, column);
+  return v ? *v : std::string();
+}
+
+Connection::Connection(Database& db) {
+  if (duckdb_connect(db.handle(), &con_) == DuckDBError) throw Error("cannot connect to DuckDB");
+  exec("SET TimeZone = 'UTC'");
+}
+
+Connection::~Connection() {
+  if (con_) duckdb_disconnect(&con_);
+}
+
+void Connection::exec(const std::string& sql) {
+  duckdb_result result;
+  duckdb_state state = duckdb_query(con_, sql.c_str(), &result);
+  if (state == DuckDBError) {
+    std::string msg = duckdb_result_error(&result) ? duckdb_result_error(&result) : "unknown error";
+    duckdb_destroy_result(&result);
+    throw Error("SQL failed: " + msg + "\n  in: " + sql_head(sql));
+  }
+  duckdb_destroy_result(&result);
+}
+
+Rows Connection::query(const std::string& sql) {
+  duckdb_result result;
+  if (duckdb_query(con_, sql.c_str(), &result) == DuckDBError) {
+    std::string msg = duckdb_result_error(&result) ? duckdb_result_error(&result) : "unknown error";
+    duckdb_destroy_result(&result);
+    throw Error("SQL failed: " + msg + "\n  in: " + sql_head(sql));
+  }
+  Rows rows;
+  idx_t ncols = duckdb_column_count(&result);
+  for (idx_t c = 0; c < ncols; c++) rows.columns.emplace_back(duckdb_column_name(&result, c));
+  idx_t nrows = duckdb_row_count(&result);
+  rows.rows.reserve(nrows);
+  for (idx_t r = 0; r < nrows; r++) {
+    std::vector<std::optional<std::string>> row;
+    row.reserve(ncols);
+    for (idx_t c = 0; c < ncols; c++) {
+      if (duckdb_value_is_null(&result, c, r)) {
+        row.emplace_back(std::nullopt);
+      } else {
+        duckdb_string s = duckdb_value_string(&result, c, r);
+        row.emplace_back(std::string(s.data, s.size));
+        duckdb_free(s.data);
+      }
+    }
+    rows.rows.push_back(std::move(row));
+  }
+  duckdb_destroy_result(&result);
+  return rows;
+}
+
+std::optional<std::string> Connection::scalar(const std::string& sql) {
+  Rows rows = query(sql);
+  if (rows.empty() || rows.columns.empty()) return std::nullopt;
+  return rows.rows[0][0];
+}
+
+int64_t Connection::scalar_int(const std::string& sql) {
+  auto v = scalar(sql);
+  return v ? std::stoll(*v) : 0;
+}
+
+Appender::Appender(Connection& con, const std::string& table) : table_(table) {
+  if (duckdb_appender_create(con.handle(), nullptr, table.c_str(), &appender_) == DuckDBError) {
+    std::string msg = duckdb_appender_error(appender_) ? duckdb_appender_error(appender_) : "unknown error";
+    duckdb_appender_destroy(&appender_);
+    throw Error("cannot append to " + table + ": " + msg);
+  }
+}
+
+Appender::~Appender() {
+  if (appender_) duckdb_appender_destroy(&appender_);
+}
+
+void Appender::check(duckdb_state state, const char* what) {
+  if (state == DuckDBError) {
+    const char* msg = duckdb_appender_error(appender_);
+    throw Error(std::string("cannot ") + what + " into " + table_ + ": " + (msg ? msg : "unknown error"));
+  }
+}
+
+void Appender::append_int32(int32_t v) { check(duckdb_append_int32(appender_, v), "append"); }
+void Appender::append_int64(int64_t v) { check(duckdb_append_int64(appender_, v), "append"); }
+void Appender::append_text(const char* data, size_t size) {
+  check(duckdb_append_varchar_length(appender_, data, size), "append");
+}
+void Appender::append_null() { check(duckdb_append_null(appender_), "append"); }
+void Appender::end_row() { check(duckdb_appender_end_row(appender_), "end a row"); }
+void Appender::flush() { check(duckdb_appender_flush(appender_), "flush"); }
+
+std::string quote_ident(const std::string& name) {
+  std::string out = "\"";
+  for (char c : name) {
+    if (c == '"') out += '"';
+    out += c;
+  }
+  return out + "\"";
+}
+
+std::string quote_literal(const std::string& value) {
+  std::string out = "'";
+  for (char c : value) {
+    if (c == '\'') out += '\'';
+    out += c;
+  }
+  return out + "'";
+}
+
+}  // namespace lakestream::sql

@@ -1,0 +1,90 @@
+// A thin RAII layer over DuckDB's C API: the embedded SQL engine that parses records, writes and
+// reads Parquet, and runs every filter, aggregate and recount. Nothing in lakestream evaluates SQL
+// by hand; it builds SQL text and hands it here.
+#pragma once
+
+#include <duckdb.h>
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace lakestream::sql {
+
+// One DuckDB database: in memory when `path` is empty, else the file at `path`.
+class Database {
+ public:
+  explicit Database(const std::string& path = "");
+  ~Database();
+  Database(const Database&) = delete;
+  Database& operator=(const Database&) = delete;
+  duckdb_database handle() { return db_; }
+
+ private:
+  duckdb_database db_ = nullptr;
+};
+
+// A query's result with every value rendered as text (NULL as nullopt): for small results such
+// as metadata, stats and check lines. Bulk data stays inside DuckDB.
+struct Rows {
+  std::vector<std::string> columns;
+  std::vector<std::vector<std::optional<std::string>>> rows;
+
+  size_t size() const { return rows.size(); }
+  bool empty() const { return rows.empty(); }
+  // The value at (row, column name); throws Error for an unknown column.
+  const std::optional<std::string>& at(size_t row, const std::string& column) const;
+  // The same, with NULL as "".
+  std::string text(size_t row, const std::string& column) const;
+};
+
+// A connection; its session time zone is UTC, so timestamps print and parse as UTC.
+class Connection {
+ public:
+  explicit Connection(Database& db);
+  ~Connection();
+  Connection(const Connection&) = delete;
+  Connection& operator=(const Connection&) = delete;
+
+  // Runs one or more statements; throws Error with DuckDB's message and the SQL's start.
+  void exec(const std::string& sql);
+  Rows query(const std::string& sql);
+  // The first column of the first row; nullopt for NULL or no row.
+  std::optional<std::string> scalar(const std::string& sql);
+  // The first column of the first row as an integer (0 for NULL or no row).
+  int64_t scalar_int(const std::string& sql);
+
+  duckdb_connection handle() { return con_; }
+
+ private:
+  duckdb_connection con_ = nullptr;
+};
+
+// Appends rows to a table quickly (DuckDB's appender): for raw Kafka records.
+class Appender {
+ public:
+  Appender(Connection& con, const std::string& table);
+  ~Appender();
+  Appender(const Appender&) = delete;
+  Appender& operator=(const Appender&) = delete;
+
+  void append_int32(int32_t v);
+  void append_int64(int64_t v);
+  void append_text(const char* data, size_t size);
+  void append_text(const std::string& s) { append_text(s.data(), s.size()); }
+  void append_null();
+  void end_row();
+  void flush();
+
+ private:
+  void check(duckdb_state state, const char* what);
+  duckdb_appender appender_ = nullptr;
+  std::string table_;
+};
+
+// SQL quoting: "identifier" and 'literal', with embedded quotes doubled.
+std::string quote_ident(const std::string& name);
+std::string quote_literal(const std::string& value);
+
+}  // namespace lakestream::sql

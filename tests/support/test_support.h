@@ -1,0 +1,45 @@
+// What the tests share: temporary folders, and running the lakestream binary as a user would.
+#pragma once
+
+#include <string>
+#include <vector>
+
+namespace lakestream::testing {
+
+// A fresh folder under $TMPDIR, removed when the test ends (kept when LAKESTREAM_KEEP_TEST_DIRS is set).
+class TempDir {
+ public:
+  TempDir();
+  ~TempDir();
+  const std::string& path() const { return path_; }
+  std::string operator/(const std::string& name) const { return path_ + "/" + name; }
+
+ private:
+  std::string path_;
+};
+
+struct CommandResult {
+  int exit_code = -1;      // -1 when killed by a signal
+  int signal = 0;          // the signal that ended it, 0 if none
+  std::string out;         // stdout
+  std::string err;         // stderr
+};
+
+// Runs the lakestream binary with `args` in folder `cwd`, feeding `input` on stdin; waits for it.
+CommandResult run_lakestream(const std::vector<std::string>& args, const std::string& cwd = ".",
+                             const std::string& input = "",
+                             const std::vector<std::string>& env = {});
+
+// Runs the lakestream binary and kills it with SIGKILL after `kill_after_ms` (if still running).
+CommandResult run_lakestream_killed_after(const std::vector<std::string>& args, const std::string& cwd,
+                                          int kill_after_ms, const std::vector<std::string>& env = {});
+
+// The path of the built binary, of ../shared and of the source tree.
+std::string lakestream_bin();
+std::string shared_dir();
+std::string source_dir();
+
+// Writes a file (creating its folder).
+void write_text(const std::string& path, const std::string& text);
+
+}  // namespace lakestream::testing
