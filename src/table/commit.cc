@@ -1,0 +1,90 @@
+// Publishing a commit: the JSON lines of version read+1, written with put-if-absent (temp file,
+// fsync, link) so that of two writers racing for a version exactly one wins and the other learns
+// it (CommitConflict) instead of overwriting.
+#include <chrono>
+
+#include "table/delta_log_json.h"
+#include "table/delta_table.h"
+#include "table/log_files.h"
+#include "util/error.h"
+#include "util/files.h"
+
+namespace lakestream::delta {
+
+namespace {
+
+constexpr int kReaderVersion = 1;
+constexpr int kWriterVersion = 2;
+
+int64_t now_ms() {
+  return std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::system_clock::now().time_since_epoch())
+      .count();
+}
+
+}  // namespace
+
+Commit::Commit(const Snapshot& read) : table_path_(read.table_path), read_version_(read.version) {
+  if (read.exists()) {
+    read_metadata_ = read.metadata;
+    read_min_writer_version_ = read.min_writer_version;
+  }
+}
+
+void Commit::set_metadata(const Metadata& metadata) { metadata_ = metadata; }
+
+void Commit::add(const AddFile& file) { adds_.push_back(file); }
+
+void Commit::remove(const std::string& path, bool data_change) {
+  removes_.push_back(RemoveFile{path, now_ms(), data_change});
+}
+
+void Commit::set_txn(const std::string& app_id, int64_t version) { txns_.emplace_back(app_id, version); }
+
+void Commit::set_operation(const std::string& operation) { operation_ = operation; }
+
+void Commit::set_commit_info(const nlohmann::json& extra) {
+  for (const auto& [key, value] : extra.items()) commit_info_[key] = value;
+}
+
+int64_t Commit::publish() {
+  const int64_t version = read_version_ + 1;
+  if (published_) throw Error("internal: a commit to table " + table_path_ + " was published twice");
+  if (table_path_.empty()) throw Error("internal: a commit has no table path (build it from load_snapshot's result)");
+  if (read_min_writer_version_ > kWriterVersion)
+    throw Error("table " + table_path_ + " needs a Delta writer of version " + std::to_string(read_min_writer_version_) +
+                "; lakestream writes protocol (1, 2) tables only. Write to a new table, or use Spark for this one");
+  const bool new_table = version == 0;
+  if (new_table && !metadata_)
+    throw Error("internal: creating table " + table_path_ + " needs its metadata (Commit::set_metadata)");
+
+  const int64_t now = now_ms();
+  nlohmann::json info = {{"timestamp", now},
+                         {"operation", operation_},
+                         {"operationParameters", nlohmann::json::object()},
+                         {"engineInfo", "lakestream/0.1"},
+                         {"isBlindAppend", removes_.empty() && !metadata_}};
+  if (!new_table) info["readVersion"] = read_version_;
+  for (const auto& [key, value] : commit_info_.items()) info[key] = value;
+
+  std::string text = nlohmann::json{{"commitInfo", info}}.dump() + "\n";
+  if (new_table) text += protocol_action(kReaderVersion, kWriterVersion).dump() + "\n";
+  if (metadata_) {
+    Metadata metadata = *metadata_;
+    if (metadata.id.empty()) metadata.id = read_metadata_ ? read_metadata_->id : new_uuid();
+    if (metadata.created_time == 0) metadata.created_time = read_metadata_ ? read_metadata_->created_time : now;
+    text += metadata_action(metadata).dump() + "\n";
+  }
+  for (const auto& [app_id, txn_version] : txns_) text += txn_action(app_id, txn_version, now).dump() + "\n";
+  for (const auto& removed : removes_) text += remove_action(removed).dump() + "\n";
+  for (const auto& added : adds_) text += add_action(added).dump() + "\n";
+
+  if (new_table) make_dirs(log_dir(table_path_));
+  std::string path = commit_file_path(table_path_, version);
+  if (!write_file_if_absent(path, text))
+    throw CommitConflict("another writer committed version " + std::to_string(version) + " of table " + table_path_ +
+                         " first (" + path + " exists); re-read the table and redo the work on top of it");
+  published_ = true;
+  return version;
+}
+
+}  // namespace lakestream::delta

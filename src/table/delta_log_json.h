@@ -1,0 +1,56 @@
+// The Delta log's actions as JSON, in and out: one commit file is one action object per line,
+// and a classic checkpoint row (converted to JSON) is an object with one non-null action.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "table/delta_table.h"
+
+namespace lakestream::delta {
+
+struct Protocol {
+  int min_reader_version = 1;
+  int min_writer_version = 2;
+  nlohmann::json reader_features;  // null unless the table uses table features (reader 3)
+};
+
+// What one commit file (or one checkpoint) says, action by action.
+struct LogActions {
+  std::optional<Protocol> protocol;
+  std::optional<Metadata> metadata;
+  std::vector<AddFile> adds;      // paths URL-decoded
+  std::vector<RemoveFile> removes;
+  std::map<std::string, int64_t> txns;
+  nlohmann::json commit_info = nlohmann::json::object();
+};
+
+// Adds the actions of one JSON object to `into` (null members, as checkpoint rows have, are
+// skipped; unknown action kinds are ignored, as the protocol allows). Throws Error naming
+// `where` when an action is malformed.
+void read_action(const nlohmann::json& action, LogActions& into, const std::string& where);
+
+// Parses a whole commit file's text; `where` (the file path) goes into error messages.
+LogActions parse_commit_text(const std::string& text, const std::string& where);
+
+// Throws Error when this reader cannot read a table with `protocol` (reader version > 1: column
+// mapping, deletion vectors and other table features change how files must be read).
+void check_readable(const Protocol& protocol, const std::string& table_path);
+
+// Spark's StructType JSON for a schema, and back.
+std::string schema_string(const std::vector<Column>& schema);
+std::vector<Column> parse_schema_string(const std::string& schema_json, const std::string& where);
+
+// The action lines a writer emits.
+nlohmann::json protocol_action(int min_reader_version, int min_writer_version);
+nlohmann::json metadata_action(const Metadata& metadata);
+nlohmann::json add_action(const AddFile& file);
+nlohmann::json remove_action(const RemoveFile& file);
+nlohmann::json txn_action(const std::string& app_id, int64_t version, int64_t last_updated_ms);
+
+}  // namespace lakestream::delta

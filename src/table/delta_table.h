@@ -1,0 +1,128 @@
+// A Delta Lake table (protocol reader 1 / writer 2): Parquet data files plus `_delta_log/` of
+// JSON commits (and classic checkpoint parquet files). This module is the only writer of
+// `_delta_log`. Readers replay the log into a Snapshot; writers build a Commit and publish it
+// with put-if-absent, so that two writers never both win the same version.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+namespace lakestream::delta {
+
+// A column of the table's schema. `type` is the Delta schemaString type: a string for primitive
+// types ("long", "decimal(18,2)", "timestamp", ...) or an object for struct/array/map.
+struct Column {
+  std::string name;
+  nlohmann::json type;
+  bool nullable = true;
+};
+
+struct Metadata {
+  std::string id;                             // a UUID, fixed at creation
+  std::vector<Column> schema;                 // parsed from schemaString
+  std::vector<std::string> partition_columns;
+  std::map<std::string, std::string> configuration;
+  int64_t created_time = 0;                   // ms since the epoch
+};
+
+struct AddFile {
+  std::string path;  // relative to the table folder, URL-decoded
+  std::map<std::string, std::optional<std::string>> partition_values;  // nullopt is a null value
+  int64_t size = 0;
+  int64_t modification_time = 0;  // ms
+  bool data_change = true;
+  std::string stats;              // the stats JSON string, may be empty
+  // Filled by readers: the version whose commit added it (for a file known only from a
+  // checkpoint, the checkpoint's version, since the commit that added it may be gone).
+  int64_t version = -1;
+};
+
+struct RemoveFile {
+  std::string path;
+  int64_t deletion_timestamp = 0;  // ms
+  bool data_change = true;
+};
+
+// The table as of one version.
+struct Snapshot {
+  std::string table_path;
+  int64_t version = -1;  // -1: no table there yet
+  int min_reader_version = 1;
+  int min_writer_version = 2;
+  Metadata metadata;
+  std::vector<AddFile> files;                // the live files, in a stable order
+  std::map<std::string, int64_t> txn_versions;  // appId -> the newest txn version
+
+  bool exists() const { return version >= 0; }
+  // The newest txn version committed for appId, or -1 when it has none.
+  int64_t txn_version(const std::string& app_id) const;
+};
+
+// Replays the log of the table at `table_path` up to `version` (the newest when nullopt), starting
+// from the newest checkpoint at or below it when there is one. `table_path` of the result is
+// absolute. A missing table gives version -1 (asking it for a version >= 0 throws); a version
+// the log does not have, a log that is unreadable, or a protocol this reader does not support
+// (reader version > 1) throws Error.
+Snapshot load_snapshot(const std::string& table_path, std::optional<int64_t> version = std::nullopt);
+
+// The newest version in the log (-1 when there is no table), without replaying it.
+int64_t latest_version(const std::string& table_path);
+
+// One committed version as the log holds it, for incremental readers (the latest/window
+// streams) and for check.
+struct CommitEntry {
+  int64_t version = -1;
+  std::vector<AddFile> adds;
+  std::vector<RemoveFile> removes;
+  std::map<std::string, int64_t> txns;  // appId -> version set in this commit
+  bool changes_metadata = false;
+  nlohmann::json commit_info;             // {} when absent
+};
+
+// The commits with from <= version <= to, in order. Throws Error when one is missing (e.g.
+// removed by log clean-up), naming the version.
+std::vector<CommitEntry> read_commits(const std::string& table_path, int64_t from, int64_t to);
+
+// A commit being built. publish() writes `_delta_log/<read_version+1>.json` with put-if-absent.
+class Commit {
+ public:
+  // `read` is the snapshot the writer based its work on (version -1 to create the table).
+  explicit Commit(const Snapshot& read);
+
+  // For a new table (or a schema change): protocol (1, 2) and metaData with Spark's schemaString.
+  // An empty id / zero created_time take the table's (or, for a new table, a fresh UUID / now).
+  void set_metadata(const Metadata& metadata);
+  void add(const AddFile& file);
+  void remove(const std::string& path, bool data_change = true);
+  // txn action: appId with its version (the stream's batch id), lastUpdated now.
+  void set_txn(const std::string& app_id, int64_t version);
+  // Extra fields merged into commitInfo (which always gets timestamp, operation, engineInfo).
+  void set_operation(const std::string& operation);
+  void set_commit_info(const nlohmann::json& extra);
+
+  // Writes the commit; returns its version. Throws CommitConflict when another writer created
+  // that version first (the caller re-reads the table and decides), Error on I/O failure, on a
+  // new table without metadata, on a table whose writer protocol is newer than (1, 2), and when
+  // called twice.
+  int64_t publish();
+
+ private:
+  std::string table_path_;
+  int64_t read_version_;
+  std::optional<Metadata> metadata_;
+  std::vector<AddFile> adds_;
+  std::vector<RemoveFile> removes_;
+  std::vector<std::pair<std::string, int64_t>> txns_;
+  std::string operation_ = "WRITE";
+  nlohmann::json commit_info_ = nlohmann::json::object();
+  std::optional<Metadata> read_metadata_;  // the table's metadata as read (none for a new table)
+  int read_min_writer_version_ = 2;
+  bool published_ = false;
+};
+
+}  // namespace lakestream::delta

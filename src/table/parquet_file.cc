@@ -1,0 +1,96 @@
+// Writing one data file: DuckDB runs the caller's query and writes its rows as zstd Parquet with
+// the table's column types, then the file's stats are read back from it, so they describe
+// exactly what was written.
+#include "table/parquet_file.h"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
+#include <set>
+
+#include "table/file_stats.h"
+#include "table/path_encoding.h"
+#include "util/error.h"
+#include "util/files.h"
+
+namespace lakestream::delta {
+
+namespace {
+
+// A data file must be on disk before a commit names it, or a crash could leave a table whose
+// log points at a file that never made it.
+void sync_file(const std::string& path) {
+  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) throw Error("cannot open " + path + " to sync it: " + std::strerror(errno));
+  int rc = ::fsync(fd);
+  ::close(fd);
+  if (rc != 0) throw Error("cannot fsync " + path + ": " + std::strerror(errno));
+}
+
+}  // namespace
+
+AddFile write_data_file(sql::Connection& con, const std::string& table_path, const std::string& select_sql,
+                        const std::vector<Column>& columns,
+                        const std::map<std::string, std::optional<std::string>>& partition_values) {
+  std::set<std::string> known;
+  for (const auto& column : columns) known.insert(column.name);
+  for (const auto& [name, value] : partition_values)
+    if (!known.count(name))
+      throw Error("cannot write a data file to " + table_path + " for partition column " + name +
+                  ": the table has no such column");
+
+  // Hive-style folders in schema order; partition columns stay out of the file, as Delta requires.
+  std::string folder;
+  std::vector<Column> file_columns;
+  for (const auto& column : columns) {
+    auto it = partition_values.find(column.name);
+    if (it == partition_values.end()) {
+      file_columns.push_back(column);
+    } else {
+      folder += column.name + "=" + hive_escape_partition_value(it->second) + "/";
+    }
+  }
+  if (file_columns.empty())
+    throw Error("cannot write a data file to " + table_path + ": every column is a partition column");
+
+  std::string relative = folder + "part-00000-" + new_uuid() + "-c000.zstd.parquet";
+  std::string table = absolute_path(table_path);
+  std::string path = join_path(table, relative);
+  make_dirs(std::filesystem::path(path).parent_path().string());
+
+  std::string projection;
+  for (const auto& column : file_columns)
+    projection += (projection.empty() ? "" : ", ") + std::string("CAST(q.") + sql::quote_ident(column.name) + " AS " +
+                  duckdb_type_of(column.type) + ") AS " + sql::quote_ident(column.name);
+  int64_t rows = 0;
+  try {
+    rows = con.scalar_int("COPY (SELECT " + projection + " FROM (" + select_sql + ") AS q) TO " +
+                          sql::quote_literal(path) + " (FORMAT parquet, COMPRESSION zstd)");
+  } catch (const Error& e) {
+    remove_all(path);
+    throw Error("cannot write a data file to table " + table + ": " + e.what());
+  }
+  if (rows == 0) {
+    remove_all(path);
+    return AddFile{};
+  }
+  sync_file(path);
+  sync_dir(std::filesystem::path(path).parent_path().string());
+
+  AddFile file;
+  file.path = relative;
+  file.partition_values = partition_values;
+  file.stats = compute_file_stats(con, path, file_columns);
+  struct stat st;
+  if (::stat(path.c_str(), &st) != 0) throw Error("cannot stat the data file just written, " + path + ": " + std::strerror(errno));
+  file.size = st.st_size;
+  file.modification_time = static_cast<int64_t>(st.st_mtim.tv_sec) * 1000 + st.st_mtim.tv_nsec / 1000000;
+  file.data_change = true;
+  return file;
+}
+
+}  // namespace lakestream::delta

@@ -1,0 +1,33 @@
+// Data files: Parquet written by DuckDB (zstd, timestamps INT64 micros UTC, decimals of precision
+// <= 18 as integers), with the Delta stats (numRecords, minValues, maxValues, nullCount) that
+// let readers skip files. Data files are never overwritten: each has a fresh UUID name.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "sql/duckdb.h"
+#include "table/delta_table.h"
+
+namespace lakestream::delta {
+
+// Writes the rows of `select_sql` (run on `con`) as one new Parquet file in the table folder and
+// returns its add action (path, size, time, stats). `columns` is the table schema: the file holds
+// those columns in that order. With `partition_values`, the file goes to the Hive-style folder
+// for them and the partition columns are left out of the file, as Delta requires.
+// Returns an AddFile with size 0 and no file when the query has no rows.
+AddFile write_data_file(sql::Connection& con, const std::string& table_path, const std::string& select_sql,
+                        const std::vector<Column>& columns,
+                        const std::map<std::string, std::optional<std::string>>& partition_values = {});
+
+// SQL text for a relation over the snapshot's live files, with the table's columns in schema
+// order and the right DuckDB types (partition columns filled from the add actions, columns
+// missing from older files as NULL). For a table with no files: an empty relation of that shape.
+// `with_file_version` adds a column `_file_version` with the version that added each row's file.
+std::string scan_sql(const Snapshot& snapshot, bool with_file_version = false);
+
+// The DuckDB type for a Delta schema type (long -> BIGINT, timestamp -> TIMESTAMPTZ,
+// timestamp_ntz -> TIMESTAMP, struct -> STRUCT(...), array -> ...[], map -> MAP(...)).
+std::string duckdb_type_of(const nlohmann::json& delta_type);
+
+}  // namespace lakestream::delta

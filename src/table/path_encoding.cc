@@ -1,0 +1,77 @@
+// Escaping rules shared with Spark/Hive (partition folders) and with java.net.URI (log paths), so
+// that tables written here read back in Spark and the other way round.
+#include "table/path_encoding.h"
+
+#include <cctype>
+#include <cstdio>
+
+namespace lakestream::delta {
+
+namespace {
+
+// Hive's FileUtils.escapePathName set, plus space (a name with a space is a trap in shells).
+bool hive_needs_escape(unsigned char c) {
+  if (c < 0x20 || c == 0x7F) return true;
+  switch (c) {
+    case '"': case '#': case '%': case '\'': case '*': case '/': case ':': case '=': case '?':
+    case '\\': case '{': case '[': case ']': case '^': case ' ':
+      return true;
+    default:
+      return false;
+  }
+}
+
+// Characters a URI path may hold as they are (RFC 3986 unreserved, sub-delims, ':', '@', '/').
+bool uri_path_char(unsigned char c) {
+  if (std::isalnum(c)) return true;
+  switch (c) {
+    case '-': case '.': case '_': case '~': case '/': case '!': case '$': case '&': case '\'':
+    case '(': case ')': case '*': case '+': case ',': case ';': case '=': case ':': case '@':
+      return true;
+    default:
+      return false;
+  }
+}
+
+std::string percent(unsigned char c) {
+  char buf[4];
+  std::snprintf(buf, sizeof buf, "%%%02X", c);
+  return buf;
+}
+
+int hex_value(char c) {
+  if (c >= '0' && c <= '9') return c - '0';
+  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+  return -1;
+}
+
+}  // namespace
+
+std::string hive_escape_partition_value(const std::optional<std::string>& value) {
+  if (!value || value->empty()) return "__HIVE_DEFAULT_PARTITION__";
+  std::string out;
+  for (unsigned char c : *value) out += hive_needs_escape(c) ? percent(c) : std::string(1, static_cast<char>(c));
+  return out;
+}
+
+std::string url_encode_path(const std::string& path) {
+  std::string out;
+  for (unsigned char c : path) out += uri_path_char(c) ? std::string(1, static_cast<char>(c)) : percent(c);
+  return out;
+}
+
+std::string url_decode_path(const std::string& path) {
+  std::string out;
+  for (size_t i = 0; i < path.size(); i++) {
+    if (path[i] == '%' && i + 2 < path.size() && hex_value(path[i + 1]) >= 0 && hex_value(path[i + 2]) >= 0) {
+      out += static_cast<char>(hex_value(path[i + 1]) * 16 + hex_value(path[i + 2]));
+      i += 2;
+    } else {
+      out += path[i];
+    }
+  }
+  return out;
+}
+
+}  // namespace lakestream::delta

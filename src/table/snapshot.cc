@@ -1,0 +1,139 @@
+// Log replay: a Snapshot is the newest checkpoint at or below the wanted version plus the JSON
+// commits after it. The folder listing (not `_last_checkpoint`, which the protocol calls a hint
+// for stores where listing is slow) decides which checkpoint to start from, so a stale or lost
+// `_last_checkpoint` cannot make a reader miss commits.
+#include <algorithm>
+#include <unordered_map>
+
+#include "table/checkpoint_reader.h"
+#include "table/delta_log_json.h"
+#include "table/delta_table.h"
+#include "table/log_files.h"
+#include "util/error.h"
+#include "util/files.h"
+
+namespace lakestream::delta {
+
+namespace {
+
+LogActions read_commit_file(const std::string& table_path, int64_t version) {
+  std::string path = commit_file_path(table_path, version);
+  if (!path_exists(path))
+    throw Error("version " + std::to_string(version) + " of table " + table_path + " is missing: there is no " + path +
+                " (removed by log clean-up, or the log was copied partly); read a newer version, or restore the file");
+  return parse_commit_text(read_file(path), path);
+}
+
+// The live-file set while replaying: keeps the order files were added in, so that scans and
+// listings are stable from one load to the next.
+class FileSet {
+ public:
+  void add(AddFile file) {
+    std::string path = file.path;
+    files_[path] = {next_order_++, std::move(file)};
+  }
+  void remove(const std::string& path) { files_.erase(path); }
+  std::vector<AddFile> in_order() && {
+    std::vector<std::pair<int64_t, AddFile>> ordered;
+    ordered.reserve(files_.size());
+    for (auto& [path, entry] : files_) ordered.push_back(std::move(entry));
+    std::sort(ordered.begin(), ordered.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+    std::vector<AddFile> out;
+    out.reserve(ordered.size());
+    for (auto& entry : ordered) out.push_back(std::move(entry.second));
+    return out;
+  }
+
+ private:
+  std::unordered_map<std::string, std::pair<int64_t, AddFile>> files_;
+  int64_t next_order_ = 0;
+};
+
+struct Replay {
+  std::optional<Protocol> protocol;
+  std::optional<Metadata> metadata;
+  FileSet files;
+  std::map<std::string, int64_t> txns;
+
+  // `version` is what readers see as the file's version: for files from a checkpoint, the
+  // checkpoint's (the commit that added them may be gone).
+  void apply(LogActions actions, int64_t version) {
+    if (actions.protocol) protocol = actions.protocol;
+    if (actions.metadata) metadata = std::move(actions.metadata);
+    for (const auto& removed : actions.removes) files.remove(removed.path);
+    for (auto& added : actions.adds) {
+      added.version = version;
+      files.add(std::move(added));
+    }
+    for (const auto& [app, txn_version] : actions.txns) txns[app] = txn_version;
+  }
+};
+
+}  // namespace
+
+int64_t Snapshot::txn_version(const std::string& app_id) const {
+  auto it = txn_versions.find(app_id);
+  return it == txn_versions.end() ? -1 : it->second;
+}
+
+int64_t latest_version(const std::string& table_path) { return list_log(table_path).latest(); }
+
+Snapshot load_snapshot(const std::string& table_path, std::optional<int64_t> version) {
+  Snapshot snapshot;
+  snapshot.table_path = absolute_path(table_path);
+  const std::string& table = snapshot.table_path;
+  LogListing listing = list_log(table);
+  int64_t newest = listing.latest();
+  if (newest < 0) {
+    if (version && *version >= 0)
+      throw Error("cannot read version " + std::to_string(*version) + " of table " + table +
+                  ": there is no Delta table there (no commits in " + log_dir(table) + ")");
+    return snapshot;
+  }
+  int64_t target = version ? *version : newest;
+  if (target < 0 || target > newest)
+    throw Error("table " + table + " has no version " + std::to_string(target) + "; its versions go up to " +
+                std::to_string(newest));
+
+  Replay replay;
+  int64_t checkpoint = listing.checkpoint_at_or_below(target);
+  if (checkpoint >= 0) replay.apply(read_checkpoint(listing.checkpoints.at(checkpoint)), checkpoint);
+  for (int64_t v = checkpoint + 1; v <= target; v++) replay.apply(read_commit_file(table, v), v);
+
+  if (!replay.protocol)
+    throw Error("table " + table + " has no protocol action up to version " + std::to_string(target) +
+                "; its log is damaged (version 0 must hold protocol and metaData)");
+  if (!replay.metadata)
+    throw Error("table " + table + " has no metaData action up to version " + std::to_string(target) +
+                "; its log is damaged (version 0 must hold protocol and metaData)");
+  check_readable(*replay.protocol, table);
+
+  snapshot.version = target;
+  snapshot.min_reader_version = replay.protocol->min_reader_version;
+  snapshot.min_writer_version = replay.protocol->min_writer_version;
+  snapshot.metadata = std::move(*replay.metadata);
+  snapshot.files = std::move(replay.files).in_order();
+  snapshot.txn_versions = std::move(replay.txns);
+  return snapshot;
+}
+
+std::vector<CommitEntry> read_commits(const std::string& table_path, int64_t from, int64_t to) {
+  std::string table = absolute_path(table_path);
+  std::vector<CommitEntry> entries;
+  for (int64_t v = std::max<int64_t>(from, 0); v <= to; v++) {
+    LogActions actions = read_commit_file(table, v);
+    if (actions.protocol) check_readable(*actions.protocol, table);
+    CommitEntry entry;
+    entry.version = v;
+    for (auto& added : actions.adds) added.version = v;
+    entry.adds = std::move(actions.adds);
+    entry.removes = std::move(actions.removes);
+    entry.txns = std::move(actions.txns);
+    entry.changes_metadata = actions.metadata.has_value();
+    entry.commit_info = std::move(actions.commit_info);
+    entries.push_back(std::move(entry));
+  }
+  return entries;
+}
+
+}  // namespace lakestream::delta

@@ -1,0 +1,56 @@
+// What the table tests share: a small orders schema, and creating a table with rows in one call.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "sql/duckdb.h"
+#include "table/delta_table.h"
+#include "table/parquet_file.h"
+
+namespace lakestream::delta::fixtures {
+
+inline std::vector<Column> orders_schema() {
+  return {{"order_id", "long"}, {"qty", "integer"}, {"price", "double"}, {"paid", "boolean"},
+          {"note", "string"},   {"amount", "decimal(18,2)"}, {"ts", "timestamp"}};
+}
+
+inline Metadata orders_metadata() {
+  Metadata metadata;
+  metadata.schema = orders_schema();
+  return metadata;
+}
+
+// A SELECT of `values` rows ("(1, 2, ...), (...)") with the orders columns' names.
+inline std::string orders_rows(const std::string& values) {
+  return "SELECT * FROM (VALUES " + values + ") AS t(order_id, qty, price, paid, note, amount, ts)";
+}
+
+// A one-column (id) table, for tests about the log rather than the data.
+inline Metadata ids_metadata() {
+  Metadata metadata;
+  metadata.schema = {{"id", "long"}};
+  return metadata;
+}
+
+inline AddFile write_ids(sql::Connection& con, const std::string& table, const std::string& ids_csv) {
+  return write_data_file(con, table, "SELECT unnest([" + ids_csv + "]) AS id", ids_metadata().schema);
+}
+
+// Creates the ids table at version 0 holding `ids_csv`; returns the file it wrote.
+inline AddFile create_ids_table(sql::Connection& con, const std::string& table, const std::string& ids_csv) {
+  Commit commit(load_snapshot(table));
+  commit.set_metadata(ids_metadata());
+  AddFile file = write_ids(con, table, ids_csv);
+  commit.add(file);
+  commit.publish();
+  return file;
+}
+
+// The ids a scan of the snapshot returns, sorted, as "1,2,3".
+inline std::string scanned_ids(sql::Connection& con, const Snapshot& snapshot) {
+  auto v = con.scalar("SELECT string_agg(CAST(id AS VARCHAR), ',' ORDER BY id) FROM (" + scan_sql(snapshot) + ")");
+  return v ? *v : "";
+}
+
+}  // namespace lakestream::delta::fixtures
