@@ -1,0 +1,88 @@
+// The validated pipeline's lookups: which stream writes a table, where tables and checkpoints
+// live, and the order streams run in.
+#include "pipeline/pipeline.h"
+
+#include <algorithm>
+#include <cctype>
+
+#include "util/files.h"
+
+namespace lakestream {
+
+bool is_secret_property(const std::string& name) {
+  std::string lower;
+  for (char c : name) lower += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  // Named ones first; the substring rule catches the rest (ssl.keystore.password, vendor
+  // plugins' *.secret) so that a new property is hidden by default rather than printed.
+  static constexpr const char* kNamed[] = {
+      "sasl.password",           "ssl.key.password",          "ssl.keystore.password",
+      "ssl.truststore.password", "sasl.oauthbearer.client.secret",
+      "sasl.oauthbearer.config",  // may hold clientSecret=...
+      "ssl.key.pem",              // a private key in the property itself
+  };
+  for (const char* named : kNamed) {
+    if (lower == named) return true;
+  }
+  return lower.find("password") != std::string::npos || lower.find("secret") != std::string::npos;
+}
+
+const Source* Pipeline::find_source(const std::string& name) const {
+  for (const auto& source : sources) {
+    if (source.name == name) return &source;
+  }
+  return nullptr;
+}
+
+const Stream* Pipeline::find_stream(const std::string& name) const {
+  for (const auto& stream : streams) {
+    if (stream.name == name) return &stream;
+  }
+  return nullptr;
+}
+
+const Stream* Pipeline::writer_of(const std::string& table) const {
+  for (const auto& stream : streams) {
+    if (stream.table == table) return &stream;
+  }
+  return nullptr;
+}
+
+std::string Pipeline::table_path(const std::string& table) const { return join_path(tables_dir, table); }
+
+std::string Pipeline::checkpoint_path(const std::string& stream) const { return join_path(checkpoints_dir, stream); }
+
+std::vector<std::string> Pipeline::table_names() const {
+  std::vector<std::string> names;
+  for (const auto& stream : streams) {
+    names.push_back(stream.table);
+    if (stream.kind == StreamKind::Ingest) names.push_back(stream.table + "_quarantine");
+  }
+  return names;
+}
+
+std::vector<const Stream*> Pipeline::in_dependency_order() const {
+  // Repeatedly take the first stream (in file order) whose input is ready: a topological order
+  // that keeps the file's order wherever dependencies allow, so runs are predictable.
+  std::vector<const Stream*> order;
+  std::vector<bool> placed(streams.size(), false);
+  auto is_ready = [&](const Stream& stream) {
+    if (stream.kind == StreamKind::Ingest) return true;
+    const Stream* writer = writer_of(stream.from);
+    if (!writer) return true;  // load_pipeline refuses this; nothing to wait for here
+    return std::find(order.begin(), order.end(), writer) != order.end();
+  };
+  while (order.size() < streams.size()) {
+    bool progressed = false;
+    for (size_t i = 0; i < streams.size(); ++i) {
+      if (placed[i] || !is_ready(streams[i])) continue;
+      placed[i] = true;
+      order.push_back(&streams[i]);
+      progressed = true;
+      break;
+    }
+    if (!progressed) break;  // a cycle, which load_pipeline refuses; leave those streams out
+  }
+  return order;
+}
+
+}  // namespace lakestream

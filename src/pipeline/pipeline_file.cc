@@ -1,0 +1,478 @@
+// Reading lakestream.toml into a validated Pipeline: the one place that knows the file format
+// (docs/pipeline-file.md). Each setting is checked where it is read, so every error can name
+// the file, the line and the key, and say what is allowed.
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cctype>
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
+
+#include "pipeline/did_you_mean.h"
+#include "pipeline/env_vars.h"
+#include "pipeline/pipeline.h"
+#include "pipeline/stream_graph.h"
+#include "pipeline/toml_section.h"
+#include "util/error.h"
+#include "util/files.h"
+
+namespace lakestream {
+namespace {
+
+namespace fs = std::filesystem;
+
+const std::vector<std::string> kIngestKeys{"kind", "table", "source"};
+const std::vector<std::string> kLatestKeys{"kind", "table", "from", "key", "order_by", "entity"};
+const std::vector<std::string> kWindowKeys{"kind",   "table",    "from",   "filter",        "event_time", "watermark",
+                                           "dedup",  "window",   "window_column", "group_by", "output", "aggregates"};
+// The columns ingest adds after the event's fields; a field of the same name would collide.
+const std::vector<std::string> kIngestMetadataColumns{"partition", "offset", "kafka_timestamp",
+                                                      "key",       "_batch_id", "_ingested_at"};
+constexpr const char* kTypeList = "bigint, int, double, boolean, string, decimal(p,s), timestamp";
+constexpr const char* kDurationHint = "write e.g. \"1 hour\", \"15 minutes\", \"90s\"";
+
+std::string lower(std::string text) {
+  for (char& c : text) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return text;
+}
+
+std::string trim(const std::string& text) {
+  size_t begin = text.find_first_not_of(" \t\r\n");
+  if (begin == std::string::npos) return "";
+  size_t end = text.find_last_not_of(" \t\r\n");
+  return text.substr(begin, end - begin + 1);
+}
+
+bool is_identifier(const std::string& name) {
+  if (name.empty() || std::isdigit(static_cast<unsigned char>(name.front()))) return false;
+  return std::all_of(name.begin(), name.end(),
+                     [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; });
+}
+
+std::string read_pipeline_text(const std::string& path) {
+  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  std::string text;
+  if (fd >= 0) {
+    char buffer[65536];
+    ssize_t n;
+    while ((n = ::read(fd, buffer, sizeof buffer)) > 0 || (n < 0 && errno == EINTR)) {
+      if (n > 0) text.append(buffer, static_cast<size_t>(n));
+    }
+    int read_errno = errno;
+    ::close(fd);
+    if (n == 0) return text;
+    errno = read_errno;
+  }
+  throw Error("cannot read pipeline file " + path + ": " + std::strerror(errno) + "; pass -p FILE or create lakestream.toml");
+}
+
+// Tables and streams become folder names and SQL identifiers: plain identifiers only.
+void require_identifier(const TomlSection& parent, const std::string& name, const std::string& what) {
+  if (!is_identifier(name)) {
+    parent.fail(name, "'" + name + "' is not a valid " + what +
+                          " name; use letters, digits and _ (not starting with a digit)");
+  }
+}
+
+std::string resolve_dir(const std::string& base, const std::string& dir) {
+  fs::path path = fs::path(dir).is_absolute() ? fs::path(dir) : fs::path(base) / dir;
+  std::string normal = path.lexically_normal().string();
+  while (normal.size() > 1 && normal.back() == '/') normal.pop_back();
+  return normal;
+}
+
+std::string expanded(const TomlSection& section, const std::string& name, const std::string& value) {
+  ExpandedText result = expand_env_vars(value);
+  if (!result.problem.empty()) section.fail(name, result.problem);
+  return result.text;
+}
+
+KafkaSettings read_kafka(const TomlSection& root) {
+  auto kafka = root.table("kafka");
+  if (!kafka) {
+    throw_at(root.file(), 1, "kafka.bootstrap",
+             "missing; add [kafka] with bootstrap = \"embedded\" (the local `lakestream broker`) or \"host:9092\"");
+  }
+  kafka->allow_only({"bootstrap", "properties"});
+  KafkaSettings settings;
+  settings.bootstrap = expanded(
+      *kafka, "bootstrap",
+      kafka->required_string("bootstrap", "set bootstrap = \"embedded\" (the local `lakestream broker`) or \"host:9092,host2:9092\""));
+  if (auto properties = kafka->table("properties")) {
+    for (const auto& entry : properties->entries()) {
+      if (entry.name == "bootstrap.servers" || entry.name == "metadata.broker.list") {
+        // Two places for one setting would leave the reader guessing which one wins.
+        properties->fail(entry.name, "set the brokers with kafka.bootstrap instead, e.g. bootstrap = \"host:9092\"");
+      }
+      // librdkafka takes every value as text; numbers and booleans are written bare in TOML.
+      std::string value;
+      if (entry.value->is_string()) value = entry.value->as_string()->get();
+      else if (entry.value->is_integer()) value = std::to_string(entry.value->as_integer()->get());
+      else if (entry.value->is_boolean()) value = entry.value->as_boolean()->get() ? "true" : "false";
+      else properties->fail(entry.name, "must be a string, an integer or a boolean, not " + toml_type_words(*entry.value));
+      settings.properties.emplace_back(entry.name, expanded(*properties, entry.name, value));
+    }
+  }
+  return settings;
+}
+
+void read_lake(const TomlSection& root, Pipeline& pipeline) {
+  std::string tables = "lake";
+  std::string checkpoints = "checkpoints";
+  if (auto lake = root.table("lake")) {
+    lake->allow_only({"tables", "checkpoints"});
+    if (lake->has("tables")) tables = lake->required_string("tables", "set the folder of the Delta tables, e.g. \"lake\"");
+    if (lake->has("checkpoints")) {
+      checkpoints = lake->required_string("checkpoints", "set the folder of the stream checkpoints, e.g. \"checkpoints\"");
+    }
+  }
+  pipeline.tables_dir = resolve_dir(pipeline.dir, tables);
+  pipeline.checkpoints_dir = resolve_dir(pipeline.dir, checkpoints);
+}
+
+std::string type_hint(const std::string& type_text) {
+  static const std::pair<const char*, const char*> kAliases[] = {
+      {"integer", "int"},       {"long", "bigint"},      {"float", "double"},      {"real", "double"},
+      {"bool", "boolean"},      {"varchar", "string"},   {"text", "string"},       {"timestamptz", "timestamp"},
+      {"datetime", "timestamp"}, {"numeric", "decimal(p,s)"}, {"decimal", "decimal(p,s)"},
+  };
+  std::string word = lower(trim(type_text));
+  for (const auto& [alias, type] : kAliases) {
+    if (word == alias) return "; did you mean '" + std::string(type) + "'?";
+  }
+  return did_you_mean(word, {"bigint", "int", "double", "boolean", "string", "timestamp"});
+}
+
+Schema read_schema(const TomlSection& schema) {
+  Schema result;
+  for (const auto& entry : schema.entries()) {
+    if (entry.name.empty() || entry.name.find_first_of(" ,;{}()\n\t=") != std::string::npos) {
+      schema.fail(entry.name, "field name '" + entry.name +
+                                  "' cannot be a column name (Parquet and Delta refuse spaces and ,;{}()=)");
+    }
+    for (const auto& metadata : kIngestMetadataColumns) {
+      if (lower(entry.name) == metadata) {
+        schema.fail(entry.name, "field name '" + entry.name + "' collides with the column ingest adds (" +
+                                    metadata + "); the bronze table holds partition, offset, kafka_timestamp, key, "
+                                    "_batch_id and _ingested_at after the event's fields");
+      }
+    }
+    for (const auto& earlier : result.fields) {
+      if (lower(earlier.name) == lower(entry.name)) {
+        schema.fail(entry.name, "field '" + entry.name + "' differs from field '" + earlier.name +
+                                    "' only in case; SQL column names ignore case, so rename one");
+      }
+    }
+    if (!entry.value->is_string()) {
+      schema.fail(entry.name, "the type must be a string like \"bigint\", not " + toml_type_words(*entry.value) +
+                                  "; types: " + kTypeList);
+    }
+    const std::string& type_text = entry.value->as_string()->get();
+    auto field = parse_field_type(entry.name, type_text);
+    if (!field) {
+      if (lower(trim(type_text)).starts_with("decimal(")) {
+        schema.fail(entry.name, "'" + type_text + "' is not a valid decimal; write decimal(p,s) with precision p "
+                                "from 1 to 38 and scale s from 0 to p, e.g. decimal(18,2)");
+      }
+      schema.fail(entry.name, "unknown type '" + type_text + "'; types: " + kTypeList + type_hint(type_text));
+    }
+    result.fields.push_back(*field);
+  }
+  if (result.fields.empty()) schema.fail_here("declares no field; add one line per event field, e.g. order_id = \"bigint\"");
+  return result;
+}
+
+bool is_valid_topic_name(const std::string& topic) {
+  // Kafka's own rule: at most 249 of [a-zA-Z0-9._-], and not "." or "..".
+  if (topic.empty() || topic.size() > 249 || topic == "." || topic == "..") return false;
+  return std::all_of(topic.begin(), topic.end(), [](char c) {
+    return std::isalnum(static_cast<unsigned char>(c)) || c == '.' || c == '_' || c == '-';
+  });
+}
+
+// `column` must be a field of `schema`; else an error at `setting`.
+void require_field(const TomlSection& section, const std::string& setting, const Schema& schema,
+                   const std::string& column) {
+  if (schema.find(column)) return;
+  std::vector<std::string> names;
+  std::string list;
+  for (const auto& field : schema.fields) {
+    names.push_back(field.name);
+    list += (list.empty() ? "" : ", ") + field.name;
+  }
+  section.fail(setting, "field '" + column + "' is not in the schema" + did_you_mean(column, names) + " (fields: " + list + ")");
+}
+
+Source read_source(const TomlSection& sources, const std::string& name) {
+  require_identifier(sources, name, "source");
+  auto section = sources.table(name);
+  section->allow_only({"topic", "key", "starting_offsets", "max_offsets_per_trigger", "max_value_bytes",
+                       "sent_twice_by", "required", "schema"});
+  Source source;
+  source.name = name;
+  source.line = section->line();
+  source.schema = read_schema(section->required_table(
+      "schema", "declare the event's fields in [" + section->key() + ".schema], e.g. order_id = \"bigint\""));
+
+  source.topic = section->string("topic").value_or(name);
+  if (!is_valid_topic_name(source.topic)) {
+    section->fail("topic", "'" + source.topic + "' is not a valid Kafka topic name; use up to 249 letters, digits, '.', '_' and '-'");
+  }
+  if (auto key = section->string("key")) {
+    require_field(*section, "key", source.schema, *key);
+    source.key_field = *key;
+  }
+  if (auto starting = section->string("starting_offsets")) {
+    if (*starting != "earliest" && *starting != "latest") {
+      section->fail("starting_offsets", "'" + *starting + "' is not allowed; write \"earliest\" (all the topic holds) "
+                                        "or \"latest\" (only what arrives from now on)");
+    }
+    source.start_at_latest = *starting == "latest";
+  }
+  if (auto cap = section->positive_integer("max_offsets_per_trigger")) source.max_offsets_per_trigger = *cap;
+  if (auto cap = section->positive_integer("max_value_bytes")) source.max_value_bytes = *cap;
+  if (section->has("sent_twice_by")) {
+    source.sent_twice_by = section->required_string("sent_twice_by", "name who sends events twice, e.g. \"the shop's system\"");
+  }
+  for (const auto& column : section->string_list("required").value_or(std::vector<std::string>{})) {
+    require_field(*section, "required", source.schema, column);
+    for (auto& field : source.schema.fields) {
+      if (field.name == column) field.required = true;
+    }
+  }
+  return source;
+}
+
+// A list of column names: not empty strings, none twice.
+std::vector<std::string> column_list(const TomlSection& section, const std::string& setting, bool required,
+                                     const std::string& how_to_set_it) {
+  auto columns = section.string_list(setting);
+  if (!columns || columns->empty()) {
+    if (required) section.fail(setting, (columns ? "is empty; " : "missing; ") + how_to_set_it);
+    return {};
+  }
+  for (size_t i = 0; i < columns->size(); ++i) {
+    if ((*columns)[i].empty()) section.fail(setting, "holds an empty column name; " + how_to_set_it);
+    if (std::find(columns->begin(), columns->begin() + static_cast<std::ptrdiff_t>(i), (*columns)[i]) !=
+        columns->begin() + static_cast<std::ptrdiff_t>(i)) {
+      section.fail(setting, "names column '" + (*columns)[i] + "' twice");
+    }
+  }
+  return *columns;
+}
+
+int64_t duration_setting(const TomlSection& section, const std::string& setting, const std::string& what_it_is) {
+  std::string text = section.required_string(setting, "set the " + what_it_is + "; " + kDurationHint);
+  auto us = parse_duration_us(text);
+  if (!us) section.fail(setting, "'" + text + "' is not a duration; " + kDurationHint);
+  return *us;
+}
+
+// True when the parentheses of a SQL expression close in order (quoted text aside), so that
+// "sum(a) + sum(b)" is not read as sum of "a) + sum(b".
+bool parentheses_balance(const std::string& expression) {
+  int depth = 0;
+  char quote = 0;
+  for (char c : expression) {
+    if (quote) {
+      if (c == quote) quote = 0;
+    } else if (c == '\'' || c == '"') {
+      quote = c;
+    } else if (c == '(') {
+      ++depth;
+    } else if (c == ')' && --depth < 0) {
+      return false;
+    }
+  }
+  return depth == 0 && !quote;
+}
+
+Aggregate read_aggregate(const TomlSection& aggregates, const TomlSection::Entry& entry) {
+  const std::string forms = "write count(*), count(expr), sum(expr), min(expr), max(expr) or avg(expr)";
+  if (!is_identifier(entry.name)) {
+    aggregates.fail(entry.name, "'" + entry.name + "' is not a valid column name; use letters, digits and _ (not starting with a digit)");
+  }
+  if (!entry.value->is_string()) aggregates.fail(entry.name, "must be a string, not " + toml_type_words(*entry.value) + "; " + forms);
+  std::string text = trim(entry.value->as_string()->get());
+  size_t open = text.find('(');
+  if (open == std::string::npos || text.back() != ')') {
+    aggregates.fail(entry.name, "'" + text + "' is not an aggregate; " + forms);
+  }
+  Aggregate aggregate;
+  aggregate.name = entry.name;
+  aggregate.function = lower(trim(text.substr(0, open)));
+  aggregate.argument = trim(text.substr(open + 1, text.size() - open - 2));
+  static const std::vector<std::string> kFunctions{"count", "sum", "min", "max", "avg"};
+  if (std::find(kFunctions.begin(), kFunctions.end(), aggregate.function) == kFunctions.end()) {
+    aggregates.fail(entry.name, "'" + text + "' is not an aggregate (unknown function '" + aggregate.function + "'" +
+                                    did_you_mean(aggregate.function, kFunctions) + "); " + forms);
+  }
+  if (aggregate.argument.empty() || !parentheses_balance(aggregate.argument)) {
+    aggregates.fail(entry.name, "'" + text + "' is not a single aggregate; " + forms);
+  }
+  if (aggregate.argument == "*" && aggregate.function != "count") {
+    aggregates.fail(entry.name, "'" + text + "': only count takes *; " + forms);
+  }
+  if (lower(aggregate.argument).starts_with("distinct ")) {
+    // Windows are aggregated batch by batch; a distinct count cannot be added up that way.
+    aggregates.fail(entry.name, "'" + text + "': distinct aggregates cannot be kept up batch by batch; " + forms +
+                                    " (use dedup to drop duplicate events)");
+  }
+  return aggregate;
+}
+
+void read_window_settings(const TomlSection& section, Stream& stream) {
+  if (auto filter = section.string("filter")) stream.filter = trim(*filter);
+  stream.event_time = section.required_string("event_time", "name the event-time column, e.g. event_time = \"event_time\"");
+  stream.watermark_delay_us = duration_setting(section, "watermark", "watermark delay (how late an event may be)");
+  stream.dedup = column_list(section, "dedup", false, "name the columns that identify a duplicate, e.g. [\"order_id\"]");
+  stream.window_us = duration_setting(section, "window", "window size");
+  if (stream.window_us <= 0) section.fail("window", "a window must be longer than 0; " + std::string(kDurationHint));
+  if (section.has("window_column")) {
+    stream.window_column = section.required_string("window_column", "name the window-start column, e.g. \"hour\"");
+    if (!is_identifier(stream.window_column)) {
+      section.fail("window_column", "'" + stream.window_column + "' is not a valid column name; use letters, digits and _ (not starting with a digit)");
+    }
+  }
+  stream.group_by = column_list(section, "group_by", false, "name the grouping columns, e.g. [\"customer_id\"]");
+  if (auto output = section.string("output")) {
+    if (*output != "append" && *output != "update") {
+      section.fail("output", "'" + *output + "' is not an output mode; write \"append\" (a window written once, when "
+                             "final) or \"update\" (windows upserted every batch)");
+    }
+    stream.output = *output == "update" ? OutputMode::Update : OutputMode::Append;
+  }
+  auto aggregates = section.required_table("aggregates", "add [" + section.key() + ".aggregates] with e.g. orders = \"count(*)\"");
+  std::vector<std::string> output_columns{stream.window_column};
+  output_columns.insert(output_columns.end(), stream.group_by.begin(), stream.group_by.end());
+  for (const auto& entry : aggregates.entries()) {
+    stream.aggregates.push_back(read_aggregate(aggregates, entry));
+    for (const auto& column : output_columns) {
+      if (lower(column) == lower(entry.name)) {
+        aggregates.fail(entry.name, "the table " + stream.table + " already has a column '" + column +
+                                        "' (window_column or group_by); name the aggregate differently");
+      }
+    }
+    output_columns.push_back(entry.name);
+  }
+  if (stream.aggregates.empty()) aggregates.fail_here("declares no aggregate; add e.g. orders = \"count(*)\"");
+}
+
+// Refuses keys that belong to another kind with a message that says so, then unknown keys.
+void allow_keys_of_kind(const TomlSection& section, const std::string& kind, const std::vector<std::string>& allowed) {
+  const std::pair<const char*, const std::vector<std::string>*> kinds[] = {
+      {"ingest", &kIngestKeys}, {"latest", &kLatestKeys}, {"window", &kWindowKeys}};
+  for (const auto& entry : section.entries()) {
+    if (std::find(allowed.begin(), allowed.end(), entry.name) != allowed.end()) continue;
+    for (const auto& [other_kind, keys] : kinds) {
+      if (std::find(keys->begin(), keys->end(), entry.name) == keys->end()) continue;
+      std::string list;
+      for (const auto& key : allowed) list += (list.empty() ? "" : ", ") + key;
+      section.fail(entry.name, "is a setting of " + std::string(other_kind) + " streams, not of " + kind +
+                                   " streams (allowed here: " + list + ")");
+    }
+  }
+  section.allow_only(allowed);
+}
+
+Stream read_stream(const TomlSection& streams, const std::string& name, const Pipeline& pipeline) {
+  require_identifier(streams, name, "stream");
+  auto section = streams.table(name);
+  Stream stream;
+  stream.name = name;
+  stream.line = section->line();
+
+  const std::string kinds = "kinds: ingest (a topic into a table), latest (the newest row per key), "
+                            "window (aggregates per event-time window)";
+  std::string kind = section->required_string("kind", "set kind = \"ingest\", \"latest\" or \"window\"");
+  if (kind == "ingest") stream.kind = StreamKind::Ingest;
+  else if (kind == "latest") stream.kind = StreamKind::Latest;
+  else if (kind == "window") stream.kind = StreamKind::Window;
+  else section->fail("kind", "unknown kind '" + kind + "'; " + kinds + did_you_mean(kind, {"ingest", "latest", "window"}));
+  allow_keys_of_kind(*section, kind,
+                     stream.kind == StreamKind::Ingest   ? kIngestKeys
+                     : stream.kind == StreamKind::Latest ? kLatestKeys
+                                                         : kWindowKeys);
+
+  stream.table = section->required_string("table", "name the table this stream writes, e.g. table = \"bronze_" + name + "\"");
+  if (!is_identifier(stream.table)) {
+    section->fail("table", "'" + stream.table + "' is not a valid table name; use letters, digits and _ (not starting with a digit)");
+  }
+
+  if (stream.kind == StreamKind::Ingest) {
+    stream.source = section->required_string("source", "name a declared source, e.g. source = \"orders\" for [sources.orders]");
+    if (!pipeline.find_source(stream.source)) {
+      std::vector<std::string> names;
+      for (const auto& source : pipeline.sources) names.push_back(source.name);
+      section->fail("source", "source '" + stream.source + "' is not declared" + did_you_mean(stream.source, names) +
+                                  "; declare [sources." + stream.source + "] with its topic and schema");
+    }
+    return stream;
+  }
+
+  stream.from = section->required_string("from", "name the table this stream reads, written by another stream of this file");
+  if (stream.kind == StreamKind::Latest) {
+    stream.key = column_list(*section, "key", true, "name the key column(s), e.g. key = [\"order_id\"]");
+    stream.order_by = section->required_string("order_by", "name the column that orders versions of a row, e.g. \"event_time\"");
+    if (section->has("entity")) {
+      stream.entity = section->required_string("entity", "name what one key is, e.g. \"order\"");
+    } else if (stream.key.size() == 1 && stream.key[0].size() > 3 && stream.key[0].ends_with("_id")) {
+      stream.entity = stream.key[0].substr(0, stream.key[0].size() - 3);
+    } else {
+      stream.entity = "row";
+    }
+    return stream;
+  }
+  read_window_settings(*section, stream);
+  return stream;
+}
+
+}  // namespace
+
+Pipeline load_pipeline(const std::string& path) {
+  std::string text = read_pipeline_text(path);
+  toml::table document;
+  try {
+    document = toml::parse(text, std::string_view(path));
+  } catch (const toml::parse_error& e) {
+    throw Error(path + ":" + std::to_string(e.source().begin.line) + ":" + std::to_string(e.source().begin.column) +
+                ": " + std::string(e.description()));
+  }
+
+  const TomlSection root(document, path);
+  root.allow_only({"kafka", "lake", "sources", "streams"});
+  Pipeline pipeline;
+  pipeline.path = fs::path(absolute_path(path)).lexically_normal().string();
+  pipeline.dir = fs::path(pipeline.path).parent_path().string();
+  pipeline.kafka = read_kafka(root);
+  read_lake(root, pipeline);
+
+  if (auto sources = root.table("sources")) {
+    for (const auto& entry : sources->entries()) {
+      if (!entry.value->is_table()) {
+        sources->fail(entry.name, "must be a table [sources." + entry.name + "], not " + toml_type_words(*entry.value));
+      }
+      pipeline.sources.push_back(read_source(*sources, entry.name));
+    }
+  }
+
+  auto streams = root.table("streams");
+  if (!streams || streams->entries().empty()) {
+    throw_at(path, streams ? streams->line() : 1, "streams",
+             "no stream declared; add e.g. [streams.read_orders] with kind = \"ingest\", source and table");
+  }
+  std::vector<TomlSection> stream_sections;
+  for (const auto& entry : streams->entries()) {
+    if (!entry.value->is_table()) {
+      streams->fail(entry.name, "must be a table [streams." + entry.name + "], not " + toml_type_words(*entry.value));
+    }
+    pipeline.streams.push_back(read_stream(*streams, entry.name, pipeline));
+    stream_sections.push_back(*streams->table(entry.name));
+  }
+  check_stream_graph(pipeline, stream_sections);
+  return pipeline;
+}
+
+}  // namespace lakestream
