@@ -21,6 +21,9 @@ int main(int argc, char** argv) {
   lakestream::cli::add_produce_command(app);
   lakestream::cli::add_run_command(app);
   lakestream::cli::add_query_command(app);
+  lakestream::cli::add_check_command(app);
+  lakestream::cli::add_recount_command(app);
+  lakestream::cli::add_demo_command(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

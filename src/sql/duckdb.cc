@@ -64,6 +64,27 @@ void Connection::exec(const std::string& sql) {
   duckdb_destroy_result(&result);
 }
 
+namespace {
+
+// Types duckdb_value_string() cannot render (it gives ""): their rows are asked for as text.
+bool needs_text_cast(duckdb_type type) {
+  switch (type) {
+    case DUCKDB_TYPE_TIMESTAMP_TZ:
+    case DUCKDB_TYPE_TIME_TZ:
+    case DUCKDB_TYPE_LIST:
+    case DUCKDB_TYPE_STRUCT:
+    case DUCKDB_TYPE_MAP:
+    case DUCKDB_TYPE_ARRAY:
+    case DUCKDB_TYPE_UNION:
+    case DUCKDB_TYPE_ENUM:
+      return true;
+    default:
+      return false;
+  }
+}
+
+}  // namespace
+
 Rows Connection::query(const std::string& sql) {
   duckdb_result result;
   if (duckdb_query(con_, sql.c_str(), &result) == DuckDBError) {
@@ -71,8 +92,21 @@ Rows Connection::query(const std::string& sql) {
     duckdb_destroy_result(&result);
     throw Error("SQL failed: " + msg + "\n  in: " + sql_head(sql));
   }
-  Rows rows;
   idx_t ncols = duckdb_column_count(&result);
+  for (idx_t c = 0; c < ncols; c++) {
+    if (!needs_text_cast(duckdb_column_type(&result, c))) continue;
+    // Run it again with every column cast to VARCHAR, which DuckDB renders itself.
+    duckdb_result as_text;
+    std::string text_sql = "SELECT COLUMNS(*)::VARCHAR FROM (" + sql + ") AS lakestream_q";
+    if (duckdb_query(con_, text_sql.c_str(), &as_text) == DuckDBSuccess) {
+      duckdb_destroy_result(&result);
+      result = as_text;
+    } else {
+      duckdb_destroy_result(&as_text);
+    }
+    break;
+  }
+  Rows rows;
   for (idx_t c = 0; c < ncols; c++) rows.columns.emplace_back(duckdb_column_name(&result, c));
   idx_t nrows = duckdb_row_count(&result);
   rows.rows.reserve(nrows);
@@ -128,6 +162,14 @@ void Appender::append_int32(int32_t v) { check(duckdb_append_int32(appender_, v)
 void Appender::append_int64(int64_t v) { check(duckdb_append_int64(appender_, v), "append"); }
 void Appender::append_text(const char* data, size_t size) {
   check(duckdb_append_varchar_length(appender_, data, size), "append");
+}
+void Appender::append_blob(const void* data, size_t size) {
+  check(duckdb_append_blob(appender_, data, size), "append");
+}
+void Appender::append_bool(bool v) { check(duckdb_append_bool(appender_, v), "append"); }
+void Appender::append_timestamp_us(int64_t micros) {
+  duckdb_timestamp ts{micros};
+  check(duckdb_append_timestamp(appender_, ts), "append");
 }
 void Appender::append_null() { check(duckdb_append_null(appender_), "append"); }
 void Appender::end_row() { check(duckdb_appender_end_row(appender_), "end a row"); }

@@ -73,6 +73,9 @@ class Appender {
   void append_int64(int64_t v);
   void append_text(const char* data, size_t size);
   void append_text(const std::string& s) { append_text(s.data(), s.size()); }
+  void append_blob(const void* data, size_t size);
+  void append_bool(bool v);
+  void append_timestamp_us(int64_t micros_since_epoch);
   void append_null();
   void end_row();
   void flush();

@@ -1,0 +1,272 @@
+#include "check/check.h"
+
+#include "check/check_wording.h"
+#include "check/lake_views.h"
+#include "check/window_recount.h"
+#include "sql/duckdb.h"
+#include "streams/window_stream.h"
+#include "table/parquet_file.h"
+#include "util/error.h"
+
+namespace lakestream {
+
+bool CheckResult::has_problem() const {
+  for (const auto& l : lines)
+    if (l.verdict == "PROBLEM") return true;
+  return false;
+}
+
+std::string format_check(const CheckResult& result) {
+  std::string out;
+  for (const auto& l : result.lines) {
+    std::string verdict = l.verdict;
+    if (verdict.size() < 8) verdict += std::string(8 - verdict.size(), ' ');
+    out += verdict + l.text + "\n";
+  }
+  return out;
+}
+
+namespace {
+
+std::string q(const std::string& name) { return sql::quote_ident(name); }
+
+bool has_column(const std::vector<delta::Column>& columns, const std::string& name) {
+  for (const auto& c : columns)
+    if (c.name == name) return true;
+  return false;
+}
+
+// The medallion layer a table belongs to, by the kind of stream that writes it.
+std::string layer_of(const Pipeline& pipeline, const std::string& table) {
+  const Stream* writer = pipeline.writer_of(table);
+  if (!writer) return table;
+  switch (writer->kind) {
+    case StreamKind::Ingest: return "bronze";
+    case StreamKind::Latest: return "silver";
+    case StreamKind::Window: return "gold";
+  }
+  return table;
+}
+
+class Checker {
+ public:
+  explicit Checker(const Pipeline& pipeline) : pipeline_(pipeline), con_(db_) {
+    snapshots_ = create_lake_views(con_, pipeline);
+  }
+
+  CheckResult run() {
+    for (const Stream* stream : pipeline_.in_dependency_order()) {
+      if (!snapshots_.count(stream->table)) {
+        add("waiting", stream->table + " is not written yet: run `lakestream run` first");
+        continue;
+      }
+      switch (stream->kind) {
+        case StreamKind::Ingest: check_ingest(*stream); break;
+        case StreamKind::Latest: check_latest(*stream); break;
+        case StreamKind::Window: check_window(*stream); break;
+      }
+    }
+    return result_;
+  }
+
+ private:
+  void add(const std::string& verdict, const std::string& text) { result_.lines.push_back({verdict, text}); }
+
+  std::string event_columns(const std::vector<delta::Column>& columns, const std::string& prefix = "") {
+    std::string list;
+    for (const auto& c : columns)
+      if (!is_lineage_column(c.name)) list += (list.empty() ? "" : ", ") + prefix + q(c.name);
+    return list;
+  }
+
+  void check_ingest(const Stream& stream) {
+    const std::string& table = stream.table;
+    const auto& columns = snapshots_.at(table).metadata.schema;
+    int64_t rows = con_.scalar_int("SELECT count(*) FROM " + q(table));
+    int64_t offsets = con_.scalar_int("SELECT count(DISTINCT (partition, \"offset\")) FROM " + q(table));
+    if (rows == offsets) {
+      add("ok", table + " has " + count_of(rows, "events") + ", each offset once");
+    } else {
+      add("PROBLEM", table + " has " + std::to_string(rows) + " rows for " + std::to_string(offsets) + " offsets: " +
+                         std::to_string(rows - offsets) + " written more than once");
+    }
+    std::string quarantine = table + "_quarantine";
+    if (snapshots_.count(quarantine)) {
+      int64_t bad = con_.scalar_int("SELECT count(*) FROM " + q(quarantine));
+      int64_t both = con_.scalar_int("SELECT count(*) FROM " + q(quarantine) + " qq JOIN " + q(table) +
+                                     " b USING (partition, \"offset\")");
+      if (both > 0)
+        add("PROBLEM", std::to_string(both) + " records are both in " + table + " and in " + quarantine);
+      if (bad > 0)
+        add("note", count_of(bad, "records") + " did not fit the schema and are in " + quarantine + " with the reason");
+    }
+    int64_t distinct_events =
+        con_.scalar_int("SELECT count(*) FROM (SELECT DISTINCT " + event_columns(columns) + " FROM " + q(table) + ")");
+    if (rows > distinct_events) {
+      const Source* source = pipeline_.find_source(stream.source);
+      add("note", std::to_string(rows - distinct_events) + " of them sent twice by " +
+                      (source ? source->sent_twice_by : std::string("the producer")));
+    }
+  }
+
+  void check_latest(const Stream& stream) {
+    const auto& source_columns = snapshots_.at(stream.from).metadata.schema;
+    const auto& columns = snapshots_.at(stream.table).metadata.schema;
+    std::vector<std::string> compared;
+    for (const auto& c : columns)
+      if (!is_lineage_column(c.name) && has_column(source_columns, c.name)) compared.push_back(c.name);
+    std::string list, keys, match, differs;
+    for (const auto& c : compared) {
+      list += (list.empty() ? "" : ", ") + q(c);
+      differs += (differs.empty() ? "" : " OR ") + ("e." + q(c) + " IS DISTINCT FROM s." + q(c));
+    }
+    for (const auto& k : stream.key) {
+      keys += (keys.empty() ? "" : ", ") + q(k);
+      match += (match.empty() ? "" : " AND ") + ("e." + q(k) + " = s." + q(k));
+    }
+    bool kafka_position = has_column(source_columns, "partition") && has_column(source_columns, "offset");
+    std::string position = kafka_position ? "max([\"partition\"::BIGINT, \"offset\"])" : "NULL";
+    // The newest distinct event per key, a tie going to the later Kafka position.
+    std::string expected = "SELECT " + list + " FROM (SELECT *, row_number() OVER (PARTITION BY " + keys + " ORDER BY " +
+                           q(stream.order_by) + " DESC NULLS LAST, _position DESC) AS _rank FROM (SELECT " + list + ", " +
+                           position + " AS _position FROM " + q(stream.from) + " GROUP BY ALL) WHERE " +
+                           q(stream.key[0]) + " IS NOT NULL) WHERE _rank = 1";
+    sql::Rows r = con_.query("SELECT count(*) FILTER (WHERE e." + q(stream.key[0]) + " IS NOT NULL) AS expected, "
+                             "count(*) FILTER (WHERE s." + q(stream.key[0]) + " IS NULL) AS missing, "
+                             "count(*) FILTER (WHERE e." + q(stream.key[0]) + " IS NULL) AS extra, "
+                             "count(*) FILTER (WHERE e." + q(stream.key[0]) + " IS NOT NULL AND s." + q(stream.key[0]) +
+                             " IS NOT NULL AND (" + differs + ")) AS wrong FROM (" + expected + ") e FULL OUTER JOIN (SELECT " +
+                             list + " FROM " + q(stream.table) + ") s ON " + match);
+    int64_t n = std::stoll(r.text(0, "expected")), missing = std::stoll(r.text(0, "missing")),
+            extra = std::stoll(r.text(0, "extra")), wrong = std::stoll(r.text(0, "wrong"));
+    std::string entity = stream.entity.empty() ? "row" : stream.entity;
+    if (missing == 0 && extra == 0 && wrong == 0) {
+      add("ok", stream.table + " has the newest state of all " + count_of(n, entity));
+      return;
+    }
+    add("PROBLEM", stream.table + " is not the newest state of each " + entity + " in " + layer_of(pipeline_, stream.from) +
+                       ": " + std::to_string(wrong) + " wrong, " + std::to_string(missing) + " missing, " +
+                       std::to_string(extra) + " extra, of " + count_of(n, entity));
+  }
+
+  void check_window(const Stream& stream);
+
+  const Pipeline& pipeline_;
+  sql::Database db_;
+  sql::Connection con_;
+  std::map<std::string, delta::Snapshot> snapshots_;
+  CheckResult result_;
+};
+
+void Checker::check_window(const Stream& stream) {
+  const auto& source_columns = snapshots_.at(stream.from).metadata.schema;
+  const delta::Snapshot& gold = snapshots_.at(stream.table);
+  std::string source = layer_of(pipeline_, stream.from);
+  auto progress = read_window_progress(pipeline_, stream);
+  int64_t watermark = progress ? progress->watermark_us : 0;
+
+  // Which source batches each written window had seen: from the commit that wrote its file.
+  con_.exec("CREATE OR REPLACE TEMP TABLE check_boundary (version BIGINT, boundary BIGINT)");
+  {
+    sql::Appender appender(con_, "check_boundary");
+    for (const auto& commit : delta::read_commits(gold.table_path.empty() ? pipeline_.table_path(stream.table) : gold.table_path,
+                                                  0, gold.version)) {
+      auto info = commit.commit_info.value("lakestream", nlohmann::json::object());
+      appender.append_int64(commit.version);
+      if (info.contains("sourceMaxBatchId")) appender.append_int64(info["sourceMaxBatchId"].get<int64_t>());
+      else appender.append_null();
+      appender.end_row();
+    }
+  }
+  std::string key = window_key_sql(stream);
+  std::string aggs = window_aggregates_sql(stream);
+  std::string gold_columns = q(stream.window_column) + " AS ws";
+  for (const auto& g : stream.group_by) gold_columns += ", " + q(g);
+  for (const auto& a : stream.aggregates) gold_columns += ", " + q(a.name);
+  con_.exec("CREATE OR REPLACE TEMP TABLE check_events AS " + window_events_sql(stream, source_columns, q(stream.from)));
+  con_.exec("CREATE OR REPLACE TEMP TABLE check_gold AS SELECT " + gold_columns + ", b.boundary FROM (" +
+            delta::scan_sql(gold, true) + ") g LEFT JOIN check_boundary b ON g._file_version = b.version");
+  con_.exec("CREATE OR REPLACE TEMP TABLE check_recount AS SELECT " + key + ", " + aggs + " FROM check_events GROUP BY " + key);
+  std::string same = "e.ws = g.ws";
+  for (const auto& g : stream.group_by) same += " AND e." + q(g) + " IS NOT DISTINCT FROM g." + q(g);
+  std::string e_key = "e.ws";
+  for (const auto& g : stream.group_by) e_key += ", e." + q(g);
+  // The recount of only the events that had arrived when the window was written.
+  con_.exec("CREATE OR REPLACE TEMP TABLE check_before AS SELECT " + e_key + ", " + aggs +
+            " FROM check_events e JOIN check_gold g ON " + same + " WHERE e._first_batch <= g.boundary GROUP BY " + e_key);
+
+  auto join_on = [&](const std::string& alias) {
+    std::string on = alias + ".ws = k.ws";
+    for (const auto& g : stream.group_by) on += " AND " + alias + "." + q(g) + " IS NOT DISTINCT FROM k." + q(g);
+    return on;
+  };
+  std::string select = "SELECT epoch_us(k.ws) AS ws_us, strftime(k.ws, '%H:%M') AS hm, strftime(k.ws, '%Y-%m-%d %H:%M') "
+                       "AS ymdhm, strftime(k.ws, '%Y-%m-%d') AS ymd, g.ws IS NOT NULL AS written, r.ws IS NOT NULL AS counted, "
+                       "coalesce(r._events, 0) AS r_events, coalesce(b._events, 0) AS b_events";
+  std::string g_eq_r = "true", g_eq_b = "true";
+  for (const auto& gname : stream.group_by) select += ", k." + q(gname) + "::VARCHAR AS " + q("k_" + gname);
+  for (size_t i = 0; i < stream.aggregates.size(); i++) {
+    std::string a = q(stream.aggregates[i].name), n = std::to_string(i);
+    select += ", g." + a + "::VARCHAR AS g" + n + ", r." + a + "::VARCHAR AS r" + n;
+    g_eq_r += " AND g." + a + " IS NOT DISTINCT FROM r." + a;
+    g_eq_b += " AND g." + a + " IS NOT DISTINCT FROM b." + a;
+  }
+  select += ", (" + g_eq_r + ") AS g_eq_r, (b.ws IS NOT NULL AND " + g_eq_b + ") AS g_eq_b";
+  sql::Rows rows = con_.query(select + " FROM (SELECT " + key + " FROM check_gold UNION SELECT " + key +
+                              " FROM check_recount) k LEFT JOIN check_gold g ON " + join_on("g") +
+                              " LEFT JOIN check_recount r ON " + join_on("r") + " LEFT JOIN check_before b ON " +
+                              join_on("b") + " ORDER BY k.ws" + (stream.group_by.empty() ? "" : ", " + key.substr(4)));
+
+  constexpr int64_t kDayUs = 24LL * 3600 * 1000 * 1000;
+  bool one_day = true;
+  for (size_t i = 1; i < rows.size(); i++)
+    if (rows.text(i, "ymd") != rows.text(0, "ymd")) one_day = false;
+  std::string noun = window_noun(stream.window_us);
+  int count_index = -1;
+  for (size_t i = 0; i < stream.aggregates.size(); i++)
+    if (stream.aggregates[i].function == "count" && count_index < 0) count_index = static_cast<int>(i);
+
+  for (size_t i = 0; i < rows.size(); i++) {
+    std::string label = stream.window_us >= kDayUs ? rows.text(i, "ymd") : one_day ? rows.text(i, "hm") : rows.text(i, "ymdhm");
+    for (const auto& gname : stream.group_by) label += " " + rows.text(i, "k_" + gname);
+    std::vector<std::optional<std::string>> g, r;
+    for (size_t a = 0; a < stream.aggregates.size(); a++) {
+      g.push_back(rows.at(i, "g" + std::to_string(a)));
+      r.push_back(rows.at(i, "r" + std::to_string(a)));
+    }
+    bool written = rows.text(i, "written") == "true", counted = rows.text(i, "counted") == "true";
+    int64_t end_us = std::stoll(rows.text(i, "ws_us")) + stream.window_us;
+    bool final = end_us <= watermark;
+    int64_t r_events = std::stoll(rows.text(i, "r_events")), b_events = std::stoll(rows.text(i, "b_events"));
+    if (!written) {
+      if (!final) add("waiting", label + " is not written yet: the watermark has not passed its end");
+      else add("late", label + " was not written: its " + values_phrase(stream, r) + " all arrived after the watermark passed its end");
+      continue;
+    }
+    std::string counted_phrase = "counted " + values_phrase(stream, g);
+    if (!counted) {
+      add("PROBLEM", label + " " + counted_phrase + ", but " + source + " has no events for it");
+    } else if (rows.text(i, "g_eq_r") == "true") {
+      add("ok", label + " " + values_phrase(stream, g));
+    } else if (rows.text(i, "g_eq_b") == "true" && r_events > b_events) {
+      add("late", label + " " + counted_phrase + "; " + source + " has " + values_phrase(stream, r) + ": " +
+                      std::to_string(r_events - b_events) + " arrived after the " + noun + " was written");
+    } else if (stream.output == OutputMode::Update && !final) {
+      add("waiting", label + " " + counted_phrase + " so far; it is not final until the watermark passes its end");
+    } else if (count_index >= 0 && g[count_index] && r[count_index] && std::stoll(*g[count_index]) > std::stoll(*r[count_index])) {
+      int64_t extra = std::stoll(*g[count_index]) - std::stoll(*r[count_index]);
+      const auto& name = stream.aggregates[count_index].name;
+      add("PROBLEM", label + " " + counted_phrase + ", but " + source + " has " + count_of(std::stoll(*r[count_index]), name) +
+                         ": " + (extra == 1 ? std::string("an event") : std::to_string(extra) + " events") + " counted twice");
+    } else {
+      add("PROBLEM", label + " " + counted_phrase + ", but " + source + " has " + values_phrase(stream, r) +
+                         ": the written values are wrong");
+    }
+  }
+}
+
+}  // namespace
+
+CheckResult check_pipeline(const Pipeline& pipeline) { return Checker(pipeline).run(); }
+
+}  // namespace lakestream

@@ -1,0 +1,31 @@
+#include "check/check_wording.h"
+
+namespace lakestream {
+
+std::string count_of(int64_t n, const std::string& noun) {
+  std::string singular = noun, plural = noun;
+  if (noun.size() > 1 && noun.back() == 's') singular = noun.substr(0, noun.size() - 1);
+  else plural = noun + "s";
+  return std::to_string(n) + " " + (n == 1 ? singular : plural);
+}
+
+std::string window_noun(int64_t window_us) {
+  constexpr int64_t kMinute = 60LL * 1000 * 1000;
+  if (window_us == kMinute) return "minute";
+  if (window_us == 60 * kMinute) return "hour";
+  if (window_us == 24 * 60 * kMinute) return "day";
+  return "window";
+}
+
+std::string values_phrase(const Stream& stream, const std::vector<std::optional<std::string>>& values) {
+  std::string phrase;
+  for (size_t i = 0; i < stream.aggregates.size() && i < values.size(); i++) {
+    const auto& a = stream.aggregates[i];
+    std::string v = values[i] ? *values[i] : "NULL";
+    if (!phrase.empty()) phrase += ", ";
+    phrase += a.function == "count" && values[i] ? count_of(std::stoll(v), a.name) : v;
+  }
+  return phrase;
+}
+
+}  // namespace lakestream

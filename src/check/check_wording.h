@@ -1,0 +1,24 @@
+// The words check and recount use for counts, windows and values, so that their lines read as
+// sentences: "1 order", "4 orders, 90.50", "the hour", "09:00".
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "pipeline/pipeline.h"
+
+namespace lakestream {
+
+// "1 order" / "4 orders" for a noun given in the plural or singular.
+std::string count_of(int64_t n, const std::string& noun);
+
+// What one window is called: "hour", "day", "minute", else "window".
+std::string window_noun(int64_t window_us);
+
+// A window's values as a phrase: count aggregates as "4 orders", others as their value; the
+// values are in the order of the stream's aggregates.
+std::string values_phrase(const Stream& stream, const std::vector<std::optional<std::string>>& values);
+
+}  // namespace lakestream

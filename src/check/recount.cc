@@ -1,0 +1,104 @@
+#include "check/recount.h"
+
+#include <algorithm>
+#include <chrono>
+
+#include "check/check_wording.h"
+#include "check/lake_views.h"
+#include "check/window_recount.h"
+#include "sql/duckdb.h"
+#include "table/parquet_file.h"
+#include "util/error.h"
+#include "util/fault.h"
+
+namespace lakestream {
+
+namespace {
+
+std::string q(const std::string& name) { return sql::quote_ident(name); }
+
+// Recounts one table; returns its changes (none: no commit).
+std::vector<RecountChange> recount_table(sql::Connection& con, const Pipeline& pipeline, const Stream& stream) {
+  std::vector<RecountChange> changes;
+  std::string table_path = pipeline.table_path(stream.table);
+  constexpr int kAttempts = 20;
+  for (int attempt = 0; attempt < kAttempts; attempt++) {
+    changes.clear();
+    auto snapshots = create_lake_views(con, pipeline);
+    if (!snapshots.count(stream.table) || !snapshots.count(stream.from)) return changes;
+    const delta::Snapshot& gold = snapshots.at(stream.table);
+    const auto& source_columns = snapshots.at(stream.from).metadata.schema;
+    const auto& columns = gold.metadata.schema;
+
+    std::string key = window_key_sql(stream);
+    con.exec("CREATE OR REPLACE TEMP TABLE recount_events AS " + window_events_sql(stream, source_columns, q(stream.from)));
+    con.exec("CREATE OR REPLACE TEMP TABLE recount_values AS SELECT " + key + ", " + window_aggregates_sql(stream) +
+             " FROM recount_events GROUP BY " + key);
+    // Each written window with its recount; a window the recount has no events for stays as written.
+    std::string match = "r.ws = g." + q(stream.window_column);
+    for (const auto& g : stream.group_by) match += " AND r." + q(g) + " IS NOT DISTINCT FROM g." + q(g);
+    std::string select, differs, before_values, after_values;
+    for (const auto& c : columns) {
+      bool is_aggregate = std::any_of(stream.aggregates.begin(), stream.aggregates.end(),
+                                      [&](const Aggregate& a) { return a.name == c.name; });
+      std::string type = delta::duckdb_type_of(c.type);
+      std::string value = is_aggregate ? "CASE WHEN r.ws IS NULL THEN g." + q(c.name) + " ELSE CAST(r." + q(c.name) +
+                                             " AS " + type + ") END"
+                                       : "g." + q(c.name);
+      select += (select.empty() ? "" : ", ") + value + " AS " + q(c.name);
+      if (is_aggregate) {
+        differs += (differs.empty() ? "" : " OR ") + ("g." + q(c.name) + " IS DISTINCT FROM CAST(r." + q(c.name) + " AS " + type + ")");
+        before_values += ", g." + q(c.name) + "::VARCHAR";
+        after_values += ", CAST(r." + q(c.name) + " AS " + type + ")::VARCHAR";
+      }
+    }
+    std::string joined = "FROM (" + delta::scan_sql(gold) + ") g LEFT JOIN recount_values r ON " + match;
+    sql::Rows changed = con.query("SELECT strftime(g." + q(stream.window_column) + ", '%Y-%m-%d %H:%M')" + before_values +
+                                  after_values + " " + joined + " WHERE r.ws IS NOT NULL AND (" + differs + ") ORDER BY 1");
+    size_t n = stream.aggregates.size();
+    for (const auto& row : changed.rows) {
+      std::vector<std::optional<std::string>> before(row.begin() + 1, row.begin() + 1 + n), after(row.begin() + 1 + n, row.end());
+      changes.push_back({stream.table, *row[0], values_phrase(stream, before), values_phrase(stream, after)});
+    }
+    if (changes.empty()) return changes;
+
+    int64_t max_batch = con.scalar_int("SELECT coalesce(max(_first_batch), -1) FROM recount_events");
+    delta::Commit commit(gold);
+    for (const auto& f : gold.files) commit.remove(f.path);
+    delta::AddFile added = delta::write_data_file(con, table_path, "SELECT " + select + " " + joined, columns);
+    if (!added.path.empty()) commit.add(added);
+    commit.set_operation("RECOUNT");
+    // The recount saw every source batch so far: check compares later arrivals against this.
+    commit.set_commit_info({{"lakestream", {{"recount", true}, {"sourceMaxBatchId", max_batch}}}});
+    fault_point("before_delta_commit");
+    try {
+      commit.publish();
+      return changes;
+    } catch (const CommitConflict&) {
+      // The stream committed meanwhile: recount again on the newer version.
+    }
+  }
+  throw Error("could not recount " + stream.table + ": its stream keeps committing; try again when it is idle");
+}
+
+}  // namespace
+
+std::vector<RecountChange> recount_pipeline(const Pipeline& pipeline, const std::vector<std::string>& streams) {
+  sql::Database db;
+  sql::Connection con(db);
+  std::vector<RecountChange> all;
+  for (const auto& name : streams) {
+    const Stream* s = pipeline.find_stream(name);
+    if (!s) throw Error("no stream named " + name + " in " + pipeline.path);
+    if (s->kind != StreamKind::Window) throw Error("stream " + name + " is not a window stream; only window tables are recounted");
+  }
+  for (const auto& stream : pipeline.streams) {
+    if (stream.kind != StreamKind::Window) continue;
+    if (!streams.empty() && std::find(streams.begin(), streams.end(), stream.name) == streams.end()) continue;
+    auto changes = recount_table(con, pipeline, stream);
+    all.insert(all.end(), changes.begin(), changes.end());
+  }
+  return all;
+}
+
+}  // namespace lakestream

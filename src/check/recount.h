@@ -1,0 +1,23 @@
+// `lakestream recount`: the nightly batch. Rewrites every written window of each window stream's
+// table with the batch recount of its source (late events included), in one Delta commit per
+// table, and leaves the windows not yet written to the stream. Running it again changes nothing.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "pipeline/pipeline.h"
+
+namespace lakestream {
+
+struct RecountChange {
+  std::string table;
+  std::string window;  // its label, e.g. "09:00"
+  std::string before;  // "3 orders, 68.50"
+  std::string after;   // "4 orders, 90.50"
+};
+
+// Recounts the tables of the window streams named (all when empty); returns what changed.
+std::vector<RecountChange> recount_pipeline(const Pipeline& pipeline, const std::vector<std::string>& streams);
+
+}  // namespace lakestream

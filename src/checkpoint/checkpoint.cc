@@ -1,0 +1,135 @@
+#include "checkpoint/checkpoint.h"
+
+#include <fcntl.h>
+#include <sys/file.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <ctime>
+
+#include "util/error.h"
+#include "util/files.h"
+
+namespace lakestream {
+
+namespace {
+
+std::string batch_file(const std::string& dir, int64_t id) { return dir + "/batches/" + std::to_string(id) + ".json"; }
+
+std::optional<int64_t> batch_id_of(const std::string& name) {
+  if (name.size() < 6 || name.substr(name.size() - 5) != ".json") return std::nullopt;
+  std::string digits = name.substr(0, name.size() - 5);
+  if (digits.empty() || digits.find_first_not_of("0123456789") != std::string::npos) return std::nullopt;
+  return std::stoll(digits);
+}
+
+}  // namespace
+
+nlohmann::json stream_definition(const Stream& s) {
+  nlohmann::json d = {{"name", s.name}, {"table", s.table}};
+  switch (s.kind) {
+    case StreamKind::Ingest:
+      d["kind"] = "ingest";
+      d["source"] = s.source;
+      break;
+    case StreamKind::Latest:
+      d["kind"] = "latest";
+      d["from"] = s.from;
+      d["key"] = s.key;
+      d["order_by"] = s.order_by;
+      break;
+    case StreamKind::Window: {
+      d["kind"] = "window";
+      d["from"] = s.from;
+      d["filter"] = s.filter;
+      d["event_time"] = s.event_time;
+      d["watermark_delay_us"] = s.watermark_delay_us;
+      d["dedup"] = s.dedup;
+      d["window_us"] = s.window_us;
+      d["group_by"] = s.group_by;
+      nlohmann::json aggs = nlohmann::json::array();
+      for (const auto& a : s.aggregates) aggs.push_back({{"name", a.name}, {"function", a.function}, {"argument", a.argument}});
+      d["aggregates"] = aggs;
+      d["output"] = s.output == OutputMode::Append ? "append" : "update";
+      break;
+    }
+  }
+  return d;
+}
+
+Checkpoint::Checkpoint(const Pipeline& pipeline, const Stream& stream) : path_(pipeline.checkpoint_path(stream.name)) {
+  make_dirs(path_ + "/batches", 0700);
+  std::string lock_path = path_ + "/lock";
+  lock_fd_ = ::open(lock_path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+  if (lock_fd_ < 0) throw Error("cannot open " + lock_path + ": " + std::strerror(errno));
+  if (::flock(lock_fd_, LOCK_EX | LOCK_NB) != 0) {
+    std::string holder = read_file(lock_path);
+    ::close(lock_fd_);
+    lock_fd_ = -1;
+    throw Error("stream " + stream.name + " is already running" +
+                (holder.empty() ? std::string() : " (pid " + holder.substr(0, holder.find('\n')) + ")") +
+                ": its checkpoint " + path_ + " is locked. Wait for that run to finish, or stop it.");
+  }
+  // Who holds the lock, for the message above; the lock itself is the flock, not this text.
+  std::string pid = std::to_string(::getpid()) + "\n";
+  if (::ftruncate(lock_fd_, 0) == 0 && ::pwrite(lock_fd_, pid.data(), pid.size(), 0) < 0) {
+    // Only informative; the lock holds regardless.
+  }
+
+  std::string meta_path = path_ + "/metadata.json";
+  if (path_exists(meta_path)) {
+    nlohmann::json meta;
+    try {
+      meta = nlohmann::json::parse(read_file(meta_path));
+      id_ = meta.at("id").get<std::string>();
+    } catch (const nlohmann::json::exception& e) {
+      throw Error("the checkpoint of stream " + stream.name + " is damaged: " + meta_path + " is not valid (" +
+                  e.what() + "). Restore it from a backup, or start the stream over with a new checkpoint.");
+    }
+  } else {
+    id_ = new_uuid();
+    nlohmann::json meta = {{"id", id_}, {"stream", stream.name}, {"created", static_cast<int64_t>(std::time(nullptr))},
+                           {"definition", stream_definition(stream)}};
+    write_file_atomic(meta_path, meta.dump(2) + "\n", 0600);
+    is_new_ = true;
+  }
+}
+
+Checkpoint::~Checkpoint() {
+  if (lock_fd_ >= 0) ::close(lock_fd_);  // closing releases the flock
+}
+
+std::optional<PlannedBatch> Checkpoint::last_planned() const {
+  std::optional<int64_t> newest;
+  for (const auto& name : list_dir(path_ + "/batches")) {
+    auto id = batch_id_of(name);
+    if (id && (!newest || *id > *newest)) newest = id;
+  }
+  if (!newest) return std::nullopt;
+  return planned(*newest);
+}
+
+std::optional<PlannedBatch> Checkpoint::planned(int64_t id) const {
+  std::string file = batch_file(path_, id);
+  if (!path_exists(file)) return std::nullopt;
+  try {
+    return PlannedBatch{id, nlohmann::json::parse(read_file(file))};
+  } catch (const nlohmann::json::exception& e) {
+    throw Error("the checkpoint at " + path_ + " is damaged: " + file + " is not valid JSON (" + e.what() +
+                "). Restore it, or start the stream over with a new checkpoint.");
+  }
+}
+
+void Checkpoint::plan(int64_t id, const nlohmann::json& input) {
+  write_file_atomic(batch_file(path_, id), input.dump() + "\n", 0600);
+}
+
+void Checkpoint::forget_before(int64_t keep_from) {
+  for (const auto& name : list_dir(path_ + "/batches")) {
+    auto id = batch_id_of(name);
+    if (id && *id < keep_from) ::unlink((path_ + "/batches/" + name).c_str());
+  }
+}
+
+}  // namespace lakestream

@@ -1,0 +1,63 @@
+// A stream's checkpoint: the one place that remembers where a stream is. Only this module
+// writes it. Layout of <checkpoints>/<stream>/ (folders 0700, files 0600):
+//   metadata.json      the stream's id (its Delta txn appId) and definition, written once
+//   lock               flock()ed while a run owns the stream; the kernel drops it if the run dies
+//   batches/<N>.json   the input planned for batch N, written before batch N reads anything, so
+//                      that a rerun after a crash replays exactly that input
+//   state.duckdb       (stateful streams) their state, progress and outbox: see state_store.h
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "pipeline/pipeline.h"
+
+namespace lakestream {
+
+struct PlannedBatch {
+  int64_t id = -1;
+  nlohmann::json input;  // for ingest: {"partitions": {"0": [start, end], ...}}; for tables: {"from": v, "to": v}
+};
+
+class Checkpoint {
+ public:
+  // Opens the stream's checkpoint, creating it on first use, and locks it for this process.
+  // Throws Error when another run holds it ("stream X is already running: ...").
+  Checkpoint(const Pipeline& pipeline, const Stream& stream);
+  ~Checkpoint();
+  Checkpoint(const Checkpoint&) = delete;
+  Checkpoint& operator=(const Checkpoint&) = delete;
+
+  // The stream's id: the appId of its Delta txn actions. New for a new checkpoint, so that a
+  // stream started over into the same table is never mistaken for the old one.
+  const std::string& id() const { return id_; }
+  const std::string& path() const { return path_; }
+  // True when this open created the checkpoint (the stream never ran before).
+  bool is_new() const { return is_new_; }
+
+  // The newest batch planned, if any.
+  std::optional<PlannedBatch> last_planned() const;
+  // The planned batch `id`, if it is still kept.
+  std::optional<PlannedBatch> planned(int64_t id) const;
+  // Records batch `id`'s input durably before the batch reads it.
+  void plan(int64_t id, const nlohmann::json& input);
+  // Drops the plans of batches older than `keep_from` (they are committed; only the newest matter).
+  void forget_before(int64_t keep_from);
+
+  std::string state_db_path() const { return path_ + "/state.duckdb"; }
+
+ private:
+  std::string path_;
+  std::string id_;
+  bool is_new_ = false;
+  int lock_fd_ = -1;
+};
+
+// The definition of a stream as its checkpoint records it (kind, source, table, and for stateful
+// streams the settings their state depends on).
+nlohmann::json stream_definition(const Stream& stream);
+
+}  // namespace lakestream

@@ -1,0 +1,21 @@
+// `lakestream check [-p FILE]`: recounts every streamed table from bronze and says what it finds.
+#include <iostream>
+
+#include "check/check.h"
+#include "cli/commands.h"
+
+namespace lakestream::cli {
+
+void add_check_command(CLI::App& app) {
+  auto* cmd = app.add_subcommand("check", "Recompute every streamed table from bronze and compare: ok / late / PROBLEM / waiting");
+  auto pipeline_file = std::make_shared<std::string>("lakestream.toml");
+  cmd->add_option("-p,--pipeline", *pipeline_file, "the pipeline file")->capture_default_str();
+  cmd->footer("Exit status: 0 when nothing is wrong (late events dropped by the watermark are by design), 1 on any PROBLEM.");
+  cmd->callback([pipeline_file] {
+    CheckResult result = check_pipeline(load_pipeline(*pipeline_file));
+    std::cout << format_check(result);
+    set_exit_status(result.has_problem() ? 1 : 0);
+  });
+}
+
+}  // namespace lakestream::cli

@@ -1,0 +1,94 @@
+// `lakestream demo`: plays the shop scenario from nothing on disk, on the embedded broker: for
+// batch in 1 2 3 3 4 5, send it, run the three streams; then check. For a first look.
+#include <iostream>
+#include <map>
+#include <sstream>
+
+#include <nlohmann/json.hpp>
+
+#include "broker/embedded_broker.h"
+#include "check/check.h"
+#include "cli/commands.h"
+#include "cli/shop_example.h"
+#include "engine/runner.h"
+#include "source/json_producer.h"
+#include "util/error.h"
+#include "util/files.h"
+
+namespace lakestream::cli {
+
+namespace {
+
+constexpr const char* kMarker = ".lakestream-demo";
+
+// A fresh demo folder; refuses to wipe a folder that is not one of ours.
+void prepare_folder(const std::string& dir) {
+  if (path_exists(dir)) {
+    if (!path_exists(join_path(dir, kMarker)))
+      throw Error(dir + " exists and is not a lakestream demo folder; pass --dir with a new or former demo folder");
+    remove_all(dir);
+  }
+  make_dirs(dir);
+  write_file_atomic(join_path(dir, kMarker), "made by `lakestream demo`; deleted by the next demo in this folder\n");
+}
+
+// The scenario's events by batch, without the `batch` field (it is not part of an event).
+std::map<std::string, std::string> events_by_batch() {
+  std::map<std::string, std::string> batches;
+  std::istringstream in(kShopBatches);
+  std::string line;
+  while (std::getline(in, line)) {
+    if (line.empty()) continue;
+    auto event = nlohmann::ordered_json::parse(line);
+    std::string batch = event["batch"];
+    event.erase("batch");
+    batches[batch] += event.dump() + "\n";
+  }
+  return batches;
+}
+
+}  // namespace
+
+void add_demo_command(CLI::App& app) {
+  auto* cmd = app.add_subcommand("demo", "Play the shop scenario end to end on the embedded broker, then check it");
+  auto dir = std::make_shared<std::string>("lakestream-demo");
+  cmd->add_option("--dir", *dir, "the folder for the demo's pipeline, tables and checkpoints (wiped first)")->capture_default_str();
+  cmd->callback([dir] {
+    std::string folder = absolute_path(*dir);
+    prepare_folder(folder);
+    EmbeddedBroker broker({{"orders", 3}});
+    std::string pipeline_text = kShopPipeline;
+    std::string embedded = "bootstrap = \"embedded\"";
+    auto at = pipeline_text.find(embedded);
+    if (at != std::string::npos) pipeline_text.replace(at, embedded.size(), "bootstrap = \"" + broker.bootstrap() + "\"");
+    std::string pipeline_file = join_path(folder, "lakestream.toml");
+    write_file_atomic(pipeline_file, pipeline_text);
+    Pipeline pipeline = load_pipeline(pipeline_file);
+
+    std::cout << "lakestream demo: the shop scenario\n"
+                 "  An embedded Kafka broker runs at " << broker.bootstrap() << " with topic orders (3 partitions).\n"
+                 "  Three streams: read_orders (orders -> bronze_orders), latest_orders (-> orders, newest per order),\n"
+                 "  hourly_sales (-> hourly_sales: placed orders per hour, watermark 1 hour, duplicates dropped).\n\n";
+    auto batches = events_by_batch();
+    int sends = 0;
+    for (const std::string batch : {"1", "2", "3", "3", "4", "5"}) {
+      std::istringstream events(batches.at(batch));
+      ProduceResult sent = produce_json_lines(pipeline.kafka, "orders", "order_id", events);
+      if (sent.failed > 0) throw Error("the demo could not send batch " + batch + ": " + sent.first_error);
+      std::cout << "== send " << ++sends << ": batch " << batch << ", " << sent.delivered
+                << (sent.delivered == 1 ? " event" : " events")
+                << (sends == 4 ? " again (the shop's system resends after a timeout)" : "") << "\n";
+      run_pipeline(pipeline, {}, std::cout);
+      std::cout << "\n";
+    }
+    std::cout << "== lakestream check: every table recomputed from bronze\n";
+    CheckResult result = check_pipeline(pipeline);
+    std::cout << format_check(result) << "\n";
+    std::cout << "The tables are Delta Lake tables in " << pipeline.tables_dir << "; look at them with\n"
+              << "  lakestream query -p " << pipeline_file << " \"select * from hourly_sales order by hour\"\n"
+              << "(any Delta reader works too: Spark, DuckDB's delta extension, delta-rs).\n";
+    set_exit_status(result.has_problem() ? 1 : 0);
+  });
+}
+
+}  // namespace lakestream::cli

@@ -1,0 +1,20 @@
+#include "streams/batch_report.h"
+
+#include <cstdio>
+
+namespace lakestream {
+
+std::string format_batch_line(const StreamReport& stream, const BatchReport& b) {
+  std::string line = stream.stream + ": batch " + std::to_string(b.batch_id);
+  if (b.replayed) line += " (replayed after a crash)";
+  line += ": " + std::to_string(b.input_rows) + " in, " + std::to_string(b.output_rows) + " out to " + stream.table;
+  if (b.quarantined) line += ", " + std::to_string(b.quarantined) + " quarantined";
+  if (b.late_dropped) line += ", " + std::to_string(b.late_dropped) + " late dropped";
+  if (b.duplicates_dropped) line += ", " + std::to_string(b.duplicates_dropped) + " duplicates dropped";
+  if (b.already_committed) line += " (already committed; not written again)";
+  char ms[32];
+  std::snprintf(ms, sizeof ms, " (%.0f ms)", b.seconds * 1000);
+  return line + ms;
+}
+
+}  // namespace lakestream

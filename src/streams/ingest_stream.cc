@@ -1,0 +1,239 @@
+#include "streams/ingest_stream.h"
+
+#include <chrono>
+#include <map>
+
+#include "checkpoint/checkpoint.h"
+#include "decode/record_decoder.h"
+#include "source/kafka_reader.h"
+#include "streams/table_sink.h"
+#include "table/parquet_file.h"
+#include "util/error.h"
+#include "util/fault.h"
+#include "util/utf8.h"
+
+namespace lakestream {
+
+using Offsets = std::map<int32_t, int64_t>;
+
+std::vector<delta::Column> bronze_columns(const Source& source) {
+  std::vector<delta::Column> columns;
+  for (const auto& f : source.schema.fields) columns.push_back({f.name, f.delta_type(), true});
+  columns.push_back({"partition", "integer", true});
+  columns.push_back({"offset", "long", true});
+  columns.push_back({"kafka_timestamp", "timestamp", true});
+  columns.push_back({"key", "string", true});
+  columns.push_back({"_batch_id", "long", true});
+  columns.push_back({"_ingested_at", "timestamp", true});
+  return columns;
+}
+
+std::vector<delta::Column> quarantine_columns() {
+  return {{"partition", "integer", true},  {"offset", "long", true},    {"kafka_timestamp", "timestamp", true},
+          {"key", "string", true},         {"value", "binary", true},   {"reason", "string", true},
+          {"_batch_id", "long", true},     {"_ingested_at", "timestamp", true}};
+}
+
+namespace {
+
+int64_t now_us() {
+  return std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::system_clock::now().time_since_epoch())
+      .count();
+}
+
+nlohmann::json to_json(const Offsets& offsets) {
+  nlohmann::json j = nlohmann::json::object();
+  for (const auto& [p, o] : offsets) j[std::to_string(p)] = o;
+  return j;
+}
+
+Offsets offsets_from(const nlohmann::json& j) {
+  Offsets offsets;
+  for (const auto& [p, o] : j.items()) offsets[std::stoi(p)] = o.get<int64_t>();
+  return offsets;
+}
+
+std::string describe(const std::vector<PartitionRange>& ranges) {
+  std::string text;
+  for (const auto& r : ranges) {
+    if (!text.empty()) text += " ";
+    text += std::to_string(r.partition) + ":" + std::to_string(r.start) + "-" + std::to_string(r.end);
+  }
+  return text.empty() ? "no records" : "offsets " + text;
+}
+
+class IngestRun {
+ public:
+  explicit IngestRun(StreamContext& ctx)
+      : ctx_(ctx),
+        source_(*ctx.pipeline.find_source(ctx.stream.source)),
+        checkpoint_(ctx.pipeline, ctx.stream),
+        reader_(ctx.pipeline.kafka, source_.topic),
+        bronze_path_(ctx.pipeline.table_path(ctx.stream.table)),
+        quarantine_path_(ctx.pipeline.table_path(ctx.stream.table + "_quarantine")) {
+    report_.stream = ctx.stream.name;
+    report_.table = ctx.stream.table;
+  }
+
+  StreamReport run() {
+    auto started = std::chrono::steady_clock::now();
+    std::optional<PlannedBatch> last = checkpoint_.last_planned();
+    int64_t committed = delta::load_snapshot(bronze_path_).txn_version(checkpoint_.id());
+    if (last && committed > last->id)
+      throw Error("the checkpoint of stream " + ctx_.stream.name + " at " + checkpoint_.path() +
+                  " is behind its table: the table holds batch " + std::to_string(committed) +
+                  " but the checkpoint knows only batches up to " + std::to_string(last->id) +
+                  ". The checkpoint was replaced or restored from an old copy; restore the right one, or start over "
+                  "with a new checkpoint and a new table.");
+    if (last && last->id > committed) {
+      // A run died after planning this batch: replay exactly its input.
+      run_batch(last->id, offsets_from(last->input["start"]), offsets_from(last->input["end"]), true);
+    }
+    int64_t next_id = last ? last->id + 1 : 0;
+    Offsets start = last ? offsets_from(last->input["end"]) : Offsets{};
+    Offsets end = end_offsets(start, !last.has_value());
+    bool first_ever = !last.has_value();
+
+    auto plans = plan_batches(start, end, source_.max_offsets_per_trigger);
+    if (plans.empty() && first_ever) plans.push_back({});  // record where a `latest` start begins
+    for (const auto& ranges : plans) {
+      Offsets batch_end = start;
+      for (const auto& r : ranges) batch_end[r.partition] = r.end;
+      checkpoint_.plan(next_id, {{"start", to_json(start)}, {"end", to_json(batch_end)}});
+      fault_point("after_plan");
+      run_batch(next_id, start, batch_end, false);
+      start = batch_end;
+      next_id++;
+    }
+    if (next_id > 100) checkpoint_.forget_before(next_id - 100);
+    report_.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+    return report_;
+  }
+
+ private:
+  // The offsets to read up to now, for every partition; fills `start` for new partitions and
+  // refuses offsets that went back or vanished.
+  Offsets end_offsets(Offsets& start, bool first_run) {
+    auto marks = reader_.watermarks();
+    Offsets end;
+    std::string went_back, aged_out;
+    for (const auto& [p, w] : marks) {
+      auto known = start.find(p);
+      if (known == start.end()) {
+        // A partition never read: from the beginning (a new partition, or the first run).
+        start[p] = (first_run && source_.start_at_latest) ? w.high : w.low;
+      } else if (w.high < known->second) {
+        went_back += "\n  partition " + std::to_string(p) + ": from offset " + std::to_string(known->second) +
+                     " back to " + std::to_string(w.high);
+      } else if (w.low > known->second) {
+        aged_out += "\n  partition " + std::to_string(p) + ": offsets " + std::to_string(known->second) + " to " +
+                    std::to_string(w.low - 1) + " are gone (earliest now " + std::to_string(w.low) + ")";
+      }
+      end[p] = w.high;
+    }
+    for (const auto& [p, o] : start)
+      if (!marks.count(p))
+        went_back += "\n  partition " + std::to_string(p) + " no longer exists (it was read up to offset " +
+                     std::to_string(o) + ")";
+    if (!went_back.empty())
+      throw Error("topic " + source_.topic + " went back: the offsets stream " + ctx_.stream.name +
+                  " has read are no longer there:" + went_back +
+                  "\nThe topic was deleted and created again, or points at another cluster. Nothing was read. "
+                  "To read the new topic from its start, start the stream over with a new checkpoint (delete " +
+                  checkpoint_.path() + ") and a new table.");
+    if (!aged_out.empty())
+      throw Error("records of topic " + source_.topic + " were deleted before stream " + ctx_.stream.name +
+                  " read them (retention):" + aged_out +
+                  "\nNothing was read. Those records are lost to this stream; to go on from the earliest offsets "
+                  "still there, start the stream over with a new checkpoint.");
+    return end;
+  }
+
+  void run_batch(int64_t id, const Offsets& start, const Offsets& end, bool replay) {
+    auto started = std::chrono::steady_clock::now();
+    BatchReport batch;
+    batch.batch_id = id;
+    batch.replayed = replay;
+    std::vector<PartitionRange> ranges;
+    for (const auto& [p, e] : end) {
+      auto s = start.count(p) ? start.at(p) : e;
+      if (e > s) ranges.push_back({p, s, e});
+    }
+    batch.description = describe(ranges);
+
+    auto& con = ctx_.con;
+    con.exec(
+        "CREATE OR REPLACE TEMP TABLE ingest_raw (partition INTEGER, \"offset\" BIGINT, kafka_timestamp TIMESTAMPTZ, "
+        "key BLOB, value BLOB, utf8 BOOLEAN)");
+    {
+      sql::Appender appender(con, "ingest_raw");
+      reader_.read(ranges, [&](const KafkaRecord& r) {
+        appender.append_int32(r.partition);
+        appender.append_int64(r.offset);
+        if (r.timestamp_ms >= 0) appender.append_timestamp_us(r.timestamp_ms * 1000);
+        else appender.append_null();
+        if (r.key) appender.append_blob(r.key, r.key_size);
+        else appender.append_null();
+        if (r.value) appender.append_blob(r.value, r.value_size);
+        else appender.append_null();
+        appender.append_bool((!r.key || is_valid_utf8(r.key, r.key_size)) &&
+                             (!r.value || is_valid_utf8(r.value, r.value_size)));
+        appender.end_row();
+        batch.input_rows++;
+      });
+      appender.flush();
+    }
+    fault_point("after_kafka_read");
+    decode_records(con, source_, "ingest_raw", "ingest_decoded");
+    batch.quarantined = con.scalar_int("SELECT count(*) FROM ingest_decoded WHERE reason IS NOT NULL");
+    batch.output_rows = batch.input_rows - batch.quarantined;
+
+    std::string ingested_at = "make_timestamp(" + std::to_string(now_us()) + ")::TIMESTAMPTZ";
+    std::string batch_id = std::to_string(id) + "::BIGINT";
+    nlohmann::json info = {{"lakestream", {{"stream", ctx_.stream.name},
+                                           {"batchId", id},
+                                           {"source", {{"topic", source_.topic},
+                                                       {"startOffsets", to_json(start)},
+                                                       {"endOffsets", to_json(end)}}}}}};
+
+    // Quarantine first, bronze last: each commit is skipped on a replay once it is in.
+    if (batch.quarantined > 0) {
+      std::string select = "SELECT partition, \"offset\", kafka_timestamp, key, value, reason, " + batch_id +
+                           " AS _batch_id, " + ingested_at + " AS _ingested_at FROM ingest_decoded WHERE reason IS NOT NULL";
+      SinkCommit sink{quarantine_path_, quarantine_columns(), checkpoint_.id(), id, "STREAMING UPDATE", info};
+      commit_once(sink, [&](delta::Commit& commit, const delta::Snapshot&) {
+        commit.add(delta::write_data_file(con, quarantine_path_, select, sink.schema));
+        fault_point("after_data_files");
+      });
+      fault_point("after_quarantine_commit");
+    }
+    std::string fields;
+    for (const auto& f : source_.schema.fields) fields += sql::quote_ident(f.name) + ", ";
+    std::string select = "SELECT " + fields + "partition, \"offset\", kafka_timestamp, key, " + batch_id +
+                         " AS _batch_id, " + ingested_at + " AS _ingested_at FROM ingest_decoded WHERE reason IS NULL";
+    SinkCommit sink{bronze_path_, bronze_columns(source_), checkpoint_.id(), id, "STREAMING UPDATE", info};
+    bool written = commit_once(sink, [&](delta::Commit& commit, const delta::Snapshot&) {
+      if (batch.output_rows > 0) commit.add(delta::write_data_file(con, bronze_path_, select, sink.schema));
+      fault_point("after_data_files");
+    });
+    batch.already_committed = !written;
+    con.exec("DROP TABLE IF EXISTS ingest_raw; DROP TABLE IF EXISTS ingest_decoded");
+    batch.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+    report_.batches.push_back(batch);
+    ctx_.on_batch(report_, batch);
+  }
+
+  StreamContext& ctx_;
+  const Source& source_;
+  Checkpoint checkpoint_;
+  KafkaReader reader_;
+  std::string bronze_path_;
+  std::string quarantine_path_;
+  StreamReport report_;
+};
+
+}  // namespace
+
+StreamReport run_ingest_stream(StreamContext& ctx) { return IngestRun(ctx).run(); }
+
+}  // namespace lakestream

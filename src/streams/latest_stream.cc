@@ -1,0 +1,106 @@
+#include "streams/latest_stream.h"
+
+#include <chrono>
+
+#include "checkpoint/checkpoint.h"
+#include "streams/table_sink.h"
+#include "streams/table_source.h"
+#include "streams/upsert.h"
+#include "util/error.h"
+#include "util/fault.h"
+
+namespace lakestream {
+
+namespace {
+
+bool has_column(const std::vector<delta::Column>& columns, const std::string& name) {
+  for (const auto& c : columns)
+    if (c.name == name) return true;
+  return false;
+}
+
+class LatestRun {
+ public:
+  explicit LatestRun(StreamContext& ctx)
+      : ctx_(ctx),
+        checkpoint_(ctx.pipeline, ctx.stream),
+        source_path_(ctx.pipeline.table_path(ctx.stream.from)),
+        table_path_(ctx.pipeline.table_path(ctx.stream.table)) {
+    report_.stream = ctx.stream.name;
+    report_.table = ctx.stream.table;
+  }
+
+  StreamReport run() {
+    auto started = std::chrono::steady_clock::now();
+    std::optional<PlannedBatch> last = checkpoint_.last_planned();
+    int64_t committed = delta::load_snapshot(table_path_).txn_version(checkpoint_.id());
+    if (last && last->id > committed) run_batch(*last, true);
+    int64_t next_from = last ? last->input["to"].get<int64_t>() + 1 : 0;
+    int64_t source_version = delta::latest_version(source_path_);
+    if (source_version >= next_from) {
+      PlannedBatch batch{last ? last->id + 1 : 0, {{"from", next_from}, {"to", source_version}}};
+      checkpoint_.plan(batch.id, batch.input);
+      fault_point("after_plan");
+      run_batch(batch, false);
+      if (batch.id > 100) checkpoint_.forget_before(batch.id - 100);
+    }
+    report_.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+    return report_;
+  }
+
+ private:
+  void run_batch(const PlannedBatch& planned, bool replay) {
+    auto started = std::chrono::steady_clock::now();
+    const Stream& s = ctx_.stream;
+    BatchReport batch;
+    batch.batch_id = planned.id;
+    batch.replayed = replay;
+    int64_t from = planned.input["from"], to = planned.input["to"];
+    batch.description = "versions " + std::to_string(from) + "-" + std::to_string(to) + " of " + s.from;
+
+    TableChanges changes = read_table_changes(source_path_, from, to);
+    const auto& columns = changes.shape.metadata.schema;
+    auto& con = ctx_.con;
+    std::string keys, key_not_null;
+    for (const auto& k : s.key) {
+      keys += (keys.empty() ? "" : ", ") + sql::quote_ident(k);
+      key_not_null += (key_not_null.empty() ? "" : " AND ") + sql::quote_ident(k) + " IS NOT NULL";
+    }
+    std::string order = sql::quote_ident(s.order_by) + " DESC NULLS LAST";
+    // A tie on the ordering column goes to the later record in Kafka.
+    for (const char* tie : {"partition", "offset"})
+      if (has_column(columns, tie)) order += ", " + sql::quote_ident(tie) + " DESC";
+    con.exec("CREATE OR REPLACE TEMP TABLE latest_input AS SELECT * FROM (" + changes_scan_sql(changes) + ")");
+    batch.input_rows = con.scalar_int("SELECT count(*) FROM latest_input");
+    con.exec("CREATE OR REPLACE TEMP TABLE latest_newest AS SELECT * EXCLUDE (_rank) FROM (SELECT *, row_number() OVER "
+             "(PARTITION BY " + keys + " ORDER BY " + order + ") AS _rank FROM latest_input WHERE " + key_not_null +
+             ") WHERE _rank = 1");
+
+    // The existing row stays unless the incoming one is strictly newer.
+    std::string ob = sql::quote_ident(s.order_by);
+    std::string keep_existing = "NOT coalesce(s." + ob + " > t." + ob + ", s." + ob + " IS NOT NULL AND t." + ob + " IS NULL)";
+    nlohmann::json info = {{"lakestream", {{"stream", s.name}, {"batchId", planned.id},
+                                           {"source", {{"table", s.from}, {"fromVersion", from}, {"toVersion", to}}}}}};
+    SinkCommit sink{table_path_, columns, checkpoint_.id(), planned.id, "MERGE", info};
+    bool written = commit_once(sink, [&](delta::Commit& commit, const delta::Snapshot& snapshot) {
+      batch.output_rows = upsert_rows(con, table_path_, commit, snapshot, "latest_newest", s.key, keep_existing, columns).rows_written;
+    });
+    batch.already_committed = !written;
+    con.exec("DROP TABLE IF EXISTS latest_input; DROP TABLE IF EXISTS latest_newest");
+    batch.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+    report_.batches.push_back(batch);
+    ctx_.on_batch(report_, batch);
+  }
+
+  StreamContext& ctx_;
+  Checkpoint checkpoint_;
+  std::string source_path_;
+  std::string table_path_;
+  StreamReport report_;
+};
+
+}  // namespace
+
+StreamReport run_latest_stream(StreamContext& ctx) { return LatestRun(ctx).run(); }
+
+}  // namespace lakestream

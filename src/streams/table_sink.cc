@@ -1,0 +1,43 @@
+#include "streams/table_sink.h"
+
+#include <chrono>
+#include <ctime>
+
+#include "util/error.h"
+#include "util/fault.h"
+#include "util/files.h"
+
+namespace lakestream {
+
+bool commit_once(const SinkCommit& sink, const std::function<void(delta::Commit&, const delta::Snapshot&)>& build) {
+  constexpr int kAttempts = 20;
+  for (int attempt = 0; attempt < kAttempts; attempt++) {
+    delta::Snapshot snapshot = delta::load_snapshot(sink.table_path);
+    if (snapshot.txn_version(sink.app_id) >= sink.batch_id) return false;
+    delta::Commit commit(snapshot);
+    if (!snapshot.exists()) {
+      delta::Metadata meta;
+      meta.id = new_uuid();
+      meta.schema = sink.schema;
+      meta.created_time = std::chrono::duration_cast<std::chrono::milliseconds>(
+                              std::chrono::system_clock::now().time_since_epoch()).count();
+      commit.set_metadata(meta);
+    }
+    build(commit, snapshot);
+    commit.set_txn(sink.app_id, sink.batch_id);
+    commit.set_operation(sink.operation);
+    commit.set_commit_info(sink.info);
+    fault_point("before_delta_commit");
+    try {
+      commit.publish();
+      fault_point("after_delta_commit");
+      return true;
+    } catch (const CommitConflict&) {
+      // Another writer took the version: look again (it may even have been this batch).
+    }
+  }
+  throw Error("could not commit batch " + std::to_string(sink.batch_id) + " to " + sink.table_path + " after " +
+              std::to_string(kAttempts) + " attempts: other writers keep committing to it");
+}
+
+}  // namespace lakestream

@@ -1,0 +1,32 @@
+// Commits a stream's micro-batch to its table exactly once. The batch's Delta commit carries
+// txn(appId = the stream's id, version = batch id); a batch whose txn is already in the table
+// is skipped, which makes every replay after a crash harmless.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "table/delta_table.h"
+
+namespace lakestream {
+
+struct SinkCommit {
+  std::string table_path;
+  std::vector<delta::Column> schema;   // creates the table with it when there is none yet
+  std::string app_id;
+  int64_t batch_id = 0;
+  std::string operation = "STREAMING UPDATE";
+  nlohmann::json info;                 // merged into commitInfo
+};
+
+// Builds and publishes the commit unless the table already holds batch `batch_id` of `app_id`.
+// `build` adds the batch's actions given the snapshot the commit is based on; it runs again on
+// the newer snapshot when a concurrent writer took the version first. Returns false when the
+// batch was already in the table (nothing written).
+bool commit_once(const SinkCommit& sink, const std::function<void(delta::Commit&, const delta::Snapshot&)>& build);
+
+}  // namespace lakestream

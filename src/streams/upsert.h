@@ -1,0 +1,28 @@
+// MERGE by key into a Delta table, copy-on-write: only the data files that may hold an incoming
+// key (their min/max statistics on the first key column say so) are read and rewritten; the
+// rest are not touched. Used by the latest stream (silver) and by windows in update mode (gold).
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "sql/duckdb.h"
+#include "table/delta_table.h"
+
+namespace lakestream {
+
+struct UpsertResult {
+  int64_t rows_written = 0;   // incoming rows that went in (new keys and updates)
+  int64_t files_rewritten = 0;
+};
+
+// Adds to `commit` the actions that merge the rows of the DuckDB table `incoming` (one row per
+// key, the table's columns) into the table as of `snapshot`. An existing row stays when
+// `keep_existing` (a SQL predicate over `t`, the existing row, and `s`, the incoming one) holds;
+// otherwise the incoming row replaces it. Keys not in the table are inserted.
+UpsertResult upsert_rows(sql::Connection& con, const std::string& table_path, delta::Commit& commit,
+                         const delta::Snapshot& snapshot,
+                         const std::string& incoming, const std::vector<std::string>& key,
+                         const std::string& keep_existing, const std::vector<delta::Column>& columns);
+
+}  // namespace lakestream

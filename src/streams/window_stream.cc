@@ -1,0 +1,344 @@
+#include "streams/window_stream.h"
+
+#include <sys/stat.h>
+
+#include <chrono>
+#include <regex>
+
+#include "checkpoint/checkpoint.h"
+#include "streams/table_sink.h"
+#include "streams/table_source.h"
+#include "streams/upsert.h"
+#include "streams/window_aggregates.h"
+#include "table/parquet_file.h"
+#include "util/error.h"
+#include "util/fault.h"
+#include "util/files.h"
+
+namespace lakestream {
+
+namespace {
+
+std::string q(const std::string& name) { return sql::quote_ident(name); }
+
+bool has_column(const std::vector<delta::Column>& columns, const std::string& name) {
+  for (const auto& c : columns)
+    if (c.name == name) return true;
+  return false;
+}
+
+// The Delta type of a DuckDB column type, for the gold table's schema.
+nlohmann::json delta_type_of(const std::string& duck) {
+  static const std::map<std::string, std::string> simple = {
+      {"BIGINT", "long"},       {"INTEGER", "integer"},   {"SMALLINT", "short"},  {"TINYINT", "byte"},
+      {"DOUBLE", "double"},     {"FLOAT", "float"},       {"BOOLEAN", "boolean"}, {"VARCHAR", "string"},
+      {"DATE", "date"},         {"BLOB", "binary"},       {"TIMESTAMP WITH TIME ZONE", "timestamp"},
+      {"TIMESTAMP", "timestamp_ntz"}, {"HUGEINT", "decimal(38,0)"}, {"UBIGINT", "decimal(20,0)"},
+      {"UINTEGER", "long"}};
+  auto it = simple.find(duck);
+  if (it != simple.end()) return it->second;
+  std::smatch m;
+  static const std::regex decimal(R"(DECIMAL\((\d+),\s*(\d+)\))");
+  if (std::regex_match(duck, m, decimal)) return "decimal(" + m[1].str() + "," + m[2].str() + ")";
+  throw Error("a window aggregate has the type " + duck + ", which a Delta table cannot hold; cast it, e.g. to DOUBLE");
+}
+
+const char* kState = "window_state";  // the alias of the attached checkpoint database
+
+class WindowRun {
+ public:
+  explicit WindowRun(StreamContext& ctx)
+      : ctx_(ctx),
+        s_(ctx.stream),
+        checkpoint_(ctx.pipeline, ctx.stream),
+        source_path_(ctx.pipeline.table_path(ctx.stream.from)),
+        table_path_(ctx.pipeline.table_path(ctx.stream.table)) {
+    report_.stream = s_.name;
+    report_.table = s_.table;
+  }
+
+  ~WindowRun() {
+    try {
+      ctx_.con.exec(std::string("DETACH DATABASE IF EXISTS ") + kState);
+    } catch (const Error&) {
+      // Detaching only flushes; the state is already committed.
+    }
+  }
+
+  StreamReport run() {
+    auto started = std::chrono::steady_clock::now();
+    if (delta::latest_version(source_path_) < 0) return report_;  // nothing upstream yet
+    open_state();
+    flush_outbox();
+    std::optional<PlannedBatch> last = checkpoint_.last_planned();
+    if (last && last->id > meta("last_batch", -1)) run_batch(*last, true);
+    int64_t next_id = last ? last->id + 1 : 0;
+    int64_t next_from = last ? last->input["to"].get<int64_t>() + 1 : 0;
+
+    int64_t source_version = delta::latest_version(source_path_);
+    if (source_version >= next_from) {
+      PlannedBatch batch{next_id++, {{"from", next_from}, {"to", source_version}}};
+      checkpoint_.plan(batch.id, batch.input);
+      fault_point("after_plan");
+      run_batch(batch, false);
+      next_from = source_version + 1;
+    }
+    // Spark's trailing no-data batch: what the moved watermark closed is written in this run.
+    if (needs_no_data_batch()) {
+      PlannedBatch batch{next_id++, {{"from", next_from}, {"to", next_from - 1}, {"noData", true}}};
+      checkpoint_.plan(batch.id, batch.input);
+      fault_point("after_plan");
+      run_batch(batch, false);
+    }
+    if (next_id > 100) checkpoint_.forget_before(next_id - 100);
+    report_.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+    return report_;
+  }
+
+ private:
+  std::string st(const std::string& table) const { return std::string(kState) + "." + table; }
+
+  int64_t meta(const std::string& key, int64_t fallback) {
+    auto v = ctx_.con.scalar("SELECT value FROM " + st("meta") + " WHERE key = " + sql::quote_literal(key));
+    return v ? std::stoll(*v) : fallback;
+  }
+
+  std::string set_meta(const std::string& key, int64_t value) {
+    return "INSERT OR REPLACE INTO " + st("meta") + " VALUES (" + sql::quote_literal(key) + ", " + std::to_string(value) + ");";
+  }
+
+  // Attaches the checkpoint database and creates its tables on first use; the shapes come from
+  // the source table's schema, so that state columns have the source's types.
+  void open_state() {
+    auto& con = ctx_.con;
+    std::string path = checkpoint_.state_db_path();
+    bool existed = path_exists(path);
+    con.exec("ATTACH " + sql::quote_literal(path) + " AS " + kState);
+    if (!existed) {
+      // DuckDB creates the file with the process umask; state is private to the stream.
+      ::chmod(path.c_str(), 0600);
+    }
+    delta::Snapshot source = delta::load_snapshot(source_path_);
+    source_columns_ = source.metadata.schema;
+    delta::Snapshot empty_source = source;
+    empty_source.files.clear();
+    std::string shape = delta::scan_sql(empty_source);  // the source's columns and types, no rows
+    aggregates_.emplace(con, s_, shape);
+    if (con.scalar_int("SELECT count(*) FROM duckdb_tables() WHERE database_name = '" + std::string(kState) + "'") > 0) return;
+    std::string windows = "SELECT " + aggregates_->window_key_select() + ", " + aggregates_->partial_select() +
+                          " FROM (" + shape + ") GROUP BY ALL LIMIT 0";
+    std::string dedup_cols;
+    for (const auto& d : s_.dedup) dedup_cols += q(d) + ", ";
+    con.exec("BEGIN TRANSACTION;"
+             "CREATE TABLE " + st("meta") + " (key VARCHAR PRIMARY KEY, value BIGINT);"
+             "CREATE TABLE " + st("windows") + " AS " + windows + ";"
+             "CREATE TABLE " + st("outbox") + " AS SELECT 0::BIGINT AS batch_id, " + aggregates_->final_select() +
+             " FROM " + st("windows") + " LIMIT 0;" +
+             (s_.dedup.empty() ? std::string()
+                               : "CREATE TABLE " + st("dedup") + " AS SELECT " + dedup_cols + q(s_.event_time) +
+                                     " AS event_time FROM (" + shape + ") LIMIT 0;") +
+             "COMMIT");
+  }
+
+  std::vector<delta::Column> gold_columns() {
+    sql::Rows rows = ctx_.con.query("DESCRIBE " + st("outbox"));
+    std::vector<delta::Column> columns;
+    for (size_t i = 1; i < rows.size(); i++)  // skip batch_id
+      columns.push_back({rows.text(i, "column_name"), delta_type_of(rows.text(i, "column_type")), true});
+    return columns;
+  }
+
+  // Commits the outbox (the output of the last batch whose state is committed) to the table,
+  // once, then clears it.
+  void flush_outbox() {
+    auto& con = ctx_.con;
+    int64_t batch_id = meta("last_batch", -1);
+    int64_t rows = con.scalar_int("SELECT count(*) FROM " + st("outbox"));
+    if (rows == 0) return;
+    auto columns = gold_columns();
+    std::string column_list;
+    for (const auto& c : columns) column_list += (column_list.empty() ? "" : ", ") + q(c.name);
+    std::string select = "SELECT " + column_list + " FROM " + st("outbox");
+    nlohmann::json info = {{"lakestream", {{"stream", s_.name}, {"batchId", batch_id},
+                                           {"watermark", meta("watermark", 0)},
+                                           {"sourceVersion", meta("source_version", -1)},
+                                           {"sourceMaxBatchId", meta("source_max_batch_id", -1)}}}};
+    SinkCommit sink{table_path_, columns, checkpoint_.id(), batch_id, "STREAMING UPDATE", info};
+    commit_once(sink, [&](delta::Commit& commit, const delta::Snapshot& snapshot) {
+      if (s_.output == OutputMode::Append) {
+        commit.add(delta::write_data_file(con, table_path_, select, columns));
+        fault_point("after_data_files");
+      } else {
+        con.exec("CREATE OR REPLACE TEMP TABLE window_updates AS " + select);
+        std::vector<std::string> key{s_.window_column};
+        key.insert(key.end(), s_.group_by.begin(), s_.group_by.end());
+        upsert_rows(con, table_path_, commit, snapshot, "window_updates", key, "false", columns);
+      }
+    });
+    fault_point("after_sink_commit");
+    con.exec("DELETE FROM " + st("outbox"));
+  }
+
+  bool needs_no_data_batch() {
+    int64_t watermark = meta("watermark", 0);
+    if (watermark <= meta("watermark_used", 0)) return false;
+    std::string w = std::to_string(watermark);
+    if (ctx_.con.scalar_int("SELECT count(*) FROM " + st("windows") + " WHERE epoch_us(ws) + " +
+                            std::to_string(s_.window_us) + " <= " + w) > 0)
+      return true;
+    return !s_.dedup.empty() &&
+           ctx_.con.scalar_int("SELECT count(*) FROM " + st("dedup") + " WHERE epoch_us(event_time) + " +
+                               std::to_string(s_.watermark_delay_us) + " <= " + w) > 0;
+  }
+
+  void run_batch(const PlannedBatch& planned, bool replay) {
+    auto started = std::chrono::steady_clock::now();
+    auto& con = ctx_.con;
+    BatchReport batch;
+    batch.batch_id = planned.id;
+    batch.replayed = replay;
+    bool no_data = planned.input.value("noData", false);
+    int64_t from = planned.input["from"], to = planned.input["to"];
+    batch.description = no_data ? "no data (the watermark moved)"
+                                : "versions " + std::to_string(from) + "-" + std::to_string(to) + " of " + s_.from;
+
+    // The watermark that the previous batch ended with: late rows and closed windows are judged by it.
+    int64_t watermark = meta("watermark", 0);
+    std::string w = std::to_string(watermark);
+    int64_t new_watermark = watermark;
+    int64_t source_max_batch_id = meta("source_max_batch_id", -1);
+    std::string et = q(s_.event_time);
+
+    if (!no_data) {
+      TableChanges changes = read_table_changes(source_path_, from, to);
+      con.exec("CREATE OR REPLACE TEMP TABLE window_input AS SELECT * FROM (" + changes_scan_sql(changes) + ")");
+      batch.input_rows = con.scalar_int("SELECT count(*) FROM window_input");
+      std::string filtered = "SELECT * FROM window_input" + (s_.filter.empty() ? "" : " WHERE (" + s_.filter + ")");
+      con.exec("CREATE OR REPLACE TEMP TABLE window_filtered AS " + filtered);
+      auto max_event = con.scalar("SELECT max(epoch_us(" + et + ")) FROM window_filtered");
+      if (max_event) new_watermark = std::max<int64_t>(watermark, std::stoll(*max_event) - s_.watermark_delay_us);
+      if (has_column(source_columns_, "_batch_id"))
+        source_max_batch_id = std::max<int64_t>(source_max_batch_id, con.scalar_int("SELECT coalesce(max(_batch_id), -1) FROM window_input"));
+
+      // Late: with dedup, an event time at or before the watermark; without, a window that
+      // ended at or before it (Spark's rules for each operator).
+      std::string on_time = s_.dedup.empty()
+                                ? aggregates_->window_start_us() + " + " + std::to_string(s_.window_us) + " > " + w
+                                : "epoch_us(" + et + ") > " + w;
+      con.exec("CREATE OR REPLACE TEMP TABLE window_on_time AS SELECT * FROM window_filtered WHERE " + et +
+               " IS NOT NULL AND " + on_time);
+      int64_t filtered_rows = con.scalar_int("SELECT count(*) FROM window_filtered");
+      int64_t on_time_rows = con.scalar_int("SELECT count(*) FROM window_on_time");
+      batch.late_dropped = filtered_rows - on_time_rows;
+
+      std::string kept = "window_on_time";
+      if (!s_.dedup.empty()) {
+        std::string keys, match, order;
+        for (const auto& d : s_.dedup) {
+          keys += (keys.empty() ? "" : ", ") + q(d);
+          match += (match.empty() ? "" : " AND ") + ("d." + q(d) + " IS NOT DISTINCT FROM f." + q(d));
+        }
+        for (const char* col : {"_batch_id", "partition", "offset"})
+          if (has_column(source_columns_, col)) order += (order.empty() ? "" : ", ") + q(col);
+        if (order.empty()) order = et;
+        // The first copy of a key in this batch, unless the state remembers the key already.
+        con.exec("CREATE OR REPLACE TEMP TABLE window_kept AS SELECT f.* FROM (SELECT * EXCLUDE (_copy) FROM "
+                 "(SELECT *, row_number() OVER (PARTITION BY " + keys + " ORDER BY " + order +
+                 ") AS _copy FROM window_on_time) WHERE _copy = 1) f WHERE NOT EXISTS (SELECT 1 FROM " + st("dedup") +
+                 " d WHERE " + match + ")");
+        kept = "window_kept";
+        batch.duplicates_dropped = on_time_rows - con.scalar_int("SELECT count(*) FROM window_kept");
+      }
+      con.exec("CREATE OR REPLACE TEMP TABLE window_partial AS SELECT " + aggregates_->window_key_select() + ", " +
+               aggregates_->partial_select() + " FROM " + kept + " GROUP BY ALL");
+      kept_table_ = kept;
+    }
+
+    // One transaction: state, progress and the batch's output (the outbox).
+    std::string windows = st("windows");
+    std::string closed = "epoch_us(ws) + " + std::to_string(s_.window_us) + " <= " + w;
+    std::string tx = "BEGIN TRANSACTION;";
+    if (!no_data) {
+      if (!s_.dedup.empty()) {
+        std::string cols;
+        for (const auto& d : s_.dedup) cols += q(d) + ", ";
+        tx += "INSERT INTO " + st("dedup") + " SELECT " + cols + et + " FROM " + kept_table_ + ";";
+      }
+      tx += "UPDATE " + windows + " w SET " + aggregates_->merge_assignments() + " FROM window_partial p WHERE " +
+            aggregates_->same_window("w", "p") + ";";
+      tx += "INSERT INTO " + windows + " SELECT p.* FROM window_partial p WHERE NOT EXISTS (SELECT 1 FROM " + windows +
+            " w WHERE " + aggregates_->same_window("w", "p") + ");";
+    }
+    std::string id = std::to_string(planned.id);
+    if (s_.output == OutputMode::Append) {
+      tx += "INSERT INTO " + st("outbox") + " SELECT " + id + ", " + aggregates_->final_select() + " FROM " + windows +
+            " WHERE " + closed + ";";
+    } else if (!no_data) {
+      tx += "INSERT INTO " + st("outbox") + " SELECT " + id + ", " + aggregates_->final_select() + " FROM " + windows +
+            " w WHERE EXISTS (SELECT 1 FROM window_partial p WHERE " + aggregates_->same_window("w", "p") + ");";
+    }
+    // A closed window can take no more rows: it leaves the state (in append mode, as output).
+    tx += "DELETE FROM " + windows + " WHERE " + closed + ";";
+    if (!s_.dedup.empty())
+      tx += "DELETE FROM " + st("dedup") + " WHERE epoch_us(event_time) + " + std::to_string(s_.watermark_delay_us) +
+            " <= " + w + ";";
+    tx += set_meta("watermark", new_watermark) + set_meta("watermark_used", watermark) +
+          set_meta("last_batch", planned.id) + set_meta("source_version", no_data ? meta("source_version", -1) : to) +
+          set_meta("source_max_batch_id", source_max_batch_id);
+    tx += "COMMIT";
+    try {
+      con.exec(tx);
+    } catch (const Error&) {
+      try { con.exec("ROLLBACK"); } catch (const Error&) {}
+      throw;
+    }
+    fault_point("after_state_commit");
+    batch.output_rows = con.scalar_int("SELECT count(*) FROM " + st("outbox"));
+    batch.watermark_us = new_watermark;
+    flush_outbox();
+    con.exec("DROP TABLE IF EXISTS window_input; DROP TABLE IF EXISTS window_filtered; DROP TABLE IF EXISTS "
+             "window_on_time; DROP TABLE IF EXISTS window_kept; DROP TABLE IF EXISTS window_partial");
+    batch.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+    report_.batches.push_back(batch);
+    ctx_.on_batch(report_, batch);
+  }
+
+  StreamContext& ctx_;
+  const Stream& s_;
+  Checkpoint checkpoint_;
+  std::string source_path_;
+  std::string table_path_;
+  std::vector<delta::Column> source_columns_;
+  std::optional<WindowAggregates> aggregates_;
+  std::string kept_table_;
+  StreamReport report_;
+};
+
+}  // namespace
+
+StreamReport run_window_stream(StreamContext& ctx) { return WindowRun(ctx).run(); }
+
+std::optional<WindowProgress> read_window_progress(const Pipeline& pipeline, const Stream& stream) {
+  std::string path = pipeline.checkpoint_path(stream.name) + "/state.duckdb";
+  if (!path_exists(path)) return std::nullopt;
+  sql::Database db;
+  sql::Connection con(db);
+  try {
+    con.exec("ATTACH " + sql::quote_literal(path) + " AS s (READ_ONLY)");
+  } catch (const Error& e) {
+    throw Error("cannot read the state of stream " + stream.name + " (" + path + "); is it running? Run this again "
+                "when the run has finished. (" + e.what() + ")");
+  }
+  WindowProgress p;
+  auto meta = [&](const char* key, int64_t fallback) {
+    auto v = con.scalar(std::string("SELECT value FROM s.meta WHERE key = '") + key + "'");
+    return v ? std::stoll(*v) : fallback;
+  };
+  p.watermark_us = meta("watermark", 0);
+  p.last_batch = meta("last_batch", -1);
+  p.open_windows = con.scalar_int("SELECT count(*) FROM s.windows");
+  if (!stream.dedup.empty()) p.dedup_keys = con.scalar_int("SELECT count(*) FROM s.dedup");
+  return p;
+}
+
+}  // namespace lakestream

@@ -1,0 +1,14 @@
+// Crash points for the fault tests: LAKESTREAM_FAULT=<point>[:<n>] kills the process outright
+// (SIGKILL: no clean-up, no flush, like kill -9 or a power cut) the n-th time (default 1st)
+// execution passes that point. Every step of a commit protocol names its point here, so that
+// the tests can prove a crash between any two steps loses nothing and writes nothing twice.
+#pragma once
+
+#include <string_view>
+
+namespace lakestream {
+
+// Dies here if LAKESTREAM_FAULT names this point (and its count is reached).
+void fault_point(std::string_view point);
+
+}  // namespace lakestream
