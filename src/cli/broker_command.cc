@@ -1,10 +1,42 @@
-// Placeholder: replaced by the real command.
+// `lakestream broker`: serve an embedded Kafka broker; `lakestream broker reset`: wipe its topics.
+#include <iostream>
+#include <memory>
+
+#include "broker/broker_server.h"
 #include "cli/commands.h"
-#include "util/error.h"
 
 namespace lakestream::cli {
+
 void add_broker_command(CLI::App& app) {
-  auto* cmd = app.add_subcommand("broker", "not built yet");
-  cmd->callback([] { throw Error("broker: not built yet"); });
+  struct Args {
+    int brokers = 1;
+    std::vector<std::string> topics;
+    std::string address_file;
+  };
+  auto args = std::make_shared<Args>();
+  auto* cmd = app.add_subcommand(
+      "broker", "serve an embedded Kafka broker (in memory, on 127.0.0.1) for development, tests and the demo");
+  cmd->add_option("--brokers", args->brokers, "how many brokers the cluster has")->check(CLI::Range(1, 16));
+  cmd->add_option("--topic", args->topics, "a topic to create, NAME:PARTITIONS (repeat for more)")
+      ->allow_extra_args(false);
+  cmd->add_option("--address-file", args->address_file,
+                  "where to write the address (default: $LAKESTREAM_BROKER_FILE, else a per-user file)");
+  auto* reset = cmd->add_subcommand(
+      "reset", "wipe every topic of the running embedded broker and create them again empty (on new ports)");
+  reset->add_option("--address-file", args->address_file, "the address file of the broker to reset");
+
+  cmd->callback([args, reset] {
+    if (reset->parsed()) {
+      std::string bootstrap = request_broker_reset(args->address_file);
+      std::cout << "embedded broker reset: topics are empty; now at " << bootstrap << std::endl;
+      return;
+    }
+    BrokerServeOptions options;
+    options.brokers = args->brokers;
+    options.address_file = args->address_file;
+    for (const auto& text : args->topics) options.topics.push_back(parse_topic_spec(text));
+    serve_broker(options, std::cout);
+  });
 }
+
 }  // namespace lakestream::cli

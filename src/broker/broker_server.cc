@@ -1,0 +1,100 @@
+// Serving the embedded broker from the command line: signal-driven lifecycle and reset.
+#include "broker/broker_server.h"
+
+#include <signal.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <chrono>
+#include <cstdio>
+#include <cstring>
+#include <thread>
+
+#include "broker/broker_address.h"
+#include "util/error.h"
+#include "util/files.h"
+
+namespace lakestream {
+
+namespace {
+
+std::string describe(const std::vector<TopicSpec>& topics) {
+  if (topics.empty()) return "no topics (a client asking for an unknown topic creates it with 4 partitions)";
+  std::string text = "topics";
+  for (size_t i = 0; i < topics.size(); i++)
+    text += (i ? ", " : " ") + topics[i].name + " (" + std::to_string(topics[i].partitions) +
+            (topics[i].partitions == 1 ? " partition)" : " partitions)");
+  return text;
+}
+
+// Blocks the stop/reset signals in this thread (and threads it starts later) for its lifetime,
+// so that they wait for sigwait instead of killing the process mid-write.
+class BlockedSignals {
+ public:
+  BlockedSignals() {
+    sigemptyset(&set_);
+    for (int sig : {SIGTERM, SIGINT, SIGHUP}) sigaddset(&set_, sig);
+    pthread_sigmask(SIG_BLOCK, &set_, &previous_);
+  }
+  ~BlockedSignals() { pthread_sigmask(SIG_SETMASK, &previous_, nullptr); }
+  int wait() {
+    int sig = 0;
+    while (sigwait(&set_, &sig) != 0) {
+    }
+    return sig;
+  }
+
+ private:
+  sigset_t set_, previous_;
+};
+
+}  // namespace
+
+void serve_broker(const BrokerServeOptions& options, std::ostream& out) {
+  std::string file = options.address_file.empty() ? broker_address_file() : absolute_path(options.address_file);
+  if (auto running = read_broker_address(file); running && process_alive(running->pid) && running->pid != getpid())
+    throw Error("an embedded broker is already running (pid " + std::to_string(running->pid) + ", bootstrap " +
+                running->bootstrap + ", address file " + file + "): use it, stop it, or give this one another "
+                "--address-file");
+
+  BlockedSignals signals;  // before the broker starts its threads, so they inherit the mask
+  EmbeddedBroker broker(options.topics, options.brokers);
+  BrokerAddress address{broker.bootstrap(), static_cast<int>(getpid()), 0, broker.topics()};
+  write_broker_address(file, address);
+  out << "embedded Kafka broker at " << broker.bootstrap() << " with " << describe(broker.topics()) << "\n"
+      << "address written to " << file << " (bootstrap = \"embedded\" finds it)\n"
+      << "serving until SIGTERM or Ctrl-C; SIGHUP or `lakestream broker reset` wipes the topics" << std::endl;
+
+  for (;;) {
+    int sig = signals.wait();
+    if (sig != SIGHUP) break;
+    broker.reset();
+    address.bootstrap = broker.bootstrap();
+    address.generation++;
+    write_broker_address(file, address);
+    out << "reset: topics wiped and created again empty; now at " << broker.bootstrap() << std::endl;
+  }
+  // Remove the file only while it is still ours (another broker may have taken it over).
+  if (auto current = read_broker_address(file); current && current->pid == getpid()) remove_all(file);
+  out << "stopped" << std::endl;
+}
+
+std::string request_broker_reset(const std::string& address_file, int timeout_ms) {
+  std::string file = address_file.empty() ? broker_address_file() : absolute_path(address_file);
+  auto before = read_broker_address(file);
+  if (!before || !process_alive(before->pid))
+    throw Error("no embedded broker is running for " + file + ": start one with `lakestream broker --topic orders:3`");
+  if (kill(before->pid, SIGHUP) != 0)
+    throw Error("cannot signal the embedded broker (pid " + std::to_string(before->pid) + "): " +
+                std::string(strerror(errno)));
+  auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(timeout_ms);
+  while (std::chrono::steady_clock::now() < deadline) {
+    auto now = read_broker_address(file);
+    if (now && now->pid == before->pid && now->generation != before->generation) return now->bootstrap;
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  throw Error("the embedded broker (pid " + std::to_string(before->pid) + ") did not reset within " +
+              std::to_string(timeout_ms / 1000) + " s; is it stuck? stop it and start it again");
+}
+
+}  // namespace lakestream

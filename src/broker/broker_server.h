@@ -1,0 +1,31 @@
+// `lakestream broker` as a library: serve an embedded broker until told to stop, and ask a
+// running one to wipe its topics. Signals are taken with sigwait in the serving thread, never
+// handled asynchronously.
+#pragma once
+
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include "broker/embedded_broker.h"
+
+namespace lakestream {
+
+struct BrokerServeOptions {
+  std::vector<TopicSpec> topics;
+  int brokers = 1;
+  std::string address_file;  // empty: broker_address_file()
+};
+
+// Starts the broker, writes its address file, prints the address to `out`, and serves until
+// SIGTERM or SIGINT (then removes the file and returns). SIGHUP wipes every topic and creates it
+// again empty, on new ports, and rewrites the file. Error when another broker already owns the
+// file. Call from the main thread before other threads exist: it blocks those signals.
+void serve_broker(const BrokerServeOptions& options, std::ostream& out);
+
+// Sends SIGHUP to the broker named in `address_file` (empty: broker_address_file()) and waits
+// up to `timeout_ms` until the file shows its new address; returns it. Error when no broker is
+// running there or it does not answer in time.
+std::string request_broker_reset(const std::string& address_file, int timeout_ms = 10000);
+
+}  // namespace lakestream

@@ -1,0 +1,92 @@
+// The embedded broker: one librdkafka handle that owns a mock cluster, with our topics created
+// before the address is handed out (so no client can auto-create them with the wrong count).
+#include "broker/embedded_broker.h"
+
+#include <librdkafka/rdkafka.h>
+#include <librdkafka/rdkafka_mock.h>
+
+#include <cctype>
+#include <charconv>
+
+#include "util/error.h"
+
+namespace lakestream {
+
+TopicSpec parse_topic_spec(const std::string& text) {
+  auto colon = text.rfind(':');
+  TopicSpec spec;
+  spec.name = text.substr(0, colon);
+  if (colon != std::string::npos) {
+    std::string count = text.substr(colon + 1);
+    auto [end, ec] = std::from_chars(count.data(), count.data() + count.size(), spec.partitions);
+    if (ec != std::errc() || end != count.data() + count.size() || spec.partitions < 1 || spec.partitions > 10000)
+      throw Error("topic '" + text + "': the partition count must be a number from 1 to 10000, as in orders:3");
+  }
+  if (spec.name.empty()) throw Error("topic '" + text + "': give a topic name, as in orders:3 (name:partitions)");
+  for (char c : spec.name) {
+    // Kafka's legal topic characters; anything else would be refused by clients later, less clearly.
+    if (!(std::isalnum(static_cast<unsigned char>(c)) || c == '.' || c == '_' || c == '-'))
+      throw Error("topic '" + spec.name + "': Kafka topic names use only letters, digits, '.', '_' and '-'");
+  }
+  return spec;
+}
+
+EmbeddedBroker::EmbeddedBroker(const std::vector<TopicSpec>& topics, int brokers)
+    : brokers_(brokers), topics_(topics) {
+  if (brokers < 1) throw Error("the embedded broker needs at least 1 broker (got " + std::to_string(brokers) + ")");
+  start();
+}
+
+EmbeddedBroker::~EmbeddedBroker() { stop(); }
+
+namespace {
+// The owning handle never connects anywhere; only the mock cluster's own errors are worth showing.
+void quiet_log(const rd_kafka_t*, int level, const char* facility, const char* message) {
+  if (level <= 3) fprintf(stderr, "embedded broker: %s: %s\n", facility, message);
+}
+}  // namespace
+
+void EmbeddedBroker::start() {
+  char errstr[512];
+  rd_kafka_conf_t* conf = rd_kafka_conf_new();
+  rd_kafka_conf_set_log_cb(conf, quiet_log);
+  handle_ = rd_kafka_new(RD_KAFKA_PRODUCER, conf, errstr, sizeof errstr);
+  if (!handle_) {
+    rd_kafka_conf_destroy(conf);
+    throw Error(std::string("cannot start the embedded broker: ") + errstr);
+  }
+  mock_ = rd_kafka_mock_cluster_new(handle_, brokers_);
+  if (!mock_) {
+    stop();
+    throw Error("cannot start the embedded broker: librdkafka could not open its listening sockets on 127.0.0.1");
+  }
+  bootstrap_ = rd_kafka_mock_cluster_bootstraps(mock_);
+  auto wanted = std::move(topics_);
+  topics_.clear();
+  for (const auto& topic : wanted) create_topic(topic);
+}
+
+void EmbeddedBroker::stop() {
+  if (mock_) rd_kafka_mock_cluster_destroy(mock_);
+  mock_ = nullptr;
+  if (handle_) rd_kafka_destroy(handle_);
+  handle_ = nullptr;
+}
+
+void EmbeddedBroker::create_topic(const TopicSpec& topic) {
+  for (const auto& existing : topics_) {
+    if (existing.name == topic.name)
+      throw Error("topic " + topic.name + " already exists on the embedded broker (" +
+                  std::to_string(existing.partitions) + " partitions)");
+  }
+  rd_kafka_resp_err_t err = rd_kafka_mock_topic_create(mock_, topic.name.c_str(), topic.partitions, 1);
+  if (err) throw Error("cannot create topic " + topic.name + " on the embedded broker: " + rd_kafka_err2str(err));
+  topics_.push_back(topic);
+}
+
+void EmbeddedBroker::reset() {
+  stop();
+  start();
+}
+
+}  // namespace lakestream

@@ -1,0 +1,63 @@
+// The embedded Kafka-protocol broker: librdkafka's mock cluster, served over TCP on loopback so
+// that any Kafka client can connect. For development, tests and the demo; it keeps data in memory
+// only (about 5 MiB per partition) and has no DeleteTopics, so topics are created up front.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
+
+struct rd_kafka_s;
+struct rd_kafka_mock_cluster_s;
+
+namespace lakestream {
+
+struct TopicSpec {
+  std::string name;
+  int partitions = 1;
+};
+
+// Parses "orders:3" (or "orders", one partition); throws Error with the expected form.
+TopicSpec parse_topic_spec(const std::string& text);
+
+class EmbeddedBroker {
+ public:
+  // Starts `brokers` mock brokers and creates `topics` before any client can ask for metadata
+  // (the mock would auto-create an unknown topic with 4 partitions).
+  explicit EmbeddedBroker(const std::vector<TopicSpec>& topics, int brokers = 1);
+  ~EmbeddedBroker();
+  EmbeddedBroker(const EmbeddedBroker&) = delete;
+  EmbeddedBroker& operator=(const EmbeddedBroker&) = delete;
+
+  // "127.0.0.1:port,..." for bootstrap.servers.
+  const std::string& bootstrap() const { return bootstrap_; }
+  // Creates one more topic.
+  void create_topic(const TopicSpec& topic);
+  // Wipes every topic and creates them again, empty (the mock cannot delete one topic): a new
+  // cluster on new ports; bootstrap() changes.
+  void reset();
+  // The mock cluster, for fault injection in tests (rdkafka_mock.h).
+  rd_kafka_mock_cluster_s* mock() { return mock_; }
+  const std::vector<TopicSpec>& topics() const { return topics_; }
+
+ private:
+  void start();
+  void stop();
+  int brokers_;
+  std::vector<TopicSpec> topics_;
+  rd_kafka_s* handle_ = nullptr;  // the client handle that owns the mock cluster
+  rd_kafka_mock_cluster_s* mock_ = nullptr;
+  std::string bootstrap_;
+};
+
+// Where `lakestream broker` writes its address, so that `bootstrap = "embedded"` finds it:
+// $LAKESTREAM_BROKER_FILE, else $XDG_RUNTIME_DIR/lakestream/broker.json, else
+// /tmp/lakestream-<uid>/broker.json.
+std::string broker_address_file();
+
+// Resolves a pipeline's bootstrap: "embedded" reads the address file (Error saying to start
+// `lakestream broker` when it is missing or its process is gone); anything else is returned as is.
+std::string resolve_bootstrap(const std::string& bootstrap);
+
+}  // namespace lakestream

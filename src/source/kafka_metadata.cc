@@ -1,0 +1,40 @@
+// Topic metadata requests with errors that say which topic, which brokers, and what to do.
+#include "source/kafka_metadata.h"
+
+#include <librdkafka/rdkafka.h>
+
+#include <algorithm>
+
+#include "util/error.h"
+
+namespace lakestream {
+
+std::vector<int32_t> topic_partitions(rd_kafka_t* client, const std::string& topic, const std::string& bootstrap) {
+  rd_kafka_topic_t* handle = rd_kafka_topic_new(client, topic.c_str(), nullptr);
+  if (!handle) throw Error("'" + topic + "' is not a valid Kafka topic name");
+  const rd_kafka_metadata_t* metadata = nullptr;
+  rd_kafka_resp_err_t err = rd_kafka_metadata(client, 0, handle, &metadata, 10000);
+  rd_kafka_topic_destroy(handle);
+  if (err)
+    throw Error("cannot get the partitions of topic " + topic + " from brokers " + bootstrap + ": " +
+                rd_kafka_err2str(err) + "; is Kafka running there?");
+  std::vector<int32_t> ids;
+  rd_kafka_resp_err_t topic_err = RD_KAFKA_RESP_ERR_UNKNOWN_TOPIC_OR_PART;
+  for (int i = 0; i < metadata->topic_cnt; i++) {
+    const auto& t = metadata->topics[i];
+    if (topic != t.topic) continue;
+    topic_err = t.err;
+    for (int p = 0; p < t.partition_cnt; p++) ids.push_back(t.partitions[p].id);
+  }
+  rd_kafka_metadata_destroy(metadata);
+  if (topic_err == RD_KAFKA_RESP_ERR_UNKNOWN_TOPIC_OR_PART || (topic_err == 0 && ids.empty()))
+    throw Error("topic " + topic + " does not exist on brokers " + bootstrap +
+                ": create it (for the embedded broker: `lakestream broker --topic " + topic +
+                ":3`) or fix the topic name");
+  if (topic_err)
+    throw Error("cannot use topic " + topic + " on brokers " + bootstrap + ": " + rd_kafka_err2str(topic_err));
+  std::sort(ids.begin(), ids.end());
+  return ids;
+}
+
+}  // namespace lakestream

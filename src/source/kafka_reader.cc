@@ -1,0 +1,219 @@
+// The Kafka reader: a consumer with explicit assignments (no group membership, no commits; the
+// offsets live with the output tables), reading planned ranges exactly.
+#include "source/kafka_reader.h"
+
+#include <librdkafka/rdkafka.h>
+
+#include <chrono>
+
+#include "source/kafka_metadata.h"
+#include "util/error.h"
+
+namespace lakestream {
+
+namespace {
+
+constexpr int kRequestTimeoutMs = 10000;
+constexpr auto kStallTimeout = std::chrono::seconds(30);
+
+std::string offsets_text(const PartitionRange& r) {
+  return std::to_string(r.start) + ".." + std::to_string(r.end);
+}
+
+// Frees a message however the callback returns.
+struct MessageGuard {
+  rd_kafka_message_t* message;
+  ~MessageGuard() { rd_kafka_message_destroy(message); }
+};
+
+}  // namespace
+
+struct KafkaReader::Impl {
+  std::string topic;
+  std::string bootstrap;  // resolved, for messages
+  rd_kafka_t* consumer = nullptr;
+
+  Watermarks query_watermarks(int32_t partition) {
+    Watermarks w;
+    rd_kafka_resp_err_t err =
+        rd_kafka_query_watermark_offsets(consumer, topic.c_str(), partition, &w.low, &w.high, kRequestTimeoutMs);
+    if (err)
+      throw Error("cannot get the offsets of topic " + topic + " partition " + std::to_string(partition) +
+                  " from brokers " + bootstrap + ": " + rd_kafka_err2str(err) + "; is Kafka running there?");
+    return w;
+  }
+
+  Error gone_error(const PartitionRange& r, int64_t earliest) {
+    return Error("partition " + std::to_string(r.partition) + ": offsets " + offsets_text(r) +
+                 " are no longer in topic " + topic + " (earliest now " + std::to_string(earliest) +
+                 "): the data was deleted by retention or the topic was recreated");
+  }
+
+  Error not_yet_error(const PartitionRange& r, int64_t high) {
+    return Error("partition " + std::to_string(r.partition) + ": offsets " + offsets_text(r) + " are not in topic " +
+                 topic + " (it ends at offset " + std::to_string(high) +
+                 " now): the topic was recreated or emptied since these offsets were planned");
+  }
+
+  // Fails early, with the clear error, when a range is already outside what the broker holds.
+  void check_ranges_exist(const std::vector<PartitionRange>& ranges) {
+    for (const auto& r : ranges) {
+      Watermarks w = query_watermarks(r.partition);
+      if (r.start < w.low) throw gone_error(r, w.low);
+      if (r.end > w.high) throw not_yet_error(r, w.high);
+    }
+  }
+};
+
+KafkaReader::KafkaReader(const KafkaSettings& kafka, const std::string& topic) : impl_(std::make_unique<Impl>()) {
+  impl_->topic = topic;
+  rd_kafka_conf_t* conf = make_kafka_conf(kafka);
+  impl_->bootstrap = kafka_property(conf, "bootstrap.servers");
+  try {
+    // librdkafka's consumer_poll needs a group; no member joins it (assign, never subscribe).
+    if (!has_kafka_property(kafka, "group.id")) set_kafka_property(conf, "group.id", "lakestream-reader");
+    // An empty fetch waits this long at the broker; small, so a read ends soon after its last record.
+    if (!has_kafka_property(kafka, "fetch.wait.max.ms")) set_kafka_property(conf, "fetch.wait.max.ms", "10");
+    // Not overridable: offsets are ours to keep, the end of a partition must be visible, and a
+    // vanished offset must be an error rather than a silent jump.
+    set_kafka_property(conf, "enable.auto.commit", "false");
+    set_kafka_property(conf, "enable.auto.offset.store", "false");
+    set_kafka_property(conf, "enable.partition.eof", "true");
+    set_kafka_property(conf, "auto.offset.reset", "error");
+  } catch (...) {
+    rd_kafka_conf_destroy(conf);
+    throw;
+  }
+  char errstr[512];
+  impl_->consumer = rd_kafka_new(RD_KAFKA_CONSUMER, conf, errstr, sizeof errstr);
+  if (!impl_->consumer) {
+    rd_kafka_conf_destroy(conf);
+    throw Error(std::string("cannot create a Kafka consumer: ") + errstr);
+  }
+  rd_kafka_poll_set_consumer(impl_->consumer);  // client errors arrive through consumer_poll
+}
+
+KafkaReader::~KafkaReader() {
+  if (impl_->consumer) {
+    rd_kafka_consumer_close(impl_->consumer);
+    rd_kafka_destroy(impl_->consumer);
+  }
+}
+
+std::vector<int32_t> KafkaReader::partitions() {
+  return topic_partitions(impl_->consumer, impl_->topic, impl_->bootstrap);
+}
+
+std::map<int32_t, Watermarks> KafkaReader::watermarks() {
+  std::map<int32_t, Watermarks> result;
+  for (int32_t partition : partitions()) result[partition] = impl_->query_watermarks(partition);
+  return result;
+}
+
+void KafkaReader::read(const std::vector<PartitionRange>& ranges,
+                       const std::function<void(const KafkaRecord&)>& on_record) {
+  using Clock = std::chrono::steady_clock;
+  struct Progress {
+    PartitionRange range;
+    int64_t next;  // the next offset expected
+    bool done = false;
+    Clock::time_point last_progress;
+  };
+  std::map<int32_t, Progress> progress;
+  std::vector<PartitionRange> wanted;
+  for (const auto& r : ranges) {
+    if (r.size() <= 0) continue;
+    if (progress.count(r.partition))
+      throw Error("reading topic " + impl_->topic + ": partition " + std::to_string(r.partition) +
+                  " appears twice in one read (a planning bug)");
+    progress[r.partition] = {r, r.start, false, Clock::now()};
+    wanted.push_back(r);
+  }
+  if (wanted.empty()) return;
+  impl_->check_ranges_exist(wanted);
+
+  rd_kafka_topic_partition_list_t* assignment = rd_kafka_topic_partition_list_new(static_cast<int>(wanted.size()));
+  for (const auto& r : wanted)
+    rd_kafka_topic_partition_list_add(assignment, impl_->topic.c_str(), r.partition)->offset = r.start;
+  rd_kafka_resp_err_t err = rd_kafka_assign(impl_->consumer, assignment);
+  rd_kafka_topic_partition_list_destroy(assignment);
+  if (err) throw Error("cannot read topic " + impl_->topic + ": " + rd_kafka_err2str(err));
+  // Whatever happens, leave nothing assigned: the next read assigns its own offsets.
+  struct Unassign {
+    rd_kafka_t* consumer;
+    ~Unassign() { rd_kafka_assign(consumer, nullptr); }
+  } unassign{impl_->consumer};
+
+  size_t remaining = wanted.size();
+  std::string last_client_error;
+  // A finished partition is not paused: librdkafka 2.0 may wait up to a second before fetching
+  // a resumed partition again in the next read. Its prefetched records are ignored and dropped
+  // when the read unassigns (bounded by queued.max.messages.kbytes).
+  auto finish = [&](Progress& p) {
+    p.done = true;
+    remaining--;
+  };
+
+  while (remaining > 0) {
+    rd_kafka_message_t* message = rd_kafka_consumer_poll(impl_->consumer, 100);
+    if (!message) {
+      auto now = Clock::now();
+      for (auto& [partition, p] : progress) {
+        if (p.done || now - p.last_progress < kStallTimeout) continue;
+        throw Error("partition " + std::to_string(partition) + " of topic " + impl_->topic +
+                    ": no records for 30 s while reading offsets " + offsets_text(p.range) + " (next " +
+                    std::to_string(p.next) + ") from brokers " + impl_->bootstrap +
+                    (last_client_error.empty() ? "" : " (last client error: " + last_client_error + ")") +
+                    "; is the broker reachable?");
+      }
+      continue;
+    }
+    MessageGuard guard{message};
+    auto found = message->rkt ? progress.find(message->partition) : progress.end();
+    Progress* p = found == progress.end() ? nullptr : &found->second;
+
+    if (message->err == RD_KAFKA_RESP_ERR__PARTITION_EOF) {
+      if (p && !p->done && message->offset >= p->range.end) finish(*p);
+      continue;
+    }
+    if (message->err == RD_KAFKA_RESP_ERR_OFFSET_OUT_OF_RANGE || message->err == RD_KAFKA_RESP_ERR__AUTO_OFFSET_RESET) {
+      if (!p) continue;
+      Watermarks w = impl_->query_watermarks(p->range.partition);
+      if (p->next < w.low) throw impl_->gone_error(p->range, w.low);
+      throw impl_->not_yet_error(p->range, w.high);
+    }
+    if (message->err == RD_KAFKA_RESP_ERR_UNKNOWN_TOPIC_OR_PART || message->err == RD_KAFKA_RESP_ERR__UNKNOWN_TOPIC ||
+        message->err == RD_KAFKA_RESP_ERR__UNKNOWN_PARTITION)
+      throw Error("topic " + impl_->topic + " or one of its partitions vanished from brokers " + impl_->bootstrap +
+                  " while reading: " + rd_kafka_message_errstr(message) + "; was the topic deleted?");
+    if (message->err == RD_KAFKA_RESP_ERR_TOPIC_AUTHORIZATION_FAILED ||
+        message->err == RD_KAFKA_RESP_ERR__AUTHENTICATION || message->err == RD_KAFKA_RESP_ERR__FATAL)
+      throw Error("cannot read topic " + impl_->topic + " from brokers " + impl_->bootstrap + ": " +
+                  rd_kafka_message_errstr(message) + "; check the kafka security properties");
+    if (message->err) {
+      // Transient (a broker down, a connection reset): librdkafka retries; the stall timeout decides.
+      last_client_error = rd_kafka_message_errstr(message);
+      continue;
+    }
+
+    if (!p || p->done || message->offset < p->next) continue;  // not ours, or already delivered
+    if (message->offset < p->range.end) {
+      rd_kafka_timestamp_type_t type;
+      KafkaRecord record{message->partition,
+                         message->offset,
+                         rd_kafka_message_timestamp(message, &type),
+                         static_cast<const char*>(message->key),
+                         message->key_len,
+                         static_cast<const char*>(message->payload),
+                         message->len};
+      on_record(record);
+      p->next = message->offset + 1;
+      p->last_progress = Clock::now();
+    }
+    // Transaction markers take offsets but are never delivered, so the last record may sit
+    // below end-1; a record at or past end-1, or the partition's end (EOF), closes the range.
+    if (message->offset >= p->range.end - 1) finish(*p);
+  }
+}
+
+}  // namespace lakestream

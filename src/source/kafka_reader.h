@@ -1,0 +1,60 @@
+// Reads exact offset ranges of a Kafka topic with librdkafka: the source side of the ingest
+// stream. Offsets are planned first (end offsets fixed when a run starts, Spark's
+// Trigger.AvailableNow), then read; a replay after a crash reads the same ranges again.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "pipeline/pipeline.h"
+#include "source/batch_plan.h"   // PartitionRange, plan_batches
+#include "source/kafka_conf.h"   // make_kafka_conf
+
+struct rd_kafka_message_s;
+
+namespace lakestream {
+
+struct Watermarks {
+  int64_t low = 0;   // the earliest offset still held
+  int64_t high = 0;  // the next offset to be written
+};
+
+// One Kafka record as read: the ingest stream copies it into DuckDB and lets go.
+struct KafkaRecord {
+  int32_t partition;
+  int64_t offset;
+  int64_t timestamp_ms;        // the record's Kafka timestamp, -1 if none
+  const char* key;             // may be nullptr
+  size_t key_size;
+  const char* value;           // may be nullptr (a tombstone or empty value)
+  size_t value_size;
+};
+
+class KafkaReader {
+ public:
+  // Connects with `kafka` (bootstrap resolved, properties passed through) to read `topic`.
+  KafkaReader(const KafkaSettings& kafka, const std::string& topic);
+  ~KafkaReader();
+  KafkaReader(const KafkaReader&) = delete;
+  KafkaReader& operator=(const KafkaReader&) = delete;
+
+  // The topic's partitions; Error when the topic does not exist (naming it and the brokers).
+  std::vector<int32_t> partitions();
+  // Low and high watermarks of every partition, asked of the brokers now.
+  std::map<int32_t, Watermarks> watermarks();
+  // Reads every record in `ranges` and calls `on_record` for each, in offset order per
+  // partition; returns when every range is read to its end. A range whose records are gone
+  // (retention, topic recreated) throws Error naming the partition and offsets; so does a
+  // partition that makes no progress for 30 s (broker gone). Empty ranges are skipped.
+  void read(const std::vector<PartitionRange>& ranges, const std::function<void(const KafkaRecord&)>& on_record);
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace lakestream
