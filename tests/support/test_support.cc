@@ -121,3 +121,12 @@ CommandResult run_lakestream_killed_after(const std::vector<std::string>& args, 
 }
 
 }  // namespace lakestream::testing
+
+namespace lakestream::testing {
+int list_dir_count(const std::string& path) {
+  std::error_code ec;
+  int n = 0;
+  for (auto it = std::filesystem::directory_iterator(path, ec); !ec && it != std::filesystem::directory_iterator(); ++it) n++;
+  return n;
+}
+}  // namespace lakestream::testing

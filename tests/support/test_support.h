@@ -43,3 +43,8 @@ std::string source_dir();
 void write_text(const std::string& path, const std::string& text);
 
 }  // namespace lakestream::testing
+
+namespace lakestream::testing {
+// The number of entries in a folder (0 when it does not exist).
+int list_dir_count(const std::string& path);
+}  // namespace lakestream::testing

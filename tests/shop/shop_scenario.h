@@ -1,0 +1,64 @@
+// The shop scenario of ../shared/scenarios/shop: its pipeline (examples/shop), its batches of
+// events, and a driver that plays "for batch in 1 2 3 3 4 5: send it, run the streams".
+#pragma once
+
+#include <fstream>
+#include <functional>
+#include <map>
+#include <sstream>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "support/pipeline_fixture.h"
+
+namespace lakestream::testing {
+
+inline std::string read_text(const std::string& path) {
+  std::ifstream in(path);
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+inline std::string expected_check(const std::string& name) {
+  return read_text(shared_dir() + "/scenarios/shop/" + name);
+}
+
+// The example pipeline pointed at the test's broker; without the dedup line when asked.
+inline std::string shop_pipeline(bool dedup = true) {
+  std::string toml = read_text(source_dir() + "/examples/shop/lakestream.toml");
+  auto replace = [&](const std::string& from, const std::string& to) {
+    auto at = toml.find(from);
+    if (at != std::string::npos) toml.replace(at, from.size(), to);
+  };
+  replace("bootstrap = \"embedded\"", "bootstrap = \"@BOOTSTRAP@\"");
+  if (!dedup) replace("dedup = [\"order_id\", \"status\"]", "");
+  return toml;
+}
+
+// The scenario's events as JSON lines per batch, without the `batch` field.
+inline std::map<std::string, std::string> shop_batches() {
+  std::map<std::string, std::string> batches;
+  std::istringstream in(read_text(shared_dir() + "/scenarios/shop/batches.jsonl"));
+  std::string line;
+  while (std::getline(in, line)) {
+    if (line.empty()) continue;
+    auto event = nlohmann::ordered_json::parse(line);
+    std::string batch = event["batch"];
+    event.erase("batch");
+    batches[batch] += event.dump() + "\n";
+  }
+  return batches;
+}
+
+// Sends 1 2 3 3 4 5, calling `run_streams` after each send.
+inline void play_shop(PipelineFixture& f, const std::function<void()>& run_streams) {
+  auto batches = shop_batches();
+  for (const std::string batch : {"1", "2", "3", "3", "4", "5"}) {
+    f.produce("orders", batches.at(batch), "order_id");
+    run_streams();
+  }
+}
+
+}  // namespace lakestream::testing

@@ -1,0 +1,132 @@
+// The shop scenario end to end: events in, the three tables and check's lines out, exactly as
+// ../shared/scenarios/shop says, also when every run is killed at a random moment.
+#include <random>
+
+#include "shop/shop_scenario.h"
+
+namespace lakestream::testing {
+namespace {
+
+void run_ok(PipelineFixture& f) {
+  CommandResult r = f.lakestream("run");
+  ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+}
+
+TEST(ShopScenario, CheckPrintsTheExpectedLines) {
+  PipelineFixture f(shop_pipeline(), {{"orders", 3}});
+  play_shop(f, [&] { run_ok(f); });
+  CommandResult check = f.lakestream("check");
+  EXPECT_EQ(check.out, expected_check("expected-check.txt")) << check.err;
+  EXPECT_EQ(check.exit_code, 0);
+}
+
+TEST(ShopScenario, SilverAndGoldHoldTheRowsTheScenarioImplies) {
+  PipelineFixture f(shop_pipeline(), {{"orders", 3}});
+  play_shop(f, [&] { run_ok(f); });
+  // Silver: the newest event of each of the 9 orders; 1002 was shipped after it was placed.
+  EXPECT_EQ(f.query("select order_id, customer_id, status, amount, strftime(event_time, '%H:%M') as t from orders order by order_id"),
+            "order_id,customer_id,status,amount,t\n"
+            "1001,C01,placed,25.00,09:05\n"
+            "1002,C02,shipped,18.50,10:30\n"
+            "1003,C01,placed,25.00,09:50\n"
+            "1004,C03,placed,30.00,10:15\n"
+            "1005,C04,placed,18.25,11:10\n"
+            "1006,C05,placed,22.00,09:45\n"
+            "1007,C02,placed,25.00,10:40\n"
+            "1008,C01,placed,40.00,12:05\n"
+            "1009,C03,placed,30.00,13:20\n");
+  // Gold: the hours the watermark closed, each written once; 1006 came after 09:00 was written.
+  EXPECT_EQ(f.query("select strftime(hour, '%H:%M') as h, orders, revenue from hourly_sales order by hour"),
+            "h,orders,revenue\n09:00,3,68.50\n10:00,2,55.00\n11:00,1,18.25\n");
+  // Bronze: every event as Kafka holds it, the resent one included.
+  EXPECT_EQ(f.query("select count(*) as events, count(distinct (partition, \"offset\")) as offsets, "
+                    "count(distinct order_id) as orders from bronze_orders"),
+            "events,offsets,orders\n11,11,9\n");
+}
+
+TEST(ShopScenario, WithoutDedupCheckCatchesTheDoubleCount) {
+  PipelineFixture f(shop_pipeline(/*dedup=*/false), {{"orders", 3}});
+  play_shop(f, [&] { run_ok(f); });
+  CommandResult check = f.lakestream("check");
+  EXPECT_EQ(check.out, expected_check("expected-check-without-dedup.txt")) << check.err;
+  EXPECT_EQ(check.exit_code, 1);
+}
+
+TEST(ShopScenario, RecountCorrectsTheWrittenHoursOnce) {
+  PipelineFixture f(shop_pipeline(), {{"orders", 3}});
+  play_shop(f, [&] { run_ok(f); });
+  CommandResult recount = f.lakestream("recount");
+  ASSERT_EQ(recount.exit_code, 0) << recount.err;
+  EXPECT_EQ(recount.out, "recount: hourly_sales 2026-10-01 09:00: 3 orders, 68.50 -> 4 orders, 90.50\n");
+  CommandResult check = f.lakestream("check");
+  EXPECT_EQ(check.out, expected_check("expected-check-after-recount.txt")) << check.err;
+  EXPECT_EQ(check.exit_code, 0);
+  // A second recount finds nothing to change and writes no commit.
+  std::string versions = f.query("select count(*) from hourly_sales");
+  CommandResult again = f.lakestream("recount");
+  EXPECT_EQ(again.out, "recount: every written window already equals the recount; nothing changed\n");
+  EXPECT_EQ(f.query("select count(*) from hourly_sales"), versions);
+}
+
+TEST(ShopScenario, ARunWithNothingNewWritesNoCommit) {
+  PipelineFixture f(shop_pipeline(), {{"orders", 3}});
+  play_shop(f, [&] { run_ok(f); });
+  auto log_files = [&](const std::string& table) { return list_dir_count(f.dir() + "/lake/" + table + "/_delta_log"); };
+  int bronze = log_files("bronze_orders"), silver = log_files("orders"), gold = log_files("hourly_sales");
+  CommandResult r = f.lakestream("run");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("read_orders: nothing new"), std::string::npos) << r.out;
+  EXPECT_EQ(log_files("bronze_orders"), bronze);
+  EXPECT_EQ(log_files("orders"), silver);
+  EXPECT_EQ(log_files("hourly_sales"), gold);
+}
+
+// Each run is killed with SIGKILL at a random moment, then run again to completion: the tables
+// and check's lines are those of an uninterrupted run.
+void play_with_random_kills(PipelineFixture& f, std::mt19937& rng) {
+  std::uniform_int_distribution<int> delay_ms(0, 150);
+  play_shop(f, [&] {
+    f.lakestream_killed_after(delay_ms(rng), "run");
+    run_ok(f);
+  });
+}
+
+TEST(ShopScenario, RandomKillsChangeNothing) {
+  for (unsigned seed : {1u, 2u, 3u}) {
+    SCOPED_TRACE("seed " + std::to_string(seed));
+    std::mt19937 rng(seed);
+    {
+      PipelineFixture f(shop_pipeline(), {{"orders", 3}});
+      play_with_random_kills(f, rng);
+      EXPECT_EQ(f.lakestream("check").out, expected_check("expected-check.txt"));
+      f.lakestream_killed_after(std::uniform_int_distribution<int>(0, 100)(rng), "recount");
+      f.lakestream("recount");
+      EXPECT_EQ(f.lakestream("check").out, expected_check("expected-check-after-recount.txt"));
+    }
+    {
+      PipelineFixture f(shop_pipeline(false), {{"orders", 3}});
+      play_with_random_kills(f, rng);
+      EXPECT_EQ(f.lakestream("check").out, expected_check("expected-check-without-dedup.txt"));
+    }
+  }
+}
+
+// A crash at each named point of the commit protocols (LAKESTREAM_FAULT), in every run.
+TEST(ShopScenario, CrashAtEachCommitStepChangesNothing) {
+  for (const char* point : {"after_plan", "after_kafka_read", "after_data_files", "after_quarantine_commit",
+                            "before_delta_commit", "after_delta_commit", "after_state_commit", "after_sink_commit"}) {
+    SCOPED_TRACE(point);
+    PipelineFixture f(shop_pipeline(), {{"orders", 3}});
+    bool crashed = false;
+    play_shop(f, [&] {
+      CommandResult r = f.lakestream("run", {}, {std::string("LAKESTREAM_FAULT=") + point});
+      crashed = crashed || r.signal == SIGKILL;
+      run_ok(f);
+    });
+    EXPECT_EQ(f.lakestream("check").out, expected_check("expected-check.txt"));
+    if (std::string(point) != "after_quarantine_commit") EXPECT_TRUE(crashed) << "the point was never reached";
+  }
+}
+
+}  // namespace
+}  // namespace lakestream::testing
