@@ -6,6 +6,7 @@
 #include "sql/duckdb.h"
 #include "streams/window_stream.h"
 #include "table/parquet_file.h"
+#include "table/schema_columns.h"
 #include "util/error.h"
 
 namespace lakestream {
@@ -29,12 +30,6 @@ std::string format_check(const CheckResult& result) {
 namespace {
 
 std::string q(const std::string& name) { return sql::quote_ident(name); }
-
-bool has_column(const std::vector<delta::Column>& columns, const std::string& name) {
-  for (const auto& c : columns)
-    if (c.name == name) return true;
-  return false;
-}
 
 // The medallion layer a table belongs to, by the kind of stream that writes it.
 std::string layer_of(const Pipeline& pipeline, const std::string& table) {
@@ -114,7 +109,7 @@ class Checker {
     const auto& columns = snapshots_.at(stream.table).metadata.schema;
     std::vector<std::string> compared;
     for (const auto& c : columns)
-      if (!is_lineage_column(c.name) && has_column(source_columns, c.name)) compared.push_back(c.name);
+      if (!is_lineage_column(c.name) && delta::has_column(source_columns, c.name)) compared.push_back(c.name);
     std::string list, keys, match, differs;
     for (const auto& c : compared) {
       list += (list.empty() ? "" : ", ") + q(c);
@@ -124,7 +119,7 @@ class Checker {
       keys += (keys.empty() ? "" : ", ") + q(k);
       match += (match.empty() ? "" : " AND ") + ("e." + q(k) + " = s." + q(k));
     }
-    bool kafka_position = has_column(source_columns, "partition") && has_column(source_columns, "offset");
+    bool kafka_position = delta::has_column(source_columns, "partition") && delta::has_column(source_columns, "offset");
     std::string position = kafka_position ? "max([\"partition\"::BIGINT, \"offset\"])" : "NULL";
     // The newest distinct event per key, a tie going to the later Kafka position.
     std::string expected = "SELECT " + list + " FROM (SELECT *, row_number() OVER (PARTITION BY " + keys + " ORDER BY " +

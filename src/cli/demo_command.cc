@@ -1,16 +1,14 @@
 // `lakestream demo`: plays the shop scenario from nothing on disk, on the embedded broker: for
 // batch in 1 2 3 3 4 5, send it, run the three streams; then check. For a first look.
 #include <iostream>
-#include <map>
 #include <sstream>
-
-#include <nlohmann/json.hpp>
 
 #include "broker/embedded_broker.h"
 #include "check/check.h"
 #include "cli/commands.h"
 #include "cli/shop_example.h"
 #include "engine/runner.h"
+#include "source/json_lines.h"
 #include "source/json_producer.h"
 #include "util/error.h"
 #include "util/files.h"
@@ -30,21 +28,6 @@ void prepare_folder(const std::string& dir) {
   }
   make_dirs(dir);
   write_file_atomic(join_path(dir, kMarker), "made by `lakestream demo`; deleted by the next demo in this folder\n");
-}
-
-// The scenario's events by batch, without the `batch` field (it is not part of an event).
-std::map<std::string, std::string> events_by_batch() {
-  std::map<std::string, std::string> batches;
-  std::istringstream in(kShopBatches);
-  std::string line;
-  while (std::getline(in, line)) {
-    if (line.empty()) continue;
-    auto event = nlohmann::ordered_json::parse(line);
-    std::string batch = event["batch"];
-    event.erase("batch");
-    batches[batch] += event.dump() + "\n";
-  }
-  return batches;
 }
 
 }  // namespace
@@ -69,7 +52,7 @@ void add_demo_command(CLI::App& app) {
                  "  An embedded Kafka broker runs at " << broker.bootstrap() << " with topic orders (3 partitions).\n"
                  "  Three streams: read_orders (orders -> bronze_orders), latest_orders (-> orders, newest per order),\n"
                  "  hourly_sales (-> hourly_sales: placed orders per hour, watermark 1 hour, duplicates dropped).\n\n";
-    auto batches = events_by_batch();
+    auto batches = group_json_lines_by(kShopBatches, "batch");
     int sends = 0;
     for (const std::string batch : {"1", "2", "3", "3", "4", "5"}) {
       std::istringstream events(batches.at(batch));

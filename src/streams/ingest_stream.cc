@@ -218,9 +218,7 @@ class IngestRun {
     });
     batch.already_committed = !written;
     con.exec("DROP TABLE IF EXISTS ingest_raw; DROP TABLE IF EXISTS ingest_decoded");
-    batch.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
-    report_.batches.push_back(batch);
-    ctx_.on_batch(report_, batch);
+    ctx_.finish_batch(report_, batch, started);
   }
 
   StreamContext& ctx_;

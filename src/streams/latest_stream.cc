@@ -6,18 +6,13 @@
 #include "streams/table_sink.h"
 #include "streams/table_source.h"
 #include "streams/upsert.h"
+#include "table/schema_columns.h"
 #include "util/error.h"
 #include "util/fault.h"
 
 namespace lakestream {
 
 namespace {
-
-bool has_column(const std::vector<delta::Column>& columns, const std::string& name) {
-  for (const auto& c : columns)
-    if (c.name == name) return true;
-  return false;
-}
 
 class LatestRun {
  public:
@@ -69,7 +64,7 @@ class LatestRun {
     std::string order = sql::quote_ident(s.order_by) + " DESC NULLS LAST";
     // A tie on the ordering column goes to the later record in Kafka.
     for (const char* tie : {"partition", "offset"})
-      if (has_column(columns, tie)) order += ", " + sql::quote_ident(tie) + " DESC";
+      if (delta::has_column(columns, tie)) order += ", " + sql::quote_ident(tie) + " DESC";
     con.exec("CREATE OR REPLACE TEMP TABLE latest_input AS SELECT * FROM (" + changes_scan_sql(changes) + ")");
     batch.input_rows = con.scalar_int("SELECT count(*) FROM latest_input");
     con.exec("CREATE OR REPLACE TEMP TABLE latest_newest AS SELECT * EXCLUDE (_rank) FROM (SELECT *, row_number() OVER "
@@ -87,9 +82,7 @@ class LatestRun {
     });
     batch.already_committed = !written;
     con.exec("DROP TABLE IF EXISTS latest_input; DROP TABLE IF EXISTS latest_newest");
-    batch.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
-    report_.batches.push_back(batch);
-    ctx_.on_batch(report_, batch);
+    ctx_.finish_batch(report_, batch, started);
   }
 
   StreamContext& ctx_;

@@ -2,6 +2,7 @@
 // DuckDB connection (the engine for all SQL of a run) and where to report each batch.
 #pragma once
 
+#include <chrono>
 #include <functional>
 
 #include "pipeline/pipeline.h"
@@ -16,6 +17,13 @@ struct StreamContext {
   sql::Connection& con;
   // Called after each batch (for the terminal line and progress records).
   std::function<void(const StreamReport&, const BatchReport&)> on_batch = [](const StreamReport&, const BatchReport&) {};
+
+  // Times a finished batch, adds it to the stream's report and tells on_batch.
+  void finish_batch(StreamReport& report, BatchReport& batch, std::chrono::steady_clock::time_point started) {
+    batch.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+    report.batches.push_back(batch);
+    on_batch(report, batch);
+  }
 };
 
 }  // namespace lakestream

@@ -3,6 +3,7 @@
 #include <nlohmann/json.hpp>
 
 #include "table/parquet_file.h"
+#include "table/schema_columns.h"
 #include "util/fault.h"
 
 namespace lakestream {
@@ -13,12 +14,6 @@ std::string key_match(const std::vector<std::string>& key) {
   std::string on;
   for (const auto& k : key) on += (on.empty() ? "" : " AND ") + ("s." + sql::quote_ident(k) + " = t." + sql::quote_ident(k));
   return on;
-}
-
-const delta::Column* find_column(const std::vector<delta::Column>& columns, const std::string& name) {
-  for (const auto& c : columns)
-    if (c.name == name) return &c;
-  return nullptr;
 }
 
 // The files whose statistics allow an incoming key (files without statistics always do).
@@ -66,7 +61,7 @@ UpsertResult upsert_rows(sql::Connection& con, const std::string& table_path, de
                          const std::string& incoming, const std::vector<std::string>& key,
                          const std::string& keep_existing, const std::vector<delta::Column>& columns) {
   UpsertResult result;
-  const delta::Column* first_key = find_column(columns, key.at(0));
+  const delta::Column* first_key = delta::find_column(columns, key.at(0));
   std::vector<delta::AddFile> affected =
       first_key ? files_that_may_hold(con, snapshot, incoming, *first_key) : snapshot.files;
 

@@ -11,6 +11,7 @@
 #include "streams/upsert.h"
 #include "streams/window_aggregates.h"
 #include "table/parquet_file.h"
+#include "table/schema_columns.h"
 #include "util/error.h"
 #include "util/fault.h"
 #include "util/files.h"
@@ -20,12 +21,6 @@ namespace lakestream {
 namespace {
 
 std::string q(const std::string& name) { return sql::quote_ident(name); }
-
-bool has_column(const std::vector<delta::Column>& columns, const std::string& name) {
-  for (const auto& c : columns)
-    if (c.name == name) return true;
-  return false;
-}
 
 // The Delta type of a DuckDB column type, for the gold table's schema.
 nlohmann::json delta_type_of(const std::string& duck) {
@@ -217,7 +212,7 @@ class WindowRun {
       con.exec("CREATE OR REPLACE TEMP TABLE window_filtered AS " + filtered);
       auto max_event = con.scalar("SELECT max(epoch_us(" + et + ")) FROM window_filtered");
       if (max_event) new_watermark = std::max<int64_t>(watermark, std::stoll(*max_event) - s_.watermark_delay_us);
-      if (has_column(source_columns_, "_batch_id"))
+      if (delta::has_column(source_columns_, "_batch_id"))
         source_max_batch_id = std::max<int64_t>(source_max_batch_id, con.scalar_int("SELECT coalesce(max(_batch_id), -1) FROM window_input"));
 
       // Late: with dedup, an event time at or before the watermark; without, a window that
@@ -239,7 +234,7 @@ class WindowRun {
           match += (match.empty() ? "" : " AND ") + ("d." + q(d) + " IS NOT DISTINCT FROM f." + q(d));
         }
         for (const char* col : {"_batch_id", "partition", "offset"})
-          if (has_column(source_columns_, col)) order += (order.empty() ? "" : ", ") + q(col);
+          if (delta::has_column(source_columns_, col)) order += (order.empty() ? "" : ", ") + q(col);
         if (order.empty()) order = et;
         // The first copy of a key in this batch, unless the state remembers the key already.
         con.exec("CREATE OR REPLACE TEMP TABLE window_kept AS SELECT f.* FROM (SELECT * EXCLUDE (_copy) FROM "
@@ -298,9 +293,7 @@ class WindowRun {
     flush_outbox();
     con.exec("DROP TABLE IF EXISTS window_input; DROP TABLE IF EXISTS window_filtered; DROP TABLE IF EXISTS "
              "window_on_time; DROP TABLE IF EXISTS window_kept; DROP TABLE IF EXISTS window_partial");
-    batch.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
-    report_.batches.push_back(batch);
-    ctx_.on_batch(report_, batch);
+    ctx_.finish_batch(report_, batch, started);
   }
 
   StreamContext& ctx_;

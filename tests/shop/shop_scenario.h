@@ -8,8 +8,7 @@
 #include <sstream>
 #include <string>
 
-#include <nlohmann/json.hpp>
-
+#include "source/json_lines.h"
 #include "support/pipeline_fixture.h"
 
 namespace lakestream::testing {
@@ -39,17 +38,7 @@ inline std::string shop_pipeline(bool dedup = true) {
 
 // The scenario's events as JSON lines per batch, without the `batch` field.
 inline std::map<std::string, std::string> shop_batches() {
-  std::map<std::string, std::string> batches;
-  std::istringstream in(read_text(shared_dir() + "/scenarios/shop/batches.jsonl"));
-  std::string line;
-  while (std::getline(in, line)) {
-    if (line.empty()) continue;
-    auto event = nlohmann::ordered_json::parse(line);
-    std::string batch = event["batch"];
-    event.erase("batch");
-    batches[batch] += event.dump() + "\n";
-  }
-  return batches;
+  return group_json_lines_by(read_text(shared_dir() + "/scenarios/shop/batches.jsonl"), "batch");
 }
 
 // Sends 1 2 3 3 4 5, calling `run_streams` after each send.

@@ -1,5 +1,6 @@
 // The embedded broker, the JSON-lines producer and the Kafka reader, over real TCP: what goes in
 // comes out once, exact ranges are exact, and vanished offsets fail with a clear error.
+#include "support/error_of.h"
 #include "source/kafka_reader.h"
 
 #include <gtest/gtest.h>
@@ -41,15 +42,6 @@ std::vector<PartitionRange> everything(const std::map<int32_t, Watermarks>& mark
   return ranges;
 }
 
-std::string expect_error(const std::function<void()>& action) {
-  try {
-    action();
-  } catch (const Error& e) {
-    return e.what();
-  }
-  ADD_FAILURE() << "expected an Error";
-  return "";
-}
 
 // One broker with 1,000 orders in topic orders (3 partitions), shared by the read-only tests.
 class KafkaReaderTest : public ::testing::Test {
@@ -153,7 +145,7 @@ TEST_F(KafkaReaderTest, PlannedBatchesReadEverythingOnce) {
 TEST_F(KafkaReaderTest, OffsetsPastTheEndFailClearly) {
   KafkaReader reader(kafka(), "orders");
   int64_t high = reader.watermarks()[2].high;
-  std::string message = expect_error([&] { read_all(reader, {{2, high + 500, high + 600}}); });
+  std::string message = testing::error_of([&] { read_all(reader, {{2, high + 500, high + 600}}); });
   EXPECT_NE(message.find("partition 2: offsets " + std::to_string(high + 500) + ".." + std::to_string(high + 600) +
                          " are not in topic orders (it ends at offset " + std::to_string(high)),
             std::string::npos)
@@ -174,7 +166,7 @@ TEST(KafkaReaderRetention, RecordsDeletedByRetentionFailWithTheEarliestOffset) {
   Watermarks w = reader.watermarks()[0];
   EXPECT_EQ(w.high, 8);
   ASSERT_GT(w.low, 0) << "the mock kept every 1 MB record; retention did not happen";
-  std::string message = expect_error([&] { read_all(reader, {{0, 0, 8}}); });
+  std::string message = testing::error_of([&] { read_all(reader, {{0, 0, 8}}); });
   EXPECT_EQ(message, "partition 0: offsets 0..8 are no longer in topic big (earliest now " + std::to_string(w.low) +
                          "): the data was deleted by retention or the topic was recreated");
   // What is still there reads whole.
@@ -195,7 +187,7 @@ TEST(KafkaReaderReset, ResetEmptiesTopicsAndOldOffsetsFail) {
   KafkaReader reader({broker.bootstrap(), {}}, "orders");
   EXPECT_EQ(reader.partitions(), (std::vector<int32_t>{0, 1}));
   for (const auto& [partition, w] : reader.watermarks()) EXPECT_EQ(w.high, 0) << "partition " << partition;
-  std::string message = expect_error([&] { read_all(reader, {{1, 3, 9}}); });
+  std::string message = testing::error_of([&] { read_all(reader, {{1, 3, 9}}); });
   EXPECT_NE(message.find("partition 1: offsets 3..9 are not in topic orders (it ends at offset 0 now): the topic "
                          "was recreated"),
             std::string::npos)
@@ -209,9 +201,9 @@ TEST(TopicSpec, Parses) {
   EXPECT_EQ(spec.name, "orders");
   EXPECT_EQ(spec.partitions, 3);
   EXPECT_EQ(parse_topic_spec("shop.events").partitions, 1);
-  EXPECT_NE(expect_error([] { parse_topic_spec("orders:three"); }).find("as in orders:3"), std::string::npos);
-  EXPECT_NE(expect_error([] { parse_topic_spec("orders:0"); }).find("from 1 to 10000"), std::string::npos);
-  EXPECT_NE(expect_error([] { parse_topic_spec("my topic"); }).find("letters, digits"), std::string::npos);
+  EXPECT_NE(testing::error_of([] { parse_topic_spec("orders:three"); }).find("as in orders:3"), std::string::npos);
+  EXPECT_NE(testing::error_of([] { parse_topic_spec("orders:0"); }).find("from 1 to 10000"), std::string::npos);
+  EXPECT_NE(testing::error_of([] { parse_topic_spec("my topic"); }).find("letters, digits"), std::string::npos);
 }
 
 }  // namespace

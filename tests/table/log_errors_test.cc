@@ -4,6 +4,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "support/error_of.h"
 #include "support/test_support.h"
 #include "table_fixtures.h"
 #include "util/error.h"
@@ -12,17 +13,7 @@
 namespace lakestream::delta {
 namespace {
 
-// Runs `action`, which must throw Error, and returns its message.
-template <typename F>
-std::string error_of(F action) {
-  try {
-    action();
-  } catch (const Error& e) {
-    return e.what();
-  }
-  ADD_FAILURE() << "expected an Error";
-  return "";
-}
+using lakestream::testing::error_of;
 
 class LogErrors : public ::testing::Test {
  protected:
