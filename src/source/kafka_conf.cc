@@ -4,10 +4,25 @@
 
 #include <librdkafka/rdkafka.h>
 
+#include <cstdio>
+#include <cstdlib>
+
 #include "broker/embedded_broker.h"
 #include "util/error.h"
 
 namespace lakestream {
+
+namespace {
+
+// librdkafka logs every failed connection attempt, which would drown lakestream's own message
+// (an unreachable broker ends the run with an Error that says so). Its log is shown only when
+// LAKESTREAM_KAFKA_LOG is set, for debugging a connection.
+void kafka_log(const rd_kafka_t*, int level, const char* facility, const char* message) {
+  static const bool shown = std::getenv("LAKESTREAM_KAFKA_LOG") != nullptr;
+  if (shown) std::fprintf(stderr, "lakestream: kafka %d %s: %s\n", level, facility, message);
+}
+
+}  // namespace
 
 void set_kafka_property(rd_kafka_conf_t* conf, const std::string& name, const std::string& value) {
   char errstr[512];
@@ -38,6 +53,7 @@ rd_kafka_conf_t* make_kafka_conf(const KafkaSettings& kafka) {
     throw Error("kafka bootstrap is not set: give the brokers (\"host:9092\") or \"embedded\" for `lakestream broker`");
   std::string bootstrap = resolve_bootstrap(kafka.bootstrap);
   rd_kafka_conf_t* conf = rd_kafka_conf_new();
+  rd_kafka_conf_set_log_cb(conf, kafka_log);
   try {
     set_kafka_property(conf, "bootstrap.servers", bootstrap);
     for (const auto& [name, value] : kafka.properties) set_kafka_property(conf, name, value);
