@@ -1,0 +1,44 @@
+#include "bench/bench_report.h"
+
+#include <cstdio>
+
+namespace lakestream::bench {
+
+std::string format_bench(const BenchResult& result) {
+  char line[256];
+  std::string text;
+  std::snprintf(line, sizeof line, "%-14s %-52s %12s %9s %9s\n", "step", "what", "events/s", "seconds", "peak MiB");
+  text += line;
+  for (const auto& m : result.measurements) {
+    std::snprintf(line, sizeof line, "%-14s %-52s %12.0f %9.3f %9.1f\n", m.name.c_str(), m.what.c_str(), m.per_second(),
+                  m.seconds, m.peak_rss_mib);
+    text += line;
+  }
+  text += "\n";
+  for (const auto& t : result.targets) {
+    std::snprintf(line, sizeof line, "%-8s %-52s %.3g\n", t.met ? "met" : "MISSED", t.goal.c_str(), t.value);
+    text += line;
+  }
+  return text;
+}
+
+nlohmann::json bench_json(const BenchResult& result) {
+  nlohmann::json j = {{"events", result.options.events},
+                      {"partitions", result.options.partitions},
+                      {"max_offsets_per_trigger", result.options.max_offsets_per_trigger},
+                      {"feed_bytes", result.feed_bytes},
+                      {"measurements", nlohmann::json::array()},
+                      {"targets", nlohmann::json::array()}};
+  for (const auto& m : result.measurements)
+    j["measurements"].push_back({{"name", m.name},
+                                 {"what", m.what},
+                                 {"events", m.events},
+                                 {"seconds", m.seconds},
+                                 {"events_per_second", m.per_second()},
+                                 {"peak_rss_mib", m.peak_rss_mib}});
+  for (const auto& t : result.targets)
+    j["targets"].push_back({{"name", t.name}, {"goal", t.goal}, {"value", t.value}, {"met", t.met}});
+  return j;
+}
+
+}  // namespace lakestream::bench

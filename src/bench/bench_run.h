@@ -1,0 +1,53 @@
+// `lakestream bench`: one run that measures every stage of the shop pipeline against the limits
+// of the parts it is built from, measured in the same run on the same machine: a plain Kafka
+// consumer (the Kafka limit) and one DuckDB query over bronze (the batch limit).
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace lakestream::bench {
+
+struct BenchOptions {
+  int64_t events = 2'000'000;
+  int partitions = 16;                     // >= 12, so the broker's ~5 MiB per partition holds the feed
+  int64_t max_offsets_per_trigger = 250'000;
+  std::vector<int64_t> silver_keys = {1'000'000, 10'000'000};
+  int64_t keys_per_file = 1'000'000;       // of the seeded silver tables
+  int backlog_factor = 10;                 // the RSS check ingests events/factor too, with the same cap
+  int idle_runs = 5;                       // `run` with nothing new: the median of these
+  std::string dir = "lakestream-bench";    // wiped first (only if an earlier bench made it)
+};
+
+// One measured step: a child process doing `what` over `events` events.
+struct Measurement {
+  std::string name;    // "kafka_limit", "ingest", ...
+  std::string what;    // for the table
+  int64_t events = 0;
+  double seconds = 0;
+  double peak_rss_mib = 0;
+  double per_second() const { return seconds > 0 ? static_cast<double>(events) / seconds : 0; }
+};
+
+// A target of the performance issue, as measured.
+struct Target {
+  std::string name;
+  std::string goal;    // "ingest >= 50% of the Kafka limit"
+  double value = 0;    // in the goal's unit
+  bool met = false;
+};
+
+struct BenchResult {
+  BenchOptions options;
+  int64_t feed_bytes = 0;  // JSON bytes produced to the big topic
+  std::vector<Measurement> measurements;
+  std::vector<Target> targets;
+  const Measurement& get(const std::string& name) const;
+};
+
+// Runs the whole benchmark, printing progress lines to `progress`. Error when a step fails or a
+// step's outcome is wrong (the consumer or bronze does not hold every event).
+BenchResult run_bench(const BenchOptions& options, std::ostream& progress);
+
+}  // namespace lakestream::bench

@@ -1,0 +1,24 @@
+// One measurement: a child process (the lakestream binary itself), its wall time and its peak
+// resident memory. A process per measurement, so that each peak is its own and none inherits
+// the memory of the one before.
+#pragma once
+
+#include <string>
+#include <vector>
+
+namespace lakestream::bench {
+
+struct ChildRun {
+  double seconds = 0;
+  double peak_rss_mib = 0;  // the child's maximum resident set size
+  std::string out;          // its standard output
+};
+
+// The path of the running lakestream binary (/proc/self/exe), to run its subcommands.
+std::string own_binary();
+
+// Runs `binary args...` in folder `cwd` and waits for it. Error with the command and its
+// standard error when it fails.
+ChildRun run_measured(const std::string& binary, const std::vector<std::string>& args, const std::string& cwd);
+
+}  // namespace lakestream::bench

@@ -1,0 +1,52 @@
+// `lakestream bench [--events N] [--json FILE]`: measures the pipeline's stages against the Kafka
+// and batch limits in one run on the embedded broker (src/bench/). `lakestream kafka-limit` (not
+// listed) is the plain consumer the benchmark runs as a child process.
+#include <fstream>
+#include <iostream>
+
+#include "bench/bench_report.h"
+#include "bench/bench_run.h"
+#include "bench/kafka_limit.h"
+#include "cli/commands.h"
+#include "util/error.h"
+
+namespace lakestream::cli {
+
+void add_bench_command(CLI::App& app) {
+  auto* cmd = app.add_subcommand("bench", "Measure ingest, gold, silver, start-up and memory against the Kafka and "
+                                          "batch limits, on the embedded broker");
+  auto options = std::make_shared<bench::BenchOptions>();
+  auto json_file = std::make_shared<std::string>();
+  cmd->add_option("-n,--events", options->events, "order events to produce")->capture_default_str();
+  cmd->add_option("--partitions", options->partitions, "partitions of the topic (>= 12 for millions of events)")
+      ->capture_default_str();
+  cmd->add_option("--max-offsets-per-trigger", options->max_offsets_per_trigger, "the ingest batch cap")
+      ->capture_default_str();
+  cmd->add_option("--silver-keys", options->silver_keys, "sizes of the seeded silver tables (keys)")
+      ->delimiter(',')
+      ->capture_default_str();
+  cmd->add_option("--backlog-factor", options->backlog_factor, "the memory check compares ingest of events/F with events")
+      ->capture_default_str();
+  cmd->add_option("--dir", options->dir, "the folder for the pipeline, tables and checkpoints (wiped first)")
+      ->capture_default_str();
+  cmd->add_option("--json", *json_file, "also write the results as JSON to this file");
+  cmd->callback([options, json_file] {
+    bench::BenchResult result = bench::run_bench(*options, std::cerr);
+    std::cout << bench::format_bench(result);
+    if (!json_file->empty()) {
+      std::ofstream out(*json_file);
+      out << bench::bench_json(result).dump(2) << "\n";
+      if (!out) throw Error("cannot write " + *json_file);
+    }
+  });
+
+  auto* limit = app.add_subcommand("kafka-limit", "Read a topic to its end with a plain consumer, print the count");
+  limit->group("");  // the benchmark's own step, not a user command
+  auto bootstrap = std::make_shared<std::string>();
+  auto topic = std::make_shared<std::string>();
+  limit->add_option("bootstrap", *bootstrap)->required();
+  limit->add_option("topic", *topic)->required();
+  limit->callback([bootstrap, topic] { std::cout << bench::consume_to_end(*bootstrap, *topic) << "\n"; });
+}
+
+}  // namespace lakestream::cli
