@@ -7,11 +7,11 @@ namespace lakestream::bench {
 std::string format_bench(const BenchResult& result) {
   char line[256];
   std::string text;
-  std::snprintf(line, sizeof line, "%-14s %-52s %12s %9s %9s\n", "step", "what", "events/s", "seconds", "peak MiB");
+  std::snprintf(line, sizeof line, "%-14s %-52s %12s %9s %9s %9s\n", "step", "what", "events/s", "seconds", "cpu s", "peak MiB");
   text += line;
   for (const auto& m : result.measurements) {
-    std::snprintf(line, sizeof line, "%-14s %-52s %12.0f %9.3f %9.1f\n", m.name.c_str(), m.what.c_str(), m.per_second(),
-                  m.seconds, m.peak_rss_mib);
+    std::snprintf(line, sizeof line, "%-14s %-52s %12.0f %9.3f %9.3f %9.1f\n", m.name.c_str(), m.what.c_str(),
+                  m.per_second(), m.seconds, m.cpu_seconds, m.peak_rss_mib);
     text += line;
   }
   text += "\n";
@@ -34,6 +34,7 @@ nlohmann::json bench_json(const BenchResult& result) {
                                  {"what", m.what},
                                  {"events", m.events},
                                  {"seconds", m.seconds},
+                                 {"cpu_seconds", m.cpu_seconds},
                                  {"events_per_second", m.per_second()},
                                  {"peak_rss_mib", m.peak_rss_mib}});
   for (const auto& t : result.targets)

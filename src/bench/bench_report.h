@@ -13,7 +13,7 @@ namespace lakestream::bench {
 std::string format_bench(const BenchResult& result);
 
 // {"events", "partitions", "max_offsets_per_trigger", "feed_bytes", "measurements": [{name, what,
-// events, seconds, events_per_second, peak_rss_mib}], "targets": [{name, goal, value, met}]}.
+// events, seconds, cpu_seconds, events_per_second, peak_rss_mib}], "targets": [{name, goal, value, met}]}.
 nlohmann::json bench_json(const BenchResult& result);
 
 }  // namespace lakestream::bench

@@ -129,7 +129,7 @@ class BenchRun {
   ChildRun measure(const std::string& name, const std::string& what, int64_t events, const std::vector<std::string>& args) {
     say(name + ": " + what);
     ChildRun run = run_measured(binary_, args, dir_);
-    result_.measurements.push_back({name, what, events, run.seconds, run.peak_rss_mib});
+    result_.measurements.push_back({name, what, events, run.seconds, run.cpu_seconds, run.peak_rss_mib});
     return run;
   }
 
@@ -140,7 +140,7 @@ class BenchRun {
     const ChildRun& median = runs[runs.size() / 2];
     result_.measurements.push_back({"idle_run", "`lakestream run` with nothing new (median of " +
                                                     std::to_string(o_.idle_runs) + ")",
-                                    0, median.seconds, median.peak_rss_mib});
+                                    0, median.seconds, median.cpu_seconds, median.peak_rss_mib});
   }
 
   void seed_silver_tables(const Pipeline& pipeline) {

@@ -25,7 +25,8 @@ struct Measurement {
   std::string name;    // "kafka_limit", "ingest", ...
   std::string what;    // for the table
   int64_t events = 0;
-  double seconds = 0;
+  double seconds = 0;      // wall time
+  double cpu_seconds = 0;  // user + system time of the process
   double peak_rss_mib = 0;
   double per_second() const { return seconds > 0 ? static_cast<double>(events) / seconds : 0; }
 };

@@ -10,6 +10,7 @@ namespace lakestream::bench {
 
 struct ChildRun {
   double seconds = 0;
+  double cpu_seconds = 0;   // user + system time: what the run cost, whatever else the machine does
   double peak_rss_mib = 0;  // the child's maximum resident set size
   std::string out;          // its standard output
 };

@@ -4,6 +4,7 @@
 
 #include "cli/commands.h"
 #include "util/error.h"
+#include "util/peak_memory.h"
 
 namespace lakestream::cli {
 namespace {
@@ -13,6 +14,7 @@ void set_exit_status(int status) { exit_status = status; }
 }  // namespace lakestream::cli
 
 int main(int argc, char** argv) {
+  lakestream::report_peak_rss_at_exit();
   CLI::App app{"lakestream: streams Kafka events into Delta Lake tables (bronze, silver, gold), exactly once"};
   app.require_subcommand(1);
   app.failure_message(CLI::FailureMessage::help);
