@@ -19,18 +19,6 @@ namespace lakestream::bench {
 
 namespace {
 
-constexpr const char* kMarker = ".lakestream-bench";
-
-void prepare_folder(const std::string& dir) {
-  if (path_exists(dir)) {
-    if (!path_exists(join_path(dir, kMarker)))
-      throw Error(dir + " exists and is not a lakestream bench folder; pass --dir with a new or former bench folder");
-    remove_all(dir);
-  }
-  make_dirs(dir);
-  write_file_atomic(join_path(dir, kMarker), "made by `lakestream bench`; deleted by the next bench in this folder\n");
-}
-
 std::string silver_stream(int64_t keys) { return "silver_" + std::to_string(keys); }
 
 // The shop pipeline (examples/shop) with a second, smaller topic for the memory check and one
@@ -85,7 +73,7 @@ class BenchRun {
   }
 
   BenchResult run() {
-    prepare_folder(dir_);
+    prepare_owned_folder(dir_, "bench");
     EmbeddedBroker broker({{"orders", o_.partitions}, {"orders_small", o_.partitions}});
     OrderFeed feed;
     feed.events = o_.events;

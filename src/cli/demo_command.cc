@@ -15,30 +15,13 @@
 
 namespace lakestream::cli {
 
-namespace {
-
-constexpr const char* kMarker = ".lakestream-demo";
-
-// A fresh demo folder; refuses to wipe a folder that is not one of ours.
-void prepare_folder(const std::string& dir) {
-  if (path_exists(dir)) {
-    if (!path_exists(join_path(dir, kMarker)))
-      throw Error(dir + " exists and is not a lakestream demo folder; pass --dir with a new or former demo folder");
-    remove_all(dir);
-  }
-  make_dirs(dir);
-  write_file_atomic(join_path(dir, kMarker), "made by `lakestream demo`; deleted by the next demo in this folder\n");
-}
-
-}  // namespace
-
 void add_demo_command(CLI::App& app) {
   auto* cmd = app.add_subcommand("demo", "Play the shop scenario end to end on the embedded broker, then check it");
   auto dir = std::make_shared<std::string>("lakestream-demo");
   cmd->add_option("--dir", *dir, "the folder for the demo's pipeline, tables and checkpoints (wiped first)")->capture_default_str();
   cmd->callback([dir] {
     std::string folder = absolute_path(*dir);
-    prepare_folder(folder);
+    prepare_owned_folder(folder, "demo");
     EmbeddedBroker broker({{"orders", 3}});
     std::string pipeline_text = kShopPipeline;
     std::string embedded = "bootstrap = \"embedded\"";

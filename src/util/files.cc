@@ -146,4 +146,16 @@ std::string absolute_path(const std::string& path) {
   return fs::absolute(fs::path(path)).lexically_normal().string();
 }
 
+void prepare_owned_folder(const std::string& dir, const std::string& command) {
+  std::string marker = join_path(dir, ".lakestream-" + command);
+  if (path_exists(dir)) {
+    if (!path_exists(marker))
+      throw Error(dir + " exists and is not a lakestream " + command + " folder; pass --dir with a new or former " +
+                  command + " folder");
+    remove_all(dir);
+  }
+  make_dirs(dir);
+  write_file_atomic(marker, "made by `lakestream " + command + "`; deleted by the next " + command + " in this folder\n");
+}
+
 }  // namespace lakestream

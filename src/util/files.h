@@ -37,6 +37,11 @@ std::string new_uuid();
 // Joins two path parts with one '/'.
 std::string join_path(const std::string& a, const std::string& b);
 
+// Empties (or makes) folder `dir` for a command that owns it, such as `demo` or `bench`: a folder
+// it made before carries `.lakestream-<command>` and is wiped; any other existing folder is
+// refused with an Error, so a mistyped --dir never deletes someone's files.
+void prepare_owned_folder(const std::string& dir, const std::string& command);
+
 // Makes a path absolute against the current folder (no symlink resolution).
 std::string absolute_path(const std::string& path);
 
