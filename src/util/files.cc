@@ -13,6 +13,7 @@
 #include <sstream>
 
 #include "util/error.h"
+#include "util/fault.h"
 
 namespace lakestream {
 namespace fs = std::filesystem;
@@ -26,23 +27,30 @@ std::string parent_of(const std::string& path) {
   return parent.empty() ? "." : parent;
 }
 
-// Writes and fsyncs a fresh temp file beside `path`; returns its name.
-std::string write_temp_beside(const std::string& path, const std::string& data, int mode) {
+// Writes and fsyncs a fresh temp file beside `path`; returns its name. `crash_point` names the
+// fault point passed halfway through the data, so that the tests can prove a torn temp file is
+// never read (it is never renamed or linked into place).
+std::string write_temp_beside(const std::string& path, const std::string& data, int mode, std::string_view crash_point) {
   std::string temp = join_path(parent_of(path), "." + fs::path(path).filename().string() + "." + new_uuid() + ".tmp");
   int fd = ::open(temp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, mode);
   if (fd < 0) throw Error("cannot create " + temp + ": " + errno_text());
   size_t done = 0;
-  while (done < data.size()) {
-    ssize_t n = ::write(fd, data.data() + done, data.size() - done);
-    if (n < 0) {
-      if (errno == EINTR) continue;
-      std::string why = errno_text();
-      ::close(fd);
-      ::unlink(temp.c_str());
-      throw Error("cannot write " + temp + ": " + why);
+  auto write_up_to = [&](size_t end) {
+    while (done < end) {
+      ssize_t n = ::write(fd, data.data() + done, end - done);
+      if (n < 0) {
+        if (errno == EINTR) continue;
+        std::string why = errno_text();
+        ::close(fd);
+        ::unlink(temp.c_str());
+        throw Error("cannot write " + temp + ": " + why);
+      }
+      done += static_cast<size_t>(n);
     }
-    done += static_cast<size_t>(n);
-  }
+  };
+  write_up_to(data.size() / 2);
+  fault_point(crash_point);
+  write_up_to(data.size());
   if (::fsync(fd) != 0) {
     std::string why = errno_text();
     ::close(fd);
@@ -64,7 +72,7 @@ std::string read_file(const std::string& path) {
 }
 
 void write_file_atomic(const std::string& path, const std::string& data, int mode) {
-  std::string temp = write_temp_beside(path, data, mode);
+  std::string temp = write_temp_beside(path, data, mode, "mid_checkpoint_file");
   if (::rename(temp.c_str(), path.c_str()) != 0) {
     std::string why = errno_text();
     ::unlink(temp.c_str());
@@ -74,7 +82,7 @@ void write_file_atomic(const std::string& path, const std::string& data, int mod
 }
 
 bool write_file_if_absent(const std::string& path, const std::string& data) {
-  std::string temp = write_temp_beside(path, data, 0644);
+  std::string temp = write_temp_beside(path, data, 0644, "mid_commit_file");
   int rc = ::link(temp.c_str(), path.c_str());
   int link_errno = errno;
   ::unlink(temp.c_str());

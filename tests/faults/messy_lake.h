@@ -1,0 +1,106 @@
+// The shop pipeline (ingest + latest + window with dedup) fed a messy stream send by send, and
+// what a fault test compares: every table's content and check's lines against an uninterrupted run.
+#pragma once
+
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "faults/messy_stream.h"
+#include "shop/shop_scenario.h"
+
+namespace lakestream::testing {
+
+// Every crash point of the commit protocols (docs/guarantees.md lists where each one is).
+inline const std::vector<std::string>& crash_points() {
+  static const std::vector<std::string> points{
+      "after_plan",          "mid_checkpoint_file",   "after_kafka_read",    "after_data_files",
+      "mid_commit_file",     "after_quarantine_commit", "before_delta_commit", "after_delta_commit",
+      "after_state_commit",  "after_sink_commit"};
+  return points;
+}
+
+// The streams of the shop pipeline, one per kind.
+inline const std::vector<std::string>& stream_of_each_kind() {
+  static const std::vector<std::string> streams{"read_orders", "latest_orders", "hourly_sales"};
+  return streams;
+}
+
+// The shop pipeline, ingest split into batches so that a crash can land between two of them.
+inline std::string messy_pipeline() {
+  std::string toml = shop_pipeline();
+  const std::string topic_line = "topic = \"orders\"\n";
+  toml.replace(toml.find(topic_line), topic_line.size(), topic_line + "max_offsets_per_trigger = 1500\n");
+  return toml;
+}
+
+// True when the environment asks for the long variants (LAKESTREAM_LONG_TESTS=1).
+inline bool long_tests() {
+  const char* v = std::getenv("LAKESTREAM_LONG_TESTS");
+  return v && *v && std::string(v) != "0";
+}
+
+// A positive integer from the environment, or `fallback`.
+inline int env_count(const char* name, int fallback) {
+  const char* v = std::getenv(name);
+  return v && std::atoi(v) > 0 ? std::atoi(v) : fallback;
+}
+
+class MessyLake {
+ public:
+  MessyLake() : f_(messy_pipeline(), {{"orders", 3}}) {}
+
+  // Sends each part of `stream` and calls `run_streams(send_index)` after it.
+  void play(const MessyStream& stream, const std::function<void(int)>& run_streams) {
+    for (size_t i = 0; i < stream.sends.size(); i++) {
+      f_.produce("orders", stream.sends[i], "order_id");
+      run_streams(static_cast<int>(i));
+    }
+  }
+
+  // `lakestream run [streams]`; fails the test unless it exits 0.
+  void run_ok(const std::vector<std::string>& streams = {}) {
+    CommandResult r = f_.lakestream("run", streams);
+    ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+  }
+
+  // `lakestream run [streams]` with LAKESTREAM_FAULT=`fault`; true when the fault killed it.
+  bool run_with_fault(const std::string& fault, const std::vector<std::string>& streams = {}) {
+    CommandResult r = f_.lakestream("run", streams, {"LAKESTREAM_FAULT=" + fault});
+    EXPECT_TRUE(r.exit_code == 0 || r.signal == SIGKILL) << fault << ": " << r.out << r.err;
+    return r.signal == SIGKILL;
+  }
+
+  // Every table's rows in a fixed order, without the one column a rerun changes (_ingested_at,
+  // the wall-clock time of the write).
+  std::string contents() {
+    std::string all;
+    for (const char* table : {"bronze_orders", "bronze_orders_quarantine", "orders", "hourly_sales"}) {
+      std::string columns = f_.query("select string_agg(column_name, ',') from (describe " + std::string(table) + ")");
+      std::string except = columns.find("_ingested_at") != std::string::npos ? " exclude (_ingested_at)" : "";
+      all += "== " + std::string(table) + "\n" + f_.query("select *" + except + " from " + table + " order by all");
+    }
+    return all;
+  }
+
+  CommandResult check() { return f_.lakestream("check"); }
+  PipelineFixture& fixture() { return f_; }
+
+ private:
+  PipelineFixture f_;
+};
+
+// The first line where two table dumps differ, for a readable failure.
+inline std::string first_difference(const std::string& expected, const std::string& actual) {
+  size_t at = 0;
+  while (at < expected.size() && at < actual.size() && expected[at] == actual[at]) at++;
+  if (at == expected.size() && at == actual.size()) return "";
+  size_t line_start = expected.rfind('\n', at == 0 ? 0 : at - 1);
+  line_start = line_start == std::string::npos ? 0 : line_start + 1;
+  auto line_at = [&](const std::string& s) { return s.substr(line_start, s.find('\n', line_start) - line_start); };
+  size_t table = expected.rfind("== ", at);
+  std::string where = table == std::string::npos ? "" : expected.substr(table, expected.find('\n', table) - table);
+  return where + "\n  expected: " + line_at(expected) + "\n  actual:   " + line_at(actual);
+}
+
+}  // namespace lakestream::testing
