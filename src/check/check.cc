@@ -8,6 +8,7 @@
 #include "table/parquet_file.h"
 #include "table/schema_columns.h"
 #include "util/error.h"
+#include "util/files.h"
 
 namespace lakestream {
 
@@ -45,11 +46,12 @@ std::string layer_of(const Pipeline& pipeline, const std::string& table) {
 
 class Checker {
  public:
-  explicit Checker(const Pipeline& pipeline) : pipeline_(pipeline), con_(db_) {
-    snapshots_ = create_lake_views(con_, pipeline);
-  }
+  explicit Checker(const Pipeline& pipeline) : pipeline_(pipeline), con_(db_) {}
 
   CheckResult run() {
+    // A table whose log names a data file that is gone cannot be read at all: say which, and stop.
+    if (report_missing_files()) return result_;
+    snapshots_ = create_lake_views(con_, pipeline_);
     for (const Stream* stream : pipeline_.in_dependency_order()) {
       if (!snapshots_.count(stream->table)) {
         add("waiting", stream->table + " is not written yet: run `lakestream run` first");
@@ -66,6 +68,21 @@ class Checker {
 
  private:
   void add(const std::string& verdict, const std::string& text) { result_.lines.push_back({verdict, text}); }
+
+  bool report_missing_files() {
+    bool missing = false;
+    for (const auto& table : pipeline_.table_names()) {
+      delta::Snapshot snapshot = delta::load_snapshot(pipeline_.table_path(table));
+      for (const auto& file : snapshot.files) {
+        if (path_exists(join_path(snapshot.table_path, file.path))) continue;
+        add("PROBLEM", table + " version " + std::to_string(snapshot.version) + " names data file " + file.path +
+                           ", which is missing: the table cannot be read. Restore the file from a backup (nothing in "
+                           "lakestream deletes data files)");
+        missing = true;
+      }
+    }
+    return missing;
+  }
 
   std::string event_columns(const std::vector<delta::Column>& columns, const std::string& prefix = "") {
     std::string list;
@@ -101,6 +118,27 @@ class Checker {
       const Source* source = pipeline_.find_source(stream.source);
       add("note", std::to_string(rows - distinct_events) + " of them sent twice by " +
                       (source ? source->sent_twice_by : std::string("the producer")));
+    }
+    check_data_loss(stream);
+  }
+
+  // Offsets skipped under fail_on_data_loss = false, as the bronze commits recorded them.
+  void check_data_loss(const Stream& stream) {
+    const auto& snapshot = snapshots_.at(stream.table);
+    for (const auto& commit : delta::read_commits(snapshot.table_path, 0, snapshot.version)) {
+      const auto& info = commit.commit_info;
+      if (!info.contains("lakestream") || !info["lakestream"].contains("dataLoss")) continue;
+      for (const auto& gap : info["lakestream"]["dataLoss"]) {
+        std::string partition = "partition " + std::to_string(gap.value("partition", -1));
+        std::string read_up_to = std::to_string(gap.value("readUpTo", int64_t{-1}));
+        std::string reason = gap.value("reason", "");
+        std::string text = reason == "partition gone"
+                               ? partition + " of the topic vanished after offset " + read_up_to
+                               : partition + " went on from offset " + std::to_string(gap.value("continuedFrom", int64_t{-1})) +
+                                     " after " + read_up_to + " (" + (reason == "went back" ? "the topic went back" : "older records aged out") + ")";
+        add("note", stream.table + " may lack records: " + text + ", accepted by fail_on_data_loss = false in version " +
+                        std::to_string(commit.version));
+      }
     }
   }
 

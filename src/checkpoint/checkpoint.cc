@@ -8,6 +8,8 @@
 #include <cstring>
 #include <ctime>
 
+#include "checkpoint/definition_change.h"
+#include "table/delta_table.h"
 #include "util/error.h"
 #include "util/files.h"
 
@@ -26,12 +28,17 @@ std::optional<int64_t> batch_id_of(const std::string& name) {
 
 }  // namespace
 
-nlohmann::json stream_definition(const Stream& s) {
+nlohmann::json stream_definition(const Pipeline& pipeline, const Stream& s) {
   nlohmann::json d = {{"name", s.name}, {"table", s.table}};
   switch (s.kind) {
     case StreamKind::Ingest:
       d["kind"] = "ingest";
       d["source"] = s.source;
+      if (const Source* source = pipeline.find_source(s.source)) {
+        nlohmann::json schema = nlohmann::json::object();
+        for (const auto& f : source->schema.fields) schema[f.name] = f.delta_type();
+        d["schema"] = schema;
+      }
       break;
     case StreamKind::Latest:
       d["kind"] = "latest";
@@ -58,7 +65,35 @@ nlohmann::json stream_definition(const Stream& s) {
   return d;
 }
 
+namespace {
+
+// A checkpoint that is gone while its table holds the stream's commits must not be made again
+// from nothing: the stream would read its source again from the start into the same table.
+void refuse_lost_checkpoint(const Pipeline& pipeline, const Stream& stream, const std::string& path) {
+  std::string table = pipeline.table_path(stream.table);
+  int64_t newest = delta::latest_version(table);
+  if (newest < 0) return;
+  for (const auto& commit : delta::read_commits(table, 0, newest)) {
+    const auto& info = commit.commit_info;
+    if (info.contains("lakestream") && info["lakestream"].value("stream", "") == stream.name)
+      throw Error("the checkpoint of stream " + stream.name + " is missing (" + path + "), but table " + stream.table +
+                  " holds its batches (version " + std::to_string(commit.version) +
+                  " and later): starting from nothing would write them again. Restore the checkpoint folder from a "
+                  "backup; or start over on purpose: delete the table " + table + " too (or write to a new table), "
+                  "then run to load everything again.");
+  }
+}
+
+}  // namespace
+
 Checkpoint::Checkpoint(const Pipeline& pipeline, const Stream& stream) : path_(pipeline.checkpoint_path(stream.name)) {
+  if (!path_exists(path_ + "/metadata.json")) {
+    if (!list_dir(path_ + "/batches").empty())
+      throw Error("the checkpoint of stream " + stream.name + " is damaged: " + path_ +
+                  "/metadata.json is missing but batches are planned. Restore it from a backup, or start the stream "
+                  "over with a new checkpoint and a new table.");
+    refuse_lost_checkpoint(pipeline, stream, path_);
+  }
   make_dirs(path_ + "/batches", 0700);
   std::string lock_path = path_ + "/lock";
   lock_fd_ = ::open(lock_path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0600);
@@ -87,10 +122,18 @@ Checkpoint::Checkpoint(const Pipeline& pipeline, const Stream& stream) : path_(p
       throw Error("the checkpoint of stream " + stream.name + " is damaged: " + meta_path + " is not valid (" +
                   e.what() + "). Restore it from a backup, or start the stream over with a new checkpoint.");
     }
+    std::string changes = definition_changes(meta.value("definition", nlohmann::json::object()),
+                                             stream_definition(pipeline, stream));
+    if (!changes.empty())
+      throw Error("stream " + stream.name + " has changed since its checkpoint " + path_ +
+                  " was made, and the checkpoint's batches and state only fit the old definition:" + changes +
+                  "\nUndo the change; or start over with the new definition: delete the checkpoint folder and the "
+                  "table " + pipeline.table_path(stream.table) + " (or write to a new table), then run: the stream "
+                  "reads its whole source again (a backfill).");
   } else {
     id_ = new_uuid();
     nlohmann::json meta = {{"id", id_}, {"stream", stream.name}, {"created", static_cast<int64_t>(std::time(nullptr))},
-                           {"definition", stream_definition(stream)}};
+                           {"definition", stream_definition(pipeline, stream)}};
     write_file_atomic(meta_path, meta.dump(2) + "\n", 0600);
     is_new_ = true;
   }

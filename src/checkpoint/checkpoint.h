@@ -58,6 +58,6 @@ class Checkpoint {
 
 // The definition of a stream as its checkpoint records it (kind, source, table, and for stateful
 // streams the settings their state depends on).
-nlohmann::json stream_definition(const Stream& stream);
+nlohmann::json stream_definition(const Pipeline& pipeline, const Stream& stream);
 
 }  // namespace lakestream

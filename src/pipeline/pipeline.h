@@ -56,6 +56,9 @@ struct Source {
   int64_t max_offsets_per_trigger = 0;  // 0: no cap, one batch takes all that is there
   int64_t max_value_bytes = 1 << 20;    // larger values are quarantined, never parsed
   std::string sent_twice_by = "the producer";  // who sends events twice, in check's note
+  // Spark's failOnDataLoss: false accepts offsets that went back or aged out, goes on from the
+  // earliest offset there, and records the gap in the bronze commit (check shows it).
+  bool fail_on_data_loss = true;
   int line = 0;
 };
 

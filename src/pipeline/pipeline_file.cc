@@ -209,7 +209,7 @@ Source read_source(const TomlSection& sources, const std::string& name) {
   require_identifier(sources, name, "source");
   auto section = sources.table(name);
   section->allow_only({"topic", "key", "starting_offsets", "max_offsets_per_trigger", "max_value_bytes",
-                       "sent_twice_by", "required", "schema"});
+                       "sent_twice_by", "required", "fail_on_data_loss", "schema"});
   Source source;
   source.name = name;
   source.line = section->line();
@@ -233,6 +233,7 @@ Source read_source(const TomlSection& sources, const std::string& name) {
   }
   if (auto cap = section->positive_integer("max_offsets_per_trigger")) source.max_offsets_per_trigger = *cap;
   if (auto cap = section->positive_integer("max_value_bytes")) source.max_value_bytes = *cap;
+  source.fail_on_data_loss = section->boolean("fail_on_data_loss").value_or(true);
   if (section->has("sent_twice_by")) {
     source.sent_twice_by = section->required_string("sent_twice_by", "name who sends events twice, e.g. \"the shop's system\"");
   }

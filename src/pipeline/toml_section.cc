@@ -98,6 +98,13 @@ std::optional<int64_t> TomlSection::positive_integer(std::string_view name) cons
   return number;
 }
 
+std::optional<bool> TomlSection::boolean(std::string_view name) const {
+  const toml::node* value = value_of(name);
+  if (!value) return std::nullopt;
+  if (!value->is_boolean()) fail(name, "must be true or false (bare, without quotes), not " + toml_type_words(*value));
+  return value->as_boolean()->get();
+}
+
 std::optional<std::vector<std::string>> TomlSection::string_list(std::string_view name) const {
   const toml::node* value = value_of(name);
   if (!value) return std::nullopt;

@@ -87,21 +87,28 @@ class IngestRun {
                   "with a new checkpoint and a new table.");
     if (last && last->id > committed) {
       // A run died after planning this batch: replay exactly its input.
-      run_batch(last->id, offsets_from(last->input["start"]), offsets_from(last->input["end"]), true);
+      run_batch(last->id, offsets_from(last->input["start"]), offsets_from(last->input["end"]),
+                last->input.value("dataLoss", nlohmann::json()), true);
     }
     int64_t next_id = last ? last->id + 1 : 0;
     Offsets start = last ? offsets_from(last->input["end"]) : Offsets{};
-    Offsets end = end_offsets(start, !last.has_value());
+    nlohmann::json data_loss = nlohmann::json::array();
+    Offsets end = end_offsets(start, !last.has_value(), data_loss);
     bool first_ever = !last.has_value();
 
     auto plans = plan_batches(start, end, source_.max_offsets_per_trigger);
-    if (plans.empty() && first_ever) plans.push_back({});  // record where a `latest` start begins
+    // An empty first batch records where a `latest` start begins; an empty batch after a loss
+    // records the gap (in the plan, then in the bronze commit), even when nothing new is there.
+    if (plans.empty() && (first_ever || !data_loss.empty())) plans.push_back({});
     for (const auto& ranges : plans) {
       Offsets batch_end = start;
       for (const auto& r : ranges) batch_end[r.partition] = r.end;
-      checkpoint_.plan(next_id, {{"start", to_json(start)}, {"end", to_json(batch_end)}});
+      nlohmann::json input = {{"start", to_json(start)}, {"end", to_json(batch_end)}};
+      if (!data_loss.empty()) input["dataLoss"] = data_loss;
+      checkpoint_.plan(next_id, input);
       fault_point("after_plan");
-      run_batch(next_id, start, batch_end, false);
+      run_batch(next_id, start, batch_end, data_loss, false);
+      data_loss = nlohmann::json::array();  // recorded by the first batch after it
       start = batch_end;
       next_id++;
     }
@@ -111,9 +118,10 @@ class IngestRun {
   }
 
  private:
-  // The offsets to read up to now, for every partition; fills `start` for new partitions and
-  // refuses offsets that went back or vanished.
-  Offsets end_offsets(Offsets& start, bool first_run) {
+  // The offsets to read up to now, for every partition; fills `start` for new partitions. Offsets
+  // that went back or vanished are refused, or with fail_on_data_loss = false, skipped: `start`
+  // moves to the earliest offset there and `data_loss` gets one entry per partition.
+  Offsets end_offsets(Offsets& start, bool first_run, nlohmann::json& data_loss) {
     auto marks = reader_.watermarks();
     Offsets end;
     std::string went_back, aged_out;
@@ -125,31 +133,44 @@ class IngestRun {
       } else if (w.high < known->second) {
         went_back += "\n  partition " + std::to_string(p) + ": from offset " + std::to_string(known->second) +
                      " back to " + std::to_string(w.high);
+        data_loss.push_back({{"partition", p}, {"readUpTo", known->second}, {"continuedFrom", w.low}, {"reason", "went back"}});
+        known->second = w.low;
       } else if (w.low > known->second) {
         aged_out += "\n  partition " + std::to_string(p) + ": offsets " + std::to_string(known->second) + " to " +
                     std::to_string(w.low - 1) + " are gone (earliest now " + std::to_string(w.low) + ")";
+        data_loss.push_back({{"partition", p}, {"readUpTo", known->second}, {"continuedFrom", w.low}, {"reason", "aged out"}});
+        known->second = w.low;
       }
       end[p] = w.high;
     }
-    for (const auto& [p, o] : start)
-      if (!marks.count(p))
-        went_back += "\n  partition " + std::to_string(p) + " no longer exists (it was read up to offset " +
-                     std::to_string(o) + ")";
+    for (auto it = start.begin(); it != start.end();) {
+      if (marks.count(it->first)) {
+        ++it;
+        continue;
+      }
+      went_back += "\n  partition " + std::to_string(it->first) + " no longer exists (it was read up to offset " +
+                   std::to_string(it->second) + ")";
+      data_loss.push_back({{"partition", it->first}, {"readUpTo", it->second}, {"reason", "partition gone"}});
+      it = start.erase(it);
+    }
+    if (!source_.fail_on_data_loss) return end;
     if (!went_back.empty())
       throw Error("topic " + source_.topic + " went back: the offsets stream " + ctx_.stream.name +
                   " has read are no longer there:" + went_back +
                   "\nThe topic was deleted and created again, or points at another cluster. Nothing was read. "
-                  "To read the new topic from its start, start the stream over with a new checkpoint (delete " +
-                  checkpoint_.path() + ") and a new table.");
+                  "To read the new topic from its start and keep the table, set fail_on_data_loss = false in [sources." +
+                  source_.name + "] (the gap is recorded and check shows it); or start the stream over with a new "
+                  "checkpoint (delete " + checkpoint_.path() + ") and a new table.");
     if (!aged_out.empty())
       throw Error("records of topic " + source_.topic + " were deleted before stream " + ctx_.stream.name +
                   " read them (retention):" + aged_out +
                   "\nNothing was read. Those records are lost to this stream; to go on from the earliest offsets "
-                  "still there, start the stream over with a new checkpoint.");
+                  "still there, set fail_on_data_loss = false in [sources." + source_.name +
+                  "] (the gap is recorded and check shows it).");
     return end;
   }
 
-  void run_batch(int64_t id, const Offsets& start, const Offsets& end, bool replay) {
+  void run_batch(int64_t id, const Offsets& start, const Offsets& end, const nlohmann::json& data_loss, bool replay) {
     auto started = std::chrono::steady_clock::now();
     BatchReport batch;
     batch.batch_id = id;
@@ -195,6 +216,7 @@ class IngestRun {
                                            {"source", {{"topic", source_.topic},
                                                        {"startOffsets", to_json(start)},
                                                        {"endOffsets", to_json(end)}}}}}};
+    if (data_loss.is_array() && !data_loss.empty()) info["lakestream"]["dataLoss"] = data_loss;
 
     // Quarantine first, bronze last: each commit is skipped on a replay once it is in.
     if (batch.quarantined > 0) {

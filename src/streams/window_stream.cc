@@ -108,6 +108,11 @@ class WindowRun {
     auto& con = ctx_.con;
     std::string path = checkpoint_.state_db_path();
     bool existed = path_exists(path);
+    if (!existed && checkpoint_.last_planned())
+      throw Error("the checkpoint of stream " + s_.name + " is damaged: its state " + path +
+                  " is missing but batches were planned; starting from empty state would count windows again. "
+                  "Restore the checkpoint folder from a backup, or start the stream over with a new checkpoint and a "
+                  "new table.");
     con.exec("ATTACH " + sql::quote_literal(path) + " AS " + kState);
     if (!existed) {
       // DuckDB creates the file with the process umask; state is private to the stream.
