@@ -1,0 +1,99 @@
+// Offsets that go back (the topic was recreated) or vanish (retention): refused with which
+// partitions went from where to where; accepted with fail_on_data_loss = false, which goes on from
+// the earliest offset there, records the gap in the bronze commit and has check show it.
+#include <nlohmann/json.hpp>
+
+#include "safety/safety_pipeline.h"
+#include "support/test_support.h"
+
+namespace lakestream::testing {
+namespace {
+
+std::string commit_text(PipelineFixture& f, int version) {
+  char name[32];
+  std::snprintf(name, sizeof name, "%020d.json", version);
+  std::string path = f.dir() + "/lake/bronze_orders/_delta_log/" + name;
+  std::string text;
+  FILE* in = std::fopen(path.c_str(), "r");
+  if (!in) return "";
+  char buf[4096];
+  size_t n;
+  while ((n = std::fread(buf, 1, sizeof buf, in)) > 0) text.append(buf, n);
+  std::fclose(in);
+  return text;
+}
+
+TEST(DataLoss, TopicRecreatedIsRefusedThenAcceptedWithFailOnDataLossFalse) {
+  PipelineFixture f(safety_pipeline(), {{"orders", 2}});
+  f.produce("orders", safety_events(0, 100), "order_id");
+  ASSERT_EQ(f.lakestream("run").exit_code, 0);
+  std::string before = f.query("select partition, max(\"offset\") + 1 as n from bronze_orders group by all order by 1");
+
+  f.broker().reset();  // every topic wiped and created again, empty
+  f.write_pipeline(safety_pipeline());
+  f.produce("orders", safety_events(1000, 10), "order_id");
+  CommandResult refused = f.lakestream("run");
+  EXPECT_EQ(refused.exit_code, 1);
+  EXPECT_TRUE(contains(refused.err, "topic orders went back")) << refused.err;
+  EXPECT_TRUE(contains(refused.err, "partition 0: from offset ")) << refused.err;
+  EXPECT_TRUE(contains(refused.err, "fail_on_data_loss = false")) << refused.err;
+  EXPECT_EQ(f.query("select count(*) from bronze_orders"), "count_star()\n100\n") << "a refused run wrote nothing";
+
+  f.write_pipeline(safety_pipeline("fail_on_data_loss = false\n"));
+  CommandResult accepted = f.lakestream("run");
+  ASSERT_EQ(accepted.exit_code, 0) << accepted.err;
+  EXPECT_EQ(f.query("select count(*), count(distinct order_id) from bronze_orders"),
+            "count_star(),count(DISTINCT order_id)\n110,110\n");
+  // The gap is in the commit that went on, per partition, with where it went on from.
+  auto commit = nlohmann::json::parse(commit_text(f, 1).substr(0, commit_text(f, 1).find('\n')));
+  auto gaps = commit["commitInfo"]["lakestream"]["dataLoss"];
+  ASSERT_EQ(gaps.size(), 2u) << commit.dump();
+  EXPECT_EQ(gaps[0]["reason"], "went back");
+  EXPECT_EQ(gaps[0]["continuedFrom"], 0);
+  CommandResult check = f.lakestream("check");
+  EXPECT_EQ(check.exit_code, 0) << check.out;
+  EXPECT_TRUE(contains(check.out, "ok      bronze_orders has 110 events, each offset once")) << check.out;
+  EXPECT_TRUE(contains(check.out, "note    bronze_orders may lack records: partition 0 went on from offset 0 after ")) << check.out;
+  EXPECT_TRUE(contains(check.out, "(the topic went back), accepted by fail_on_data_loss = false in version 1")) << check.out;
+
+  // The next run reads on from there, with nothing lost or doubled.
+  f.produce("orders", safety_events(2000, 5), "order_id");
+  ASSERT_EQ(f.lakestream("run").exit_code, 0);
+  EXPECT_EQ(f.query("select count(*), count(distinct order_id) from bronze_orders"),
+            "count_star(),count(DISTINCT order_id)\n115,115\n");
+  (void)before;
+}
+
+TEST(DataLoss, RecordsAgedOutAreRefusedThenSkippedWithFailOnDataLossFalse) {
+  // The embedded broker keeps about 5 MiB per partition: 600 kB events push the old ones out.
+  PipelineFixture f(safety_pipeline(), {{"orders", 1}});
+  f.produce("orders", safety_events(0, 3, 600000), "order_id");
+  ASSERT_EQ(f.lakestream("run").exit_code, 0);
+  f.produce("orders", safety_events(3, 20, 600000), "order_id");
+  CommandResult refused = f.lakestream("run");
+  EXPECT_EQ(refused.exit_code, 1);
+  EXPECT_TRUE(contains(refused.err, "were deleted before stream read_orders read them (retention)")) << refused.err;
+  EXPECT_TRUE(contains(refused.err, "partition 0: offsets 3 to ")) << refused.err;
+
+  f.write_pipeline(safety_pipeline("fail_on_data_loss = false\n"));
+  CommandResult accepted = f.lakestream("run");
+  ASSERT_EQ(accepted.exit_code, 0) << accepted.err;
+  std::string kept = f.query("select min(\"offset\") from bronze_orders where \"offset\" >= 3");
+  EXPECT_NE(kept, "min(\"offset\")\n3\n") << "offset 3 should be gone";
+  EXPECT_EQ(f.query("select max(\"offset\") from bronze_orders"), "max(\"offset\")\n22\n");
+  CommandResult check = f.lakestream("check");
+  EXPECT_EQ(check.exit_code, 0) << check.out;
+  EXPECT_TRUE(contains(check.out, "note    bronze_orders may lack records: partition 0 went on from offset ")) << check.out;
+  EXPECT_TRUE(contains(check.out, "after 3 (older records aged out)")) << check.out;
+}
+
+TEST(DataLoss, FailOnDataLossMustBeABoolean) {
+  PipelineFixture f(safety_pipeline("fail_on_data_loss = \"no\"\n"), {{"orders", 1}});
+  CommandResult r = f.lakestream("run");
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_TRUE(contains(r.err, "fail_on_data_loss")) << r.err;
+  EXPECT_TRUE(contains(r.err, "must be true or false")) << r.err;
+}
+
+}  // namespace
+}  // namespace lakestream::testing
