@@ -8,17 +8,9 @@
 
 #include "faults/messy_stream.h"
 #include "shop/shop_scenario.h"
+#include "support/crash_points.h"
 
 namespace lakestream::testing {
-
-// Every crash point of the commit protocols (docs/guarantees.md lists where each one is).
-inline const std::vector<std::string>& crash_points() {
-  static const std::vector<std::string> points{
-      "after_plan",          "mid_checkpoint_file",   "after_kafka_read",    "after_data_files",
-      "mid_commit_file",     "after_quarantine_commit", "before_delta_commit", "after_delta_commit",
-      "after_state_commit",  "after_sink_commit"};
-  return points;
-}
 
 // The streams of the shop pipeline, one per kind.
 inline const std::vector<std::string>& stream_of_each_kind() {

@@ -3,6 +3,7 @@
 #include <random>
 
 #include "shop/shop_scenario.h"
+#include "support/crash_points.h"
 
 namespace lakestream::testing {
 namespace {
@@ -113,18 +114,17 @@ TEST(ShopScenario, RandomKillsChangeNothing) {
 
 // A crash at each named point of the commit protocols (LAKESTREAM_FAULT), in every run.
 TEST(ShopScenario, CrashAtEachCommitStepChangesNothing) {
-  for (const char* point : {"after_plan", "after_kafka_read", "after_data_files", "after_quarantine_commit",
-                            "before_delta_commit", "after_delta_commit", "after_state_commit", "after_sink_commit"}) {
+  for (const std::string& point : crash_points()) {
     SCOPED_TRACE(point);
     PipelineFixture f(shop_pipeline(), {{"orders", 3}});
     bool crashed = false;
     play_shop(f, [&] {
-      CommandResult r = f.lakestream("run", {}, {std::string("LAKESTREAM_FAULT=") + point});
+      CommandResult r = f.lakestream("run", {}, {"LAKESTREAM_FAULT=" + point});
       crashed = crashed || r.signal == SIGKILL;
       run_ok(f);
     });
     EXPECT_EQ(f.lakestream("check").out, expected_check("expected-check.txt"));
-    if (std::string(point) != "after_quarantine_commit") EXPECT_TRUE(crashed) << "the point was never reached";
+    if (point != "after_quarantine_commit") EXPECT_TRUE(crashed) << "the point was never reached";
   }
 }
 
