@@ -2,6 +2,7 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 #include "support/pipeline_fixture.h"
 
@@ -42,5 +43,11 @@ inline std::string safety_events(int first, int n, size_t padding = 0) {
 }
 
 inline bool contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
+
+// The run was refused (exit 1, no signal) with a message that says each of `parts`.
+inline void expect_refused(const CommandResult& r, const std::vector<std::string>& parts) {
+  EXPECT_EQ(r.exit_code, 1) << "signal " << r.signal << "\n" << r.out;
+  for (const auto& part : parts) EXPECT_TRUE(contains(r.err, part)) << "missing: " << part << "\nin: " << r.err;
+}
 
 }  // namespace lakestream::testing
