@@ -95,7 +95,11 @@ class Checker {
     const std::string& table = stream.table;
     const auto& columns = snapshots_.at(table).metadata.schema;
     int64_t rows = con_.scalar_int("SELECT count(*) FROM " + q(table));
-    int64_t offsets = con_.scalar_int("SELECT count(DISTINCT (partition, \"offset\")) FROM " + q(table));
+    // After a topic went back (accepted by fail_on_data_loss = false) offsets start over: an
+    // offset is unique within each era between two such gaps.
+    std::string era = "0";
+    for (int64_t batch : went_back_batches(stream)) era += " + (_batch_id >= " + std::to_string(batch) + ")::INT";
+    int64_t offsets = con_.scalar_int("SELECT count(DISTINCT (partition, \"offset\", " + era + ")) FROM " + q(table));
     if (rows == offsets) {
       add("ok", table + " has " + count_of(rows, "events") + ", each offset once");
     } else {
@@ -119,27 +123,40 @@ class Checker {
       add("note", std::to_string(rows - distinct_events) + " of them sent twice by " +
                       (source ? source->sent_twice_by : std::string("the producer")));
     }
-    check_data_loss(stream);
+    for (const auto& [version, gap] : data_loss(stream)) {
+      std::string partition = "partition " + std::to_string(gap.value("partition", -1));
+      std::string read_up_to = std::to_string(gap.value("readUpTo", int64_t{-1}));
+      std::string reason = gap.value("reason", "");
+      std::string what = reason == "partition gone" ? partition + " of the topic vanished after offset " + read_up_to
+                         : partition + " went on from offset " + std::to_string(gap.value("continuedFrom", int64_t{-1})) +
+                               " after " + read_up_to + " (" +
+                               (reason == "went back" ? "the topic went back" : "older records aged out") + ")";
+      add("note", stream.table + " may lack records: " + what + ", accepted by fail_on_data_loss = false in version " +
+                      std::to_string(version));
+    }
   }
 
-  // Offsets skipped under fail_on_data_loss = false, as the bronze commits recorded them.
-  void check_data_loss(const Stream& stream) {
+  // Offsets skipped under fail_on_data_loss = false, as the bronze commits recorded them: (table
+  // version, the gap as commitInfo.lakestream.dataLoss holds it with the batch id added).
+  std::vector<std::pair<int64_t, nlohmann::json>> data_loss(const Stream& stream) {
+    std::vector<std::pair<int64_t, nlohmann::json>> gaps;
     const auto& snapshot = snapshots_.at(stream.table);
     for (const auto& commit : delta::read_commits(snapshot.table_path, 0, snapshot.version)) {
       const auto& info = commit.commit_info;
       if (!info.contains("lakestream") || !info["lakestream"].contains("dataLoss")) continue;
-      for (const auto& gap : info["lakestream"]["dataLoss"]) {
-        std::string partition = "partition " + std::to_string(gap.value("partition", -1));
-        std::string read_up_to = std::to_string(gap.value("readUpTo", int64_t{-1}));
-        std::string reason = gap.value("reason", "");
-        std::string text = reason == "partition gone"
-                               ? partition + " of the topic vanished after offset " + read_up_to
-                               : partition + " went on from offset " + std::to_string(gap.value("continuedFrom", int64_t{-1})) +
-                                     " after " + read_up_to + " (" + (reason == "went back" ? "the topic went back" : "older records aged out") + ")";
-        add("note", stream.table + " may lack records: " + text + ", accepted by fail_on_data_loss = false in version " +
-                        std::to_string(commit.version));
+      for (nlohmann::json gap : info["lakestream"]["dataLoss"]) {
+        gap["batchId"] = info["lakestream"].value("batchId", int64_t{0});
+        gaps.emplace_back(commit.version, gap);
       }
     }
+    return gaps;
+  }
+
+  std::vector<int64_t> went_back_batches(const Stream& stream) {
+    std::vector<int64_t> batches;
+    for (const auto& [version, gap] : data_loss(stream))
+      if (gap.value("reason", "") == "went back") batches.push_back(gap["batchId"].get<int64_t>());
+    return batches;
   }
 
   void check_latest(const Stream& stream) {

@@ -4,23 +4,17 @@
 #include <nlohmann/json.hpp>
 
 #include "safety/safety_pipeline.h"
-#include "support/test_support.h"
+#include "shop/shop_scenario.h"
 
 namespace lakestream::testing {
 namespace {
 
-std::string commit_text(PipelineFixture& f, int version) {
+// The commitInfo of bronze's commit `version`, as the log holds it.
+nlohmann::json bronze_commit_info(PipelineFixture& f, int version) {
   char name[32];
   std::snprintf(name, sizeof name, "%020d.json", version);
-  std::string path = f.dir() + "/lake/bronze_orders/_delta_log/" + name;
-  std::string text;
-  FILE* in = std::fopen(path.c_str(), "r");
-  if (!in) return "";
-  char buf[4096];
-  size_t n;
-  while ((n = std::fread(buf, 1, sizeof buf, in)) > 0) text.append(buf, n);
-  std::fclose(in);
-  return text;
+  std::string text = read_text(f.dir() + "/lake/bronze_orders/_delta_log/" + name);
+  return nlohmann::json::parse(text.substr(0, text.find('\n')))["commitInfo"];
 }
 
 TEST(DataLoss, TopicRecreatedIsRefusedThenAcceptedWithFailOnDataLossFalse) {
@@ -40,9 +34,8 @@ TEST(DataLoss, TopicRecreatedIsRefusedThenAcceptedWithFailOnDataLossFalse) {
   EXPECT_EQ(f.query("select count(*), count(distinct order_id) from bronze_orders"),
             "count_star(),count(DISTINCT order_id)\n110,110\n");
   // The gap is in the commit that went on, per partition, with where it went on from.
-  auto commit = nlohmann::json::parse(commit_text(f, 1).substr(0, commit_text(f, 1).find('\n')));
-  auto gaps = commit["commitInfo"]["lakestream"]["dataLoss"];
-  ASSERT_EQ(gaps.size(), 2u) << commit.dump();
+  auto gaps = bronze_commit_info(f, 1)["lakestream"]["dataLoss"];
+  ASSERT_EQ(gaps.size(), 2u) << gaps.dump();
   EXPECT_EQ(gaps[0]["reason"], "went back");
   EXPECT_EQ(gaps[0]["continuedFrom"], 0);
   CommandResult check = f.lakestream("check");
