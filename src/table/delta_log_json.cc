@@ -25,9 +25,17 @@ const json& required(const json& object, const char* key, const std::string& whe
   return *it;
 }
 
-int64_t optional_int(const json& object, const char* key, int64_t fallback = 0) {
+// A whole number that fits int64; a fraction or a number past its range (which get<int64_t>
+// would turn into garbage) makes the log malformed.
+int64_t as_int64(const json& value, const char* key, const std::string& where) {
+  if (value.is_number_integer() && !(value.is_number_unsigned() && value.get<uint64_t>() > INT64_MAX))
+    return value.get<int64_t>();
+  malformed(where, std::string(key) + " is " + value.dump() + ", not a whole number of 64 bits");
+}
+
+int64_t optional_int(const json& object, const char* key, const std::string& where, int64_t fallback = 0) {
   auto it = object.find(key);
-  return it != object.end() && it->is_number() ? it->get<int64_t>() : fallback;
+  return it != object.end() && it->is_number() ? as_int64(*it, key, where) : fallback;
 }
 
 bool optional_bool(const json& object, const char* key, bool fallback) {
@@ -48,8 +56,8 @@ AddFile read_add(const json& add, const std::string& where) {
   AddFile file;
   file.path = url_decode_path(required(add, "path", where, "add").get<std::string>());
   file.partition_values = read_partition_values(add);
-  file.size = optional_int(add, "size");
-  file.modification_time = optional_int(add, "modificationTime");
+  file.size = optional_int(add, "size", where);
+  file.modification_time = optional_int(add, "modificationTime", where);
   file.data_change = optional_bool(add, "dataChange", true);
   // Spark writes stats as a JSON string; checkpoints may carry them parsed (stats_parsed) instead.
   if (auto it = add.find("stats"); it != add.end() && it->is_string()) {
@@ -76,7 +84,7 @@ Metadata read_metadata(const json& meta, const std::string& where) {
   if (auto conf = meta.find("configuration"); conf != meta.end() && conf->is_object())
     for (const auto& [key, value] : conf->items())
       if (value.is_string()) metadata.configuration[key] = value.get<std::string>();
-  metadata.created_time = optional_int(meta, "createdTime");
+  metadata.created_time = optional_int(meta, "createdTime", where);
   return metadata;
 }
 
@@ -92,20 +100,20 @@ void read_action(const json& action, LogActions& into, const std::string& where)
       } else if (kind == "remove") {
         RemoveFile file;
         file.path = url_decode_path(required(body, "path", where, "remove").get<std::string>());
-        file.deletion_timestamp = optional_int(body, "deletionTimestamp");
+        file.deletion_timestamp = optional_int(body, "deletionTimestamp", where);
         file.data_change = optional_bool(body, "dataChange", true);
         into.removes.push_back(std::move(file));
       } else if (kind == "metaData") {
         into.metadata = read_metadata(body, where);
       } else if (kind == "protocol") {
         Protocol protocol;
-        protocol.min_reader_version = static_cast<int>(required(body, "minReaderVersion", where, "protocol").get<int64_t>());
-        protocol.min_writer_version = static_cast<int>(optional_int(body, "minWriterVersion", 2));
+        protocol.min_reader_version = static_cast<int>(as_int64(required(body, "minReaderVersion", where, "protocol"), "minReaderVersion", where));
+        protocol.min_writer_version = static_cast<int>(optional_int(body, "minWriterVersion", where, 2));
         if (auto features = body.find("readerFeatures"); features != body.end()) protocol.reader_features = *features;
         into.protocol = protocol;
       } else if (kind == "txn") {
         into.txns[required(body, "appId", where, "txn").get<std::string>()] =
-            required(body, "version", where, "txn").get<int64_t>();
+            as_int64(required(body, "version", where, "txn"), "version", where);
       } else if (kind == "commitInfo") {
         into.commit_info = body;
       }

@@ -2,6 +2,7 @@
 // errors on Fetch, ListOffsets, Metadata and Produce, and the broker going down and up. Each run
 // either completes or fails with a clear error, the next run succeeds, and in the end every table
 // holds what a run without faults wrote: never a gap, never a duplicate.
+#include <librdkafka/rdkafka.h>
 #include <librdkafka/rdkafka_mock.h>
 
 #include <chrono>

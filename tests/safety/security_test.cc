@@ -12,11 +12,11 @@
 namespace lakestream::testing {
 namespace {
 
-const char* kSecrets[] = {"sasl-pass-7f3e9", "ssl-key-pass-c41d", "oauth-secret-88aa"};
+const char* kSecrets[] = {"sasl-pass-7f3e9", "ssl-key-pass-c41d"};
 
 std::string secret_properties(const std::string& extra = "") {
   return "[kafka.properties]\n\"sasl.password\" = \"${LS_TEST_SASL_PASSWORD}\"\n\"ssl.key.password\" = \"" +
-         std::string(kSecrets[1]) + "\"\n\"sasl.oauthbearer.client.secret\" = \"" + kSecrets[2] + "\"\n" + extra;
+         std::string(kSecrets[1]) + "\"\n" + extra;
 }
 
 void expect_no_secret(const std::string& where, const std::string& text) {
