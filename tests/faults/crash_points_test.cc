@@ -81,7 +81,7 @@ TEST(CrashPoints, EveryPointInEveryStreamKindChangesNothing) {
 // The long variant: a fresh lake per point and stream kind, crashed after every send.
 TEST(CrashPoints, LongEveryPointAfterEverySend) {
   if (!long_tests()) GTEST_SKIP() << "set LAKESTREAM_LONG_TESTS=1";
-  MessyStream stream = messy_stream(100000, 8, 11);
+  MessyStream stream = messy_stream(100000, 40, 11);
   Reference reference = uninterrupted(stream);
   for (const auto& point : crash_points())
     for (const auto& target : stream_of_each_kind()) {

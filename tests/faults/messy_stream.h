@@ -1,6 +1,7 @@
 // A generated messy order stream, as real shops send them: orders placed and then updated
 // (paid, shipped), about 5% of events late by hours, about 2% sent twice, a few that break the
 // schema; split into sends, each followed by a run of the streams. Deterministic for a seed.
+// Events come about 2 s of event time apart: keep a send under two hours (3,000 events).
 #pragma once
 
 #include <cstdio>
@@ -44,7 +45,9 @@ inline MessyStream messy_stream(int events, int sends, unsigned seed) {
     now += 1 + static_cast<long long>(rng() % 3);  // about 100k events over three days
     long long t = now;
     if (chance(rng) < 0.05) {
-      t -= 3600 * (2 + static_cast<long long>(rng() % 4));  // hours behind: past the 1-hour watermark
+      // Hours behind, so that its hour was written before it came (late by design). A send spans
+      // under two hours of event time, so 4 to 7 hours behind is past every open window.
+      t -= 3600 * (4 + static_cast<long long>(rng() % 4));
       s.late++;
     }
     std::string line;
