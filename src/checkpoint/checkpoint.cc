@@ -110,15 +110,27 @@ std::optional<PlannedBatch> Checkpoint::last_planned() const {
   return planned(*newest);
 }
 
-std::optional<PlannedBatch> Checkpoint::planned(int64_t id) const {
-  std::string file = batch_file(path_, id);
+std::optional<PlannedBatch> Checkpoint::planned(int64_t id) const { return read_planned_batch(path_, id); }
+
+std::optional<PlannedBatch> read_planned_batch(const std::string& dir, int64_t id) {
+  std::string file = batch_file(dir, id);
   if (!path_exists(file)) return std::nullopt;
   try {
     return PlannedBatch{id, nlohmann::json::parse(read_file(file))};
   } catch (const nlohmann::json::exception& e) {
-    throw Error("the checkpoint at " + path_ + " is damaged: " + file + " is not valid JSON (" + e.what() +
+    throw Error("the checkpoint at " + dir + " is damaged: " + file + " is not valid JSON (" + e.what() +
                 "). Restore it, or start the stream over with a new checkpoint.");
   }
+}
+
+std::optional<std::string> read_checkpoint_id(const Pipeline& pipeline, const Stream& stream) {
+  std::string meta_path = pipeline.checkpoint_path(stream.name) + "/metadata.json";
+  if (!path_exists(meta_path)) return std::nullopt;
+  auto meta = nlohmann::json::parse(read_file(meta_path), nullptr, false);
+  if (meta.is_discarded() || !meta.contains("id"))
+    throw Error("the checkpoint of stream " + stream.name + " is damaged: " + meta_path +
+                " is not valid. Restore it from a backup, or start the stream over with a new checkpoint.");
+  return meta["id"].get<std::string>();
 }
 
 void Checkpoint::plan(int64_t id, const nlohmann::json& input) {

@@ -56,6 +56,12 @@ class Checkpoint {
   int lock_fd_ = -1;
 };
 
+// Read-only views of a checkpoint, for status and metrics while a run may hold the lock.
+// The stream's id (its Delta txn appId), nullopt when it never ran.
+std::optional<std::string> read_checkpoint_id(const Pipeline& pipeline, const Stream& stream);
+// The planned batch `id` of the checkpoint folder `dir`, nullopt when it is not kept.
+std::optional<PlannedBatch> read_planned_batch(const std::string& dir, int64_t id);
+
 // The definition of a stream as its checkpoint records it (kind, source, table, and for stateful
 // streams the settings their state depends on).
 nlohmann::json stream_definition(const Stream& stream);

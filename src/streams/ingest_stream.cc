@@ -10,6 +10,7 @@
 #include "table/parquet_file.h"
 #include "util/error.h"
 #include "util/fault.h"
+#include "util/stop.h"
 #include "util/utf8.h"
 
 namespace lakestream {
@@ -35,11 +36,6 @@ std::vector<delta::Column> quarantine_columns() {
 }
 
 namespace {
-
-int64_t now_us() {
-  return std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::system_clock::now().time_since_epoch())
-      .count();
-}
 
 nlohmann::json to_json(const Offsets& offsets) {
   nlohmann::json j = nlohmann::json::object();
@@ -72,6 +68,8 @@ class IngestRun {
         bronze_path_(ctx.pipeline.table_path(ctx.stream.table)),
         quarantine_path_(ctx.pipeline.table_path(ctx.stream.table + "_quarantine")) {
     report_.stream = ctx.stream.name;
+    report_.stream_id = checkpoint_.id();
+    report_.source = "KafkaV2[Subscribe[" + source_.topic + "]]";
     report_.table = ctx.stream.table;
   }
 
@@ -87,21 +85,25 @@ class IngestRun {
                   "with a new checkpoint and a new table.");
     if (last && last->id > committed) {
       // A run died after planning this batch: replay exactly its input.
-      run_batch(last->id, offsets_from(last->input["start"]), offsets_from(last->input["end"]), true);
+      run_batch(last->id, offsets_from(last->input["start"]), offsets_from(last->input["end"]), true, 0);
     }
     int64_t next_id = last ? last->id + 1 : 0;
     Offsets start = last ? offsets_from(last->input["end"]) : Offsets{};
     Offsets end = end_offsets(start, !last.has_value());
+    latest_ = end;
     bool first_ever = !last.has_value();
 
     auto plans = plan_batches(start, end, source_.max_offsets_per_trigger);
     if (plans.empty() && first_ever) plans.push_back({});  // record where a `latest` start begins
     for (const auto& ranges : plans) {
+      // A stop request (SIGTERM in continuous mode) lets the batch in flight finish, no more.
+      if (stop_requested()) break;
+      auto planning = std::chrono::steady_clock::now();
       Offsets batch_end = start;
       for (const auto& r : ranges) batch_end[r.partition] = r.end;
       checkpoint_.plan(next_id, {{"start", to_json(start)}, {"end", to_json(batch_end)}});
       fault_point("after_plan");
-      run_batch(next_id, start, batch_end, false);
+      run_batch(next_id, start, batch_end, false, ms_since(planning));
       start = batch_end;
       next_id++;
     }
@@ -149,11 +151,16 @@ class IngestRun {
     return end;
   }
 
-  void run_batch(int64_t id, const Offsets& start, const Offsets& end, bool replay) {
+  void run_batch(int64_t id, const Offsets& start, const Offsets& end, bool replay, int64_t plan_ms) {
     auto started = std::chrono::steady_clock::now();
     BatchReport batch;
     batch.batch_id = id;
     batch.replayed = replay;
+    batch.started_at_us = wall_clock_us();
+    batch.start_offset = to_json(start);
+    batch.end_offset = to_json(end);
+    batch.latest_offset = to_json(latest_.empty() ? end : latest_);
+    batch.durations_ms["walCommit"] = plan_ms;
     std::vector<PartitionRange> ranges;
     for (const auto& [p, e] : end) {
       auto s = start.count(p) ? start.at(p) : e;
@@ -184,11 +191,13 @@ class IngestRun {
       appender.flush();
     }
     fault_point("after_kafka_read");
+    batch.durations_ms["getBatch"] = ms_since(started);
+    auto processing = std::chrono::steady_clock::now();
     decode_records(con, source_, "ingest_raw", "ingest_decoded");
     batch.quarantined = con.scalar_int("SELECT count(*) FROM ingest_decoded WHERE reason IS NOT NULL");
     batch.output_rows = batch.input_rows - batch.quarantined;
 
-    std::string ingested_at = "make_timestamp(" + std::to_string(now_us()) + ")::TIMESTAMPTZ";
+    std::string ingested_at = "make_timestamp(" + std::to_string(wall_clock_us()) + ")::TIMESTAMPTZ";
     std::string batch_id = std::to_string(id) + "::BIGINT";
     nlohmann::json info = {{"lakestream", {{"stream", ctx_.stream.name},
                                            {"batchId", id},
@@ -218,6 +227,8 @@ class IngestRun {
     });
     batch.already_committed = !written;
     con.exec("DROP TABLE IF EXISTS ingest_raw; DROP TABLE IF EXISTS ingest_decoded");
+    batch.durations_ms["addBatch"] = ms_since(processing);
+    batch.durations_ms["triggerExecution"] = ms_since(started) + plan_ms;
     ctx_.finish_batch(report_, batch, started);
   }
 
@@ -227,6 +238,7 @@ class IngestRun {
   KafkaReader reader_;
   std::string bronze_path_;
   std::string quarantine_path_;
+  Offsets latest_;  // the end offsets seen when the run started
   StreamReport report_;
 };
 
