@@ -39,9 +39,9 @@ nlohmann::json progress_points(const Pipeline& pipeline) {
                               {"inputRowsPerSecond", r["inputRowsPerSecond"]},
                               {"processedRowsPerSecond", r["processedRowsPerSecond"]},
                               {"lag", lag_of(r["sources"][0])},
-                              {"lateDropped", own.value("lateDropped", 0)}};
+                              {"lateDropped", own.value("lateDropped", int64_t{0})}};
       if (r.contains("eventTime")) {
-        point["watermarkMs"] = own.value("watermarkUs", 0) / 1000;
+        point["watermarkMs"] = own.value("watermarkUs", int64_t{0}) / 1000;
         if (own["maxEventTimeUs"].is_number()) point["maxEventTimeMs"] = own["maxEventTimeUs"].get<int64_t>() / 1000;
       }
       points.push_back(point);

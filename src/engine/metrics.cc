@@ -60,22 +60,22 @@ void Metrics::observe_locked(const nlohmann::json& r) {
     return;
   }
   m.batches++;
-  m.input_rows += r.value("numInputRows", 0);
-  m.output_rows += r["sink"].value("numOutputRows", 0);
+  m.input_rows += r.value("numInputRows", int64_t{0});
+  m.output_rows += r["sink"].value("numOutputRows", int64_t{0});
   m.input_rate = r.value("inputRowsPerSecond", 0.0);
   m.processed_rate = r.value("processedRowsPerSecond", 0.0);
   const auto& own = r["lakestream"];
-  m.late_dropped += own.value("lateDropped", 0);
-  m.duplicates_dropped += own.value("duplicatesDropped", 0);
-  m.quarantined += own.value("quarantined", 0);
+  m.late_dropped += own.value("lateDropped", int64_t{0});
+  m.duplicates_dropped += own.value("duplicatesDropped", int64_t{0});
+  m.quarantined += own.value("quarantined", int64_t{0});
   if (r.contains("eventTime")) {
     m.has_event_time = true;
-    m.watermark_us = own.value("watermarkUs", 0);
+    m.watermark_us = own.value("watermarkUs", int64_t{0});
     if (own["maxEventTimeUs"].is_number()) m.max_event_time_us = std::max(m.max_event_time_us, own["maxEventTimeUs"].get<int64_t>());
   }
   if (!r["stateOperators"].empty()) {
-    m.state_rows = r["stateOperators"][0].value("numRowsTotal", 0);
-    m.state_bytes = r["stateOperators"][0].value("memoryUsedBytes", 0);
+    m.state_rows = r["stateOperators"][0].value("numRowsTotal", int64_t{0});
+    m.state_bytes = r["stateOperators"][0].value("memoryUsedBytes", int64_t{0});
   }
   const auto& source = r["sources"][0];
   m.lag.clear();
@@ -87,7 +87,7 @@ void Metrics::observe_locked(const nlohmann::json& r) {
   } else if (source["latestOffset"].is_number() && source["endOffset"].is_number()) {
     m.lag["table"] = std::max<int64_t>(0, source["latestOffset"].get<int64_t>() - source["endOffset"].get<int64_t>());
   }
-  double seconds = r["durationMs"].value("triggerExecution", 0) / 1000.0;
+  double seconds = r["durationMs"].value("triggerExecution", int64_t{0}) / 1000.0;
   m.duration_sum += seconds;
   size_t bucket = 0;
   while (bucket < duration_buckets().size() && seconds > duration_buckets()[bucket]) bucket++;

@@ -12,7 +12,7 @@ bool falling_behind(const std::vector<nlohmann::json>& records, int64_t period_u
     if (is_failure(*it)) continue;
     auto started = parse_iso_timestamp(it->value("timestamp", ""));
     if (!started) continue;
-    if (it->value("numInputRows", 0) > 0 &&
+    if (it->value("numInputRows", int64_t{0}) > 0 &&
         !(it->value("processedRowsPerSecond", 0.0) < it->value("inputRowsPerSecond", 0.0)))
       return false;  // the streak is broken by a batch that kept up
     if (!newest) newest = started;

@@ -98,12 +98,12 @@ std::vector<StreamStatus> pipeline_status(const Pipeline& pipeline, int64_t now_
     for (const auto& r : records) {
       if (is_failure(r)) continue;
       s.batches_logged++;
-      s.rows_in += r.value("numInputRows", 0);
-      s.rows_out += r["sink"].value("numOutputRows", 0);
+      s.rows_in += r.value("numInputRows", int64_t{0});
+      s.rows_out += r["sink"].value("numOutputRows", int64_t{0});
       const auto& own = r["lakestream"];
-      s.late_dropped += own.value("lateDropped", 0);
-      s.duplicates_dropped += own.value("duplicatesDropped", 0);
-      s.quarantined += own.value("quarantined", 0);
+      s.late_dropped += own.value("lateDropped", int64_t{0});
+      s.duplicates_dropped += own.value("duplicatesDropped", int64_t{0});
+      s.quarantined += own.value("quarantined", int64_t{0});
       s.last_batch = r;
       last_batch_us = parse_iso_timestamp(r.value("timestamp", "")).value_or(0);
     }
@@ -130,9 +130,9 @@ std::string format_status(const std::vector<StreamStatus>& statuses, int64_t now
     if (s.last_batch) {
       const auto& b = *s.last_batch;
       auto at = parse_iso_timestamp(b.value("timestamp", ""));
-      text += "         last batch " + std::to_string(b.value("batchId", -1)) + " at " + b.value("timestamp", "") +
-              (at ? " (" + ago(*at, now_us) + ")" : "") + ": " + std::to_string(b.value("numInputRows", 0)) + " in, " +
-              std::to_string(b["sink"].value("numOutputRows", 0)) + " out\n";
+      text += "         last batch " + std::to_string(b.value("batchId", int64_t{-1})) + " at " + b.value("timestamp", "") +
+              (at ? " (" + ago(*at, now_us) + ")" : "") + ": " + std::to_string(b.value("numInputRows", int64_t{0})) + " in, " +
+              std::to_string(b["sink"].value("numOutputRows", int64_t{0})) + " out\n";
     } else {
       text += "         no batch yet\n";
     }
@@ -147,8 +147,8 @@ std::string format_status(const std::vector<StreamStatus>& statuses, int64_t now
       text += "         watermark " + (*s.last_batch)["eventTime"].value("watermark", "");
       const auto& ops = (*s.last_batch)["stateOperators"];
       if (!ops.empty())
-        text += ", state " + std::to_string(ops[0].value("numRowsTotal", 0)) + " rows (" +
-                std::to_string(ops[0].value("memoryUsedBytes", 0)) + " bytes)";
+        text += ", state " + std::to_string(ops[0].value("numRowsTotal", int64_t{0})) + " rows (" +
+                std::to_string(ops[0].value("memoryUsedBytes", int64_t{0})) + " bytes)";
       text += "\n";
     }
     if (s.kind == "ingest") {

@@ -84,7 +84,8 @@ inline std::vector<nlohmann::json> read_progress_log(const std::string& dir, con
 // The stream's entry of `lakestream status --json`.
 inline nlohmann::json stream_status(PipelineFixture& f, const std::string& stream) {
   CommandResult r = f.lakestream("status", {"--json"});
-  for (const auto& s : nlohmann::json::parse(r.out)["streams"])
+  nlohmann::json all = nlohmann::json::parse(r.out);
+  for (const auto& s : all["streams"])
     if (s["name"] == stream) return s;
   ADD_FAILURE() << "no stream " << stream << " in status: " << r.out << r.err;
   return {};
