@@ -26,7 +26,7 @@ std::string render(const std::string& url, const std::string& profile, const std
   std::string dom = dir + "/dom.html";
   std::system(("timeout 90 " + chromium() + flags + "--dump-dom " + url + " > " + dom + " 2>/dev/null").c_str());
   std::system(("timeout 90 " + chromium() + flags + "--screenshot=" + png + " " + url + " > /dev/null 2>&1").c_str());
-  return read_text_file(dom);
+  return read_text(dom);
 }
 
 TEST(Dashboard, ChromiumRendersTheChartsAndTheLatestCheck) {
@@ -60,13 +60,13 @@ TEST(Dashboard, ChromiumRendersTheChartsAndTheLatestCheck) {
   EXPECT_NE(dom.find("hourly_sales \u2192 hourly_sales (9 batches)"), std::string::npos) << dom;
   size_t canvases = 0;
   for (size_t at = dom.find("<canvas"); at != std::string::npos; at = dom.find("<canvas", at + 1)) canvases++;
-  EXPECT_EQ(canvases, 6u) << "rates and lag for both streams, event time and late drops for the window";
+  EXPECT_EQ(canvases, 8u) << "rates and lag for the three streams, event time and late drops for the window";
   EXPECT_NE(dom.find("late rows dropped per batch"), std::string::npos);
   EXPECT_NE(dom.find("no problem"), std::string::npos) << "the latest check result: " << dom;
   EXPECT_NE(dom.find("class=\"late\">late    09:00"), std::string::npos) << dom;
 
   ASSERT_TRUE(std::filesystem::exists(png)) << "no screenshot";
-  std::string header = read_text_file(png).substr(0, 8);
+  std::string header = read_text(png).substr(0, 8);
   EXPECT_EQ(header, "\x89PNG\r\n\x1a\n");
   EXPECT_GT(std::filesystem::file_size(png), 20000u) << "a page with charts, not a blank one";
 

@@ -1,6 +1,7 @@
-// A small pipeline for the operations tests: orders from Kafka into bronze, and hourly sales
-// (a window stream, watermark 1 hour, no dedup) from bronze; plus helpers to read what the
-// operator sees (progress logs, status JSON, metrics over HTTP).
+// The operations tests' pipeline: the shop example without dedup (orders into bronze, silver
+// and hourly sales with a 1-hour watermark), with the window's filter and the batch size as
+// parameters; plus helpers to read what the operator sees (progress logs, status JSON, metrics
+// over HTTP).
 #pragma once
 
 #include <arpa/inet.h>
@@ -15,56 +16,27 @@
 
 #include <nlohmann/json.hpp>
 
-#include "support/pipeline_fixture.h"
+#include "shop/shop_scenario.h"
 
 namespace lakestream::testing {
 
 inline std::string ops_pipeline(const std::string& filter = "status = 'placed'", int max_offsets_per_trigger = 0) {
-  return R"toml(
-[kafka]
-bootstrap = "@BOOTSTRAP@"
-
-[sources.orders]
-topic = "orders"
-key = "order_id"
-)toml" + (max_offsets_per_trigger ? "max_offsets_per_trigger = " + std::to_string(max_offsets_per_trigger) + "\n" : "") +
-         R"toml(
-[sources.orders.schema]
-order_id = "bigint"
-status = "string"
-amount = "decimal(18,2)"
-event_time = "timestamp"
-
-[streams.read_orders]
-kind = "ingest"
-source = "orders"
-table = "bronze_orders"
-
-[streams.hourly_sales]
-kind = "window"
-from = "bronze_orders"
-table = "hourly_sales"
-filter = ")toml" + filter + R"toml("
-event_time = "event_time"
-watermark = "1 hour"
-window = "1 hour"
-window_column = "hour"
-
-[streams.hourly_sales.aggregates]
-orders = "count(*)"
-revenue = "sum(amount)"
-)toml";
+  std::string toml = shop_pipeline(/*dedup=*/false);
+  auto replace = [&](const std::string& from, const std::string& to) {
+    auto at = toml.find(from);
+    EXPECT_NE(at, std::string::npos) << from << " is no longer in the shop pipeline";
+    if (at != std::string::npos) toml.replace(at, from.size(), to);
+  };
+  replace("filter = \"status = 'placed'\"", "filter = \"" + filter + "\"");
+  if (max_offsets_per_trigger)
+    replace("topic = \"orders\"\n", "topic = \"orders\"\nmax_offsets_per_trigger = " + std::to_string(max_offsets_per_trigger) + "\n");
+  return toml;
 }
 
 // One placed order of 10.00 at 2026-10-01 `hhmm` UTC.
 inline std::string order_at(int id, const std::string& hhmm) {
   return "{\"order_id\":" + std::to_string(id) + ",\"status\":\"placed\",\"amount\":10.00,\"event_time\":\"2026-10-01T" +
          hhmm.substr(0, 2) + ":" + hhmm.substr(2, 2) + ":00Z\"}\n";
-}
-
-inline std::string read_text_file(const std::string& path) {
-  std::ifstream in(path);
-  return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
 }
 
 inline int64_t file_size(const std::string& path) {

@@ -48,7 +48,7 @@ TEST(Progress, EveryBatchHasASparkProgressRecord) {
   EXPECT_EQ(source["latestOffset"], source["endOffset"]);
   EXPECT_EQ(source["maxOffsetsBehindLatest"], 0);
   // The query id is the checkpoint's id; each run has its own run id.
-  auto meta = nlohmann::json::parse(read_text_file(f.dir() + "/checkpoints/read_orders/metadata.json"));
+  auto meta = nlohmann::json::parse(read_text(f.dir() + "/checkpoints/read_orders/metadata.json"));
   EXPECT_EQ(first["id"], meta["id"]);
   EXPECT_EQ(bronze[1]["id"], meta["id"]);
   EXPECT_NE(bronze[1]["runId"], first["runId"]);

@@ -40,6 +40,20 @@ void write_text(const std::string& path, const std::string& text) {
 
 namespace {
 
+// In a forked child: becomes the lakestream binary with `args`, in `cwd`, with `env` added.
+[[noreturn]] void exec_lakestream(const std::vector<std::string>& args, const std::string& cwd,
+                                  const std::vector<std::string>& env) {
+  if (chdir(cwd.c_str()) != 0) _exit(127);
+  for (const auto& kv : env) putenv(strdup(kv.c_str()));
+  std::vector<char*> argv;
+  std::string bin = lakestream_bin();
+  argv.push_back(bin.data());
+  for (const auto& a : args) argv.push_back(const_cast<char*>(a.c_str()));
+  argv.push_back(nullptr);
+  execv(bin.c_str(), argv.data());
+  _exit(127);
+}
+
 // Spawns the binary with pipes; if kill_after_ms >= 0, SIGKILLs it once that time has passed.
 CommandResult spawn(const std::vector<std::string>& args, const std::string& cwd, const std::string& input,
                     const std::vector<std::string>& env, int kill_after_ms) {
@@ -51,15 +65,7 @@ CommandResult spawn(const std::vector<std::string>& args, const std::string& cwd
     dup2(out_pipe[1], 1);
     dup2(err_pipe[1], 2);
     for (int fd : {in_pipe[0], in_pipe[1], out_pipe[0], out_pipe[1], err_pipe[0], err_pipe[1]}) close(fd);
-    if (chdir(cwd.c_str()) != 0) _exit(127);
-    for (const auto& kv : env) putenv(strdup(kv.c_str()));
-    std::vector<char*> argv;
-    std::string bin = lakestream_bin();
-    argv.push_back(bin.data());
-    for (const auto& a : args) argv.push_back(const_cast<char*>(a.c_str()));
-    argv.push_back(nullptr);
-    execv(bin.c_str(), argv.data());
-    _exit(127);
+    exec_lakestream(args, cwd, env);
   }
   close(in_pipe[0]);
   close(out_pipe[1]);
@@ -154,15 +160,7 @@ BackgroundProcess::BackgroundProcess(const std::vector<std::string>& args, const
     dup2(in, 0);
     dup2(out, 1);
     dup2(err, 2);
-    if (chdir(cwd.c_str()) != 0) _exit(127);
-    for (const auto& kv : env) putenv(strdup(kv.c_str()));
-    std::vector<char*> argv;
-    std::string bin = lakestream_bin();
-    argv.push_back(bin.data());
-    for (const auto& a : args) argv.push_back(const_cast<char*>(a.c_str()));
-    argv.push_back(nullptr);
-    execv(bin.c_str(), argv.data());
-    _exit(127);
+    exec_lakestream(args, cwd, env);
   }
 }
 
