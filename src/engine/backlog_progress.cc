@@ -28,8 +28,12 @@ std::string clock_text(double seconds) {
 }  // namespace
 
 int64_t offsets_covered(const BatchReport& batch) {
-  // Table versions are inclusive ranges: from..to covers to - from + 1 versions.
-  if (batch.start_offset.is_number()) return distance(batch.start_offset, batch.end_offset) + 1;
+  // Table versions are inclusive ranges: from..to covers to - from + 1 versions (none for a
+  // batch without data, whose start and end are the last version read).
+  if (batch.start_offset.is_number() && batch.end_offset.is_number())
+    return batch.input_rows == 0 && batch.start_offset == batch.end_offset
+               ? 0
+               : std::max<int64_t>(0, batch.end_offset.get<int64_t>() - batch.start_offset.get<int64_t>() + 1);
   return distance(batch.start_offset, batch.end_offset);
 }
 
@@ -58,7 +62,9 @@ void BacklogProgress::show(const StreamReport& stream, const BatchReport& batch)
   done_ += offsets_covered(batch);
   rows_ += batch.input_rows;
   int64_t remaining = offsets_remaining(batch);
-  if (remaining == 0 && !bar_drawn_ && done_ == offsets_covered(batch)) return;  // a single batch took it all
+  // Only a backlog shows: a run whose first batch takes all there is prints nothing more.
+  if (remaining == 0 && !shown_) return;
+  shown_ = true;
   double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
   double rate = elapsed > 0 ? rows_ / elapsed : 0;
   double offsets_rate = elapsed > 0 ? done_ / elapsed : 0;

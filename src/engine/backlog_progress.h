@@ -34,6 +34,7 @@ class BacklogProgress {
   bool bar_;
   bool bar_drawn_ = false;
   bool started_ = false;
+  bool shown_ = false;
   std::chrono::steady_clock::time_point start_;
   int64_t done_ = 0;
   int64_t rows_ = 0;

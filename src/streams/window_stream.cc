@@ -213,7 +213,8 @@ class WindowRun {
     batch.started_at_us = wall_clock_us();
     bool no_data = planned.input.value("noData", false);
     int64_t from = planned.input["from"], to = planned.input["to"];
-    batch.start_offset = from;
+    // Versions read, inclusive; a batch without data read none: both are the last version read.
+    batch.start_offset = no_data ? to : from;
     batch.end_offset = to;
     batch.latest_offset = delta::latest_version(source_path_);
     int64_t state_rows_before = state_rows();

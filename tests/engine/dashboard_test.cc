@@ -22,7 +22,7 @@ std::string chromium() {
 std::string render(const std::string& url, const std::string& profile, const std::string& png, const std::string& dir) {
   std::string flags = " --headless --no-sandbox --disable-gpu --disable-background-networking --disable-component-update"
                       " --disable-sync --no-first-run --hide-scrollbars --user-data-dir=" + profile +
-                      " --window-size=1160,1400 --virtual-time-budget=5000 ";
+                      " --window-size=1160,1640 --virtual-time-budget=5000 ";
   std::string dom = dir + "/dom.html";
   std::system(("timeout 90 " + chromium() + flags + "--dump-dom " + url + " > " + dom + " 2>/dev/null").c_str());
   std::system(("timeout 90 " + chromium() + flags + "--screenshot=" + png + " " + url + " > /dev/null 2>&1").c_str());

@@ -22,6 +22,7 @@ TEST(Progress, EveryBatchHasASparkProgressRecord) {
   f.produce("orders", order_at(1, "0905") + order_at(2, "0950") + order_at(3, "1130"), "order_id");
   CommandResult r = f.lakestream("run");
   ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out.find("%"), std::string::npos) << "no backlog, no progress lines: " << r.out;
   // One late order: 09:10 after the watermark reached 10:30 (its hour ended at 10:00).
   f.produce("orders", order_at(4, "0910") + order_at(5, "1140"), "order_id");
   r = f.lakestream("run");
@@ -66,6 +67,11 @@ TEST(Progress, EveryBatchHasASparkProgressRecord) {
   EXPECT_EQ(g0["stateOperators"][0]["numRowsTotal"], 2) << "the 09:00 and 11:00 windows are open";
   EXPECT_GT(g0["stateOperators"][0]["memoryUsedBytes"], 0);
   EXPECT_EQ(g0["sources"][0]["description"], "DeltaSource[bronze_orders]");
+  // The trailing batch without data (the watermark closed 09:00) read no version.
+  const auto& no_data = gold[1];
+  EXPECT_EQ(no_data["numInputRows"], 0);
+  EXPECT_EQ(no_data["sink"]["numOutputRows"], 1);
+  EXPECT_EQ(no_data["sources"][0]["startOffset"], no_data["sources"][0]["endOffset"]);
   // The second run's data batch: the late order is counted where Spark counts it.
   nlohmann::json late_batch;
   for (const auto& g : gold)
