@@ -14,7 +14,9 @@ std::string format_batch_line(const StreamReport& stream, const BatchReport& b) 
   if (b.already_committed) line += " (already committed; not written again)";
   char ms[32];
   std::snprintf(ms, sizeof ms, " (%.0f ms)", b.seconds * 1000);
-  return line + ms;
+  line += ms;
+  if (!b.warning.empty()) line += "\n  warning: " + b.warning;
+  return line;
 }
 
 }  // namespace lakestream

@@ -40,6 +40,7 @@ struct BatchReport {
   int64_t watermark_us = 0;     // window: the watermark after this batch
   double seconds = 0;
   std::string description;      // e.g. "offsets 0:0-3 1:0-5" or "versions 3-4"
+  std::string warning;          // something the operator should know that did not fail the batch
 
   int64_t started_at_us = 0;    // wall clock when the batch started
   // Milliseconds per phase, Spark's names where they fit: walCommit (planning the input),

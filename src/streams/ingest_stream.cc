@@ -226,6 +226,15 @@ class IngestRun {
       fault_point("after_data_files");
     });
     batch.already_committed = !written;
+    // With a group.id, the offsets now durable in bronze are copied to that consumer group, so
+    // that kafka-consumer-groups and Burrow see the stream's lag.
+    if (has_kafka_property(ctx_.pipeline.kafka, "group.id")) {
+      try {
+        reader_.commit_to_group(end);
+      } catch (const Error& e) {
+        batch.warning = e.what();
+      }
+    }
     con.exec("DROP TABLE IF EXISTS ingest_raw; DROP TABLE IF EXISTS ingest_decoded");
     batch.durations_ms["addBatch"] = ms_since(processing);
     batch.durations_ms["triggerExecution"] = ms_since(started) + plan_ms;
