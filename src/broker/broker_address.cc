@@ -39,7 +39,7 @@ std::optional<BrokerAddress> read_broker_address(const std::string& path) {
     BrokerAddress address;
     address.bootstrap = doc.at("bootstrap").get<std::string>();
     address.pid = doc.at("pid").get<int>();
-    address.generation = doc.value("generation", 0);
+    address.generation = doc.value("generation", int64_t{0});
     for (const auto& topic : doc.value("topics", nlohmann::json::array()))
       address.topics.push_back({topic.at("name").get<std::string>(), topic.at("partitions").get<int>()});
     return address;

@@ -27,3 +27,13 @@ CheckResult check_pipeline(const Pipeline& pipeline);
 std::string format_check(const CheckResult& result);
 
 }  // namespace lakestream
+
+namespace lakestream {
+
+// The latest check result is kept beside the checkpoints (check-latest.json), for the status
+// dashboard: {"at": "...Z", "problem": bool, "lines": [{"verdict", "text"}, ...]}.
+void save_check_result(const Pipeline& pipeline, const CheckResult& result, const std::string& at);
+// Where it is kept.
+std::string check_result_path(const Pipeline& pipeline);
+
+}  // namespace lakestream

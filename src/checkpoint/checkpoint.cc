@@ -122,14 +122,16 @@ Checkpoint::Checkpoint(const Pipeline& pipeline, const Stream& stream) : path_(p
       throw Error("the checkpoint of stream " + stream.name + " is damaged: " + meta_path + " is not valid (" +
                   e.what() + "). Restore it from a backup, or start the stream over with a new checkpoint.");
     }
-    std::string changes = definition_changes(meta.value("definition", nlohmann::json::object()),
-                                             stream_definition(pipeline, stream));
-    if (!changes.empty())
-      throw Error("stream " + stream.name + " has changed since its checkpoint " + path_ +
-                  " was made, and the checkpoint's batches and state only fit the old definition:" + changes +
-                  "\nUndo the change; or start over with the new definition: delete the checkpoint folder and the "
-                  "table " + pipeline.table_path(stream.table) + " (or write to a new table), then run: the stream "
-                  "reads its whole source again (a backfill).");
+    changes_ = definition_changes(meta.value("definition", nlohmann::json::object()), stream_definition(pipeline, stream));
+    if (!changes_.empty()) {
+      refusal_ = "stream " + stream.name + " has changed since its checkpoint " + path_ +
+                 " was made, and the checkpoint's batches and state only fit the old definition:" + changes_ +
+                 "\nUndo the change; or start over with the new definition: delete the checkpoint folder and the "
+                 "table " + pipeline.table_path(stream.table) + " (or write to a new table), then run: the stream "
+                 "reads its whole source again (a backfill).";
+      new_metadata_ = meta;
+      new_metadata_["definition"] = stream_definition(pipeline, stream);
+    }
   } else {
     id_ = new_uuid();
     nlohmann::json meta = {{"id", id_}, {"stream", stream.name}, {"created", static_cast<int64_t>(std::time(nullptr))},
@@ -137,6 +139,15 @@ Checkpoint::Checkpoint(const Pipeline& pipeline, const Stream& stream) : path_(p
     write_file_atomic(meta_path, meta.dump(2) + "\n", 0600);
     is_new_ = true;
   }
+}
+
+void Checkpoint::check_definition(bool has_committed_work) {
+  if (changes_.empty()) return;
+  if (has_committed_work) throw Error(refusal_);
+  for (const auto& name : list_dir(path_ + "/batches")) ::unlink((path_ + "/batches/" + name).c_str());
+  for (const char* state : {"/state.duckdb", "/state.duckdb.wal"}) ::unlink((path_ + state).c_str());
+  write_file_atomic(path_ + "/metadata.json", new_metadata_.dump(2) + "\n", 0600);
+  changes_.clear();
 }
 
 Checkpoint::~Checkpoint() {
@@ -153,15 +164,27 @@ std::optional<PlannedBatch> Checkpoint::last_planned() const {
   return planned(*newest);
 }
 
-std::optional<PlannedBatch> Checkpoint::planned(int64_t id) const {
-  std::string file = batch_file(path_, id);
+std::optional<PlannedBatch> Checkpoint::planned(int64_t id) const { return read_planned_batch(path_, id); }
+
+std::optional<PlannedBatch> read_planned_batch(const std::string& dir, int64_t id) {
+  std::string file = batch_file(dir, id);
   if (!path_exists(file)) return std::nullopt;
   try {
     return PlannedBatch{id, nlohmann::json::parse(read_file(file))};
   } catch (const nlohmann::json::exception& e) {
-    throw Error("the checkpoint at " + path_ + " is damaged: " + file + " is not valid JSON (" + e.what() +
+    throw Error("the checkpoint at " + dir + " is damaged: " + file + " is not valid JSON (" + e.what() +
                 "). Restore it, or start the stream over with a new checkpoint.");
   }
+}
+
+std::optional<std::string> read_checkpoint_id(const Pipeline& pipeline, const Stream& stream) {
+  std::string meta_path = pipeline.checkpoint_path(stream.name) + "/metadata.json";
+  if (!path_exists(meta_path)) return std::nullopt;
+  auto meta = nlohmann::json::parse(read_file(meta_path), nullptr, false);
+  if (meta.is_discarded() || !meta.contains("id"))
+    throw Error("the checkpoint of stream " + stream.name + " is damaged: " + meta_path +
+                " is not valid. Restore it from a backup, or start the stream over with a new checkpoint.");
+  return meta["id"].get<std::string>();
 }
 
 void Checkpoint::plan(int64_t id, const nlohmann::json& input) {

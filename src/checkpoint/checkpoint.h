@@ -38,6 +38,14 @@ class Checkpoint {
   // True when this open created the checkpoint (the stream never ran before).
   bool is_new() const { return is_new_; }
 
+  // True when the stream's definition in the pipeline file differs from the checkpoint's.
+  bool definition_changed() const { return !changes_.empty(); }
+  // Refuses the run (Error saying what changed and how to start over) when the definition
+  // changed and the checkpoint holds committed work that only fits the old one. When nothing was
+  // committed yet (say the first run failed on a typo in a filter), the new definition replaces
+  // the old one and the uncommitted plans and state are dropped: nothing depends on them.
+  void check_definition(bool has_committed_work);
+
   // The newest batch planned, if any.
   std::optional<PlannedBatch> last_planned() const;
   // The planned batch `id`, if it is still kept.
@@ -54,7 +62,17 @@ class Checkpoint {
   std::string id_;
   bool is_new_ = false;
   int lock_fd_ = -1;
+  std::string changes_;               // what changed, one "\n  ..." line per change
+  std::string refusal_;               // the message that refuses a changed definition
+  nlohmann::json new_metadata_;       // metadata.json with the new definition
+
 };
+
+// Read-only views of a checkpoint, for status and metrics while a run may hold the lock.
+// The stream's id (its Delta txn appId), nullopt when it never ran.
+std::optional<std::string> read_checkpoint_id(const Pipeline& pipeline, const Stream& stream);
+// The planned batch `id` of the checkpoint folder `dir`, nullopt when it is not kept.
+std::optional<PlannedBatch> read_planned_batch(const std::string& dir, int64_t id);
 
 // The definition of a stream as its checkpoint records it (kind, source, table, and for stateful
 // streams the settings their state depends on).

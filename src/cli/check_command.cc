@@ -2,7 +2,9 @@
 #include <iostream>
 
 #include "check/check.h"
+#include "checkpoint/replays.h"
 #include "cli/commands.h"
+#include "engine/progress_record.h"
 
 namespace lakestream::cli {
 
@@ -12,8 +14,10 @@ void add_check_command(CLI::App& app) {
   cmd->add_option("-p,--pipeline", *pipeline_file, "the pipeline file")->capture_default_str();
   cmd->footer("Exit status: 0 when nothing is wrong (late events dropped by the watermark are by design), 1 on any PROBLEM.");
   cmd->callback([pipeline_file] {
-    CheckResult result = check_pipeline(load_pipeline(*pipeline_file));
+    Pipeline pipeline = with_replays(load_pipeline(*pipeline_file));
+    CheckResult result = check_pipeline(pipeline);
     std::cout << format_check(result);
+    save_check_result(pipeline, result, iso_timestamp(wall_clock_us()));
     set_exit_status(result.has_problem() ? 1 : 0);
   });
 }

@@ -14,6 +14,9 @@ void add_check_command(CLI::App& app);
 void add_recount_command(CLI::App& app);
 void add_demo_command(CLI::App& app);
 void add_bench_command(CLI::App& app);
+void add_status_command(CLI::App& app);
+void add_lateness_command(CLI::App& app);
+void add_replay_command(CLI::App& app);
 
 // The exit status a command asks main() to return (CLI11 callbacks return nothing).
 void set_exit_status(int status);

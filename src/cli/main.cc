@@ -27,6 +27,9 @@ int main(int argc, char** argv) {
   lakestream::cli::add_recount_command(app);
   lakestream::cli::add_demo_command(app);
   lakestream::cli::add_bench_command(app);
+  lakestream::cli::add_status_command(app);
+  lakestream::cli::add_lateness_command(app);
+  lakestream::cli::add_replay_command(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

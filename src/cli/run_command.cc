@@ -1,21 +1,72 @@
-// `lakestream run [-p FILE] [STREAM...]`: runs the streams once over what is new, then stops.
+// `lakestream run [-p FILE] [STREAM...] [--continuous [--interval 1m]] [--metrics-port N]`: runs
+// the streams over what is new, then stops; or keeps running them on an interval.
+#include <unistd.h>
+
 #include <iostream>
+#include <memory>
+#include <optional>
 
 #include "cli/commands.h"
+#include "engine/continuous.h"
+#include "engine/metrics.h"
 #include "engine/runner.h"
+#include "util/error.h"
+#include "util/http_server.h"
 
 namespace lakestream::cli {
 
+namespace {
+
+struct RunFlags {
+  std::string pipeline_file = "lakestream.toml";
+  RunOptions options;
+  bool continuous = false;
+  std::string interval = "1m";
+  int metrics_port = -1;
+  std::string metrics_host = "127.0.0.1";
+};
+
+}  // namespace
+
 void add_run_command(CLI::App& app) {
   auto* cmd = app.add_subcommand("run", "Run the pipeline's streams over what is new (ingest first), then stop");
-  auto pipeline_file = std::make_shared<std::string>("lakestream.toml");
-  auto options = std::make_shared<RunOptions>();
-  cmd->add_option("-p,--pipeline", *pipeline_file, "the pipeline file")->capture_default_str();
-  cmd->add_option("streams", options->streams, "streams to run (default: all, in dependency order)");
-  cmd->add_flag("-q,--quiet", options->quiet, "print nothing but errors");
-  cmd->callback([pipeline_file, options] {
-    Pipeline pipeline = load_pipeline(*pipeline_file);
-    run_pipeline(pipeline, *options, std::cout);
+  auto flags = std::make_shared<RunFlags>();
+  cmd->add_option("-p,--pipeline", flags->pipeline_file, "the pipeline file")->capture_default_str();
+  cmd->add_option("streams", flags->options.streams, "streams to run (default: all, in dependency order)");
+  cmd->add_flag("-q,--quiet", flags->options.quiet, "print nothing but errors");
+  cmd->add_flag("--continuous", flags->continuous,
+                "keep running the streams on an interval until SIGTERM/SIGINT (the batch in flight finishes first)");
+  cmd->add_option("--interval", flags->interval, "with --continuous: time between runs, e.g. 30s, 1m")->capture_default_str();
+  cmd->add_option("--metrics-port", flags->metrics_port, "serve Prometheus metrics on this port (0: any free port)");
+  cmd->add_option("--metrics-host", flags->metrics_host, "the address the metrics are served on")->capture_default_str();
+  cmd->add_option("--progress-log-bytes", flags->options.progress_log_bytes,
+                  "rotate each stream's progress log past this size")->capture_default_str();
+  cmd->callback([flags] {
+    Pipeline pipeline = load_pipeline(flags->pipeline_file);
+    RunOptions options = flags->options;
+    options.progress_bar = ::isatty(STDOUT_FILENO) == 1;
+    std::unique_ptr<Metrics> metrics;
+    std::unique_ptr<HttpServer> server;
+    if (flags->metrics_port >= 0) {
+      metrics = std::make_unique<Metrics>(pipeline);
+      Metrics* m = metrics.get();
+      server = std::make_unique<HttpServer>(flags->metrics_host, flags->metrics_port, [m](const std::string& path) {
+        if (path != "/metrics") return HttpResponse{404, "text/plain; charset=utf-8", "the metrics are at /metrics\n"};
+        return HttpResponse{200, "text/plain; version=0.0.4; charset=utf-8", m->render()};
+      });
+      options.on_record = [m](const nlohmann::json& record) { m->observe(record); };
+      std::cout << "metrics at http://" << flags->metrics_host << ":" << server->port() << "/metrics\n" << std::flush;
+    }
+    if (!flags->continuous) {
+      run_pipeline(pipeline, options, std::cout);
+      return;
+    }
+    ContinuousOptions continuous;
+    auto interval = parse_duration_us(flags->interval);
+    if (!interval || *interval <= 0)
+      throw Error("--interval " + flags->interval + " is not a duration; write e.g. 30s, 1m or 1 hour");
+    continuous.interval_us = *interval;
+    run_continuously(pipeline, options, continuous, std::cout, std::cerr);
   });
 }
 

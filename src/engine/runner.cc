@@ -2,12 +2,17 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <optional>
 
+#include "engine/backlog_progress.h"
+#include "engine/progress_record.h"
 #include "sql/duckdb.h"
 #include "streams/ingest_stream.h"
 #include "streams/latest_stream.h"
 #include "streams/window_stream.h"
 #include "util/error.h"
+#include "util/files.h"
+#include "util/stop.h"
 
 namespace lakestream {
 
@@ -22,6 +27,15 @@ StreamReport run_one(StreamContext& ctx) {
   throw Error("internal: unknown stream kind");
 }
 
+// When the stream's previous batch started, for the input rate of the next one.
+std::optional<int64_t> previous_batch_start(const ProgressLog& log) {
+  auto records = log.read();
+  for (auto it = records.rbegin(); it != records.rend(); ++it)
+    if (!is_failure(*it))
+      if (auto t = parse_iso_timestamp(it->value("timestamp", ""))) return t;
+  return std::nullopt;
+}
+
 }  // namespace
 
 std::vector<StreamReport> run_pipeline(const Pipeline& pipeline, const RunOptions& options, std::ostream& out) {
@@ -31,6 +45,7 @@ std::vector<StreamReport> run_pipeline(const Pipeline& pipeline, const RunOption
       for (const auto& s : pipeline.streams) known += (known.empty() ? "" : ", ") + s.name;
       throw Error("no stream named " + name + " in " + pipeline.path + "; its streams: " + known);
     }
+  std::string run_id = options.run_id.empty() ? new_uuid() : options.run_id;
   sql::Database db;
   sql::Connection con(db);
   std::vector<StreamReport> reports;
@@ -38,14 +53,36 @@ std::vector<StreamReport> run_pipeline(const Pipeline& pipeline, const RunOption
     if (!options.streams.empty() &&
         std::find(options.streams.begin(), options.streams.end(), stream->name) == options.streams.end())
       continue;
+    if (stop_requested()) break;
+    ProgressLog log(pipeline.checkpoint_path(stream->name), options.progress_log_bytes);
+    std::optional<int64_t> previous_start = previous_batch_start(log);
+    BacklogProgress backlog(out, options.progress_bar);
     StreamContext ctx{pipeline, *stream, con};
-    if (!options.quiet)
-      ctx.on_batch = [&out](const StreamReport& s, const BatchReport& b) { out << format_batch_line(s, b) << "\n" << std::flush; };
+    ctx.on_batch = [&](const StreamReport& s, const BatchReport& b) {
+      nlohmann::json record = progress_record(s, b, run_id, previous_start);
+      previous_start = b.started_at_us;
+      log.append(record);
+      if (options.on_record) options.on_record(record);
+      if (options.quiet) return;
+      backlog.clear_bar();
+      out << format_batch_line(s, b) << "\n";
+      backlog.show(s, b);
+      out << std::flush;
+    };
     try {
       StreamReport report = run_one(ctx);
+      backlog.finish();
       if (!options.quiet && report.batches.empty()) out << stream->name << ": nothing new\n" << std::flush;
       reports.push_back(std::move(report));
     } catch (const Error& e) {
+      backlog.finish();
+      nlohmann::json record = failure_record(stream->name, run_id, e.what());
+      try {
+        log.append(record);
+      } catch (const Error&) {
+        // The failure itself is what matters; it is thrown below either way.
+      }
+      if (options.on_record) options.on_record(record);
       throw Error("stream " + stream->name + " failed: " + e.what());
     }
   }

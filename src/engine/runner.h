@@ -1,11 +1,16 @@
 // Runs a pipeline's streams: each in dependency order (ingest first), each to completion of
-// what is there now (Spark's Trigger.AvailableNow), as a scheduled job would.
+// what is there now (Spark's Trigger.AvailableNow), as a scheduled job would. Every batch, and
+// every failure, is recorded in the stream's progress log (see engine/progress_record.h).
 #pragma once
 
+#include <functional>
 #include <ostream>
 #include <string>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
+#include "checkpoint/progress_log.h"
 #include "pipeline/pipeline.h"
 #include "streams/batch_report.h"
 
@@ -14,10 +19,18 @@ namespace lakestream {
 struct RunOptions {
   std::vector<std::string> streams;  // empty: every stream of the pipeline
   bool quiet = false;                // no line per batch
+  std::string run_id;                // Spark's runId: the same for every run of one process; new when empty
+  int64_t progress_log_bytes = ProgressLog::kDefaultMaxBytes;  // rotate the progress logs past this size
+  // Called with each progress or failure record after it is logged (metrics listen here).
+  std::function<void(const nlohmann::json&)> on_record;
+  // True to draw backlog progress as a bar on a terminal rather than as plain lines.
+  bool progress_bar = false;
 };
 
 // Runs the chosen streams in dependency order, printing a line per batch and per stream to
-// `out`. Throws Error naming the stream on the first failure (the streams before it stay done).
+// `out`. Throws Error naming the stream on the first failure (the streams before it stay done;
+// the failure is in that stream's progress log). A stop request (util/stop.h) ends the run
+// after the batch in flight.
 std::vector<StreamReport> run_pipeline(const Pipeline& pipeline, const RunOptions& options, std::ostream& out);
 
 }  // namespace lakestream

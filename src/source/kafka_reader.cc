@@ -1,5 +1,6 @@
-// The Kafka reader: a consumer with explicit assignments (no group membership, no commits; the
-// offsets live with the output tables), reading planned ranges exactly.
+// The Kafka reader: a consumer with explicit assignments (no group membership; the offsets live
+// with the output tables, and are only copied to a consumer group for lag tools when asked),
+// reading planned ranges exactly.
 #include "source/kafka_reader.h"
 
 #include <librdkafka/rdkafka.h>
@@ -91,6 +92,18 @@ KafkaReader::KafkaReader(const KafkaSettings& kafka, const std::string& topic) :
     throw Error(std::string("cannot create a Kafka consumer: ") + errstr);
   }
   rd_kafka_poll_set_consumer(impl_->consumer);  // client errors arrive through consumer_poll
+}
+
+void KafkaReader::commit_to_group(const std::map<int32_t, int64_t>& next_offsets) {
+  if (next_offsets.empty()) return;
+  rd_kafka_topic_partition_list_t* list = rd_kafka_topic_partition_list_new(static_cast<int>(next_offsets.size()));
+  for (const auto& [partition, offset] : next_offsets)
+    rd_kafka_topic_partition_list_add(list, impl_->topic.c_str(), partition)->offset = offset;
+  rd_kafka_resp_err_t err = rd_kafka_commit(impl_->consumer, list, /*async=*/0);
+  rd_kafka_topic_partition_list_destroy(list);
+  if (err != RD_KAFKA_RESP_ERR_NO_ERROR)
+    throw Error("cannot commit the offsets of topic " + impl_->topic + " to its consumer group: " + rd_kafka_err2str(err) +
+                "; lag tools will show older offsets until the next batch (the stream's progress is not affected)");
 }
 
 KafkaReader::~KafkaReader() {

@@ -51,6 +51,11 @@ class KafkaReader {
   // (retention, topic recreated) throws Error naming the partition and offsets; so does a
   // partition that makes no progress for 30 s (broker gone). Empty ranges are skipped.
   void read(const std::vector<PartitionRange>& ranges, const std::function<void(const KafkaRecord&)>& on_record);
+  // Commits `next_offsets` (partition -> the next offset to read) to the consumer group named by
+  // the `group.id` property, so that standard lag tools (kafka-consumer-groups, Burrow) see how
+  // far the stream is. Informational only: lakestream never reads these back. Throws Error when
+  // the brokers refuse the commit.
+  void commit_to_group(const std::map<int32_t, int64_t>& next_offsets);
 
  private:
   struct Impl;

@@ -14,7 +14,22 @@ std::string format_batch_line(const StreamReport& stream, const BatchReport& b) 
   if (b.already_committed) line += " (already committed; not written again)";
   char ms[32];
   std::snprintf(ms, sizeof ms, " (%.0f ms)", b.seconds * 1000);
-  return line + ms;
+  line += ms;
+  if (!b.warning.empty()) line += "\n  warning: " + b.warning;
+  return line;
+}
+
+}  // namespace lakestream
+
+namespace lakestream {
+
+int64_t wall_clock_us() {
+  return std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::system_clock::now().time_since_epoch())
+      .count();
+}
+
+int64_t ms_since(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - start).count();
 }
 
 }  // namespace lakestream

@@ -1,11 +1,32 @@
-// What a stream did in one run, batch by batch: printed by `lakestream run` and kept for status.
+// What a stream did in one run, batch by batch: printed by `lakestream run`, recorded in the
+// stream's progress log (Spark's StreamingQueryProgress) and kept for status.
 #pragma once
 
+#include <chrono>
 #include <cstdint>
+#include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 namespace lakestream {
+
+// The event times a batch saw (window streams: over the rows that pass the filter).
+struct EventTimeStats {
+  int64_t min_us = 0;
+  int64_t max_us = 0;
+  double avg_us = 0;
+};
+
+// A stateful stream's state after a batch (Spark's stateOperators entry).
+struct StateReport {
+  int64_t rows_total = 0;       // open windows plus remembered dedup keys
+  int64_t rows_updated = 0;     // state rows a batch inserted or changed
+  int64_t rows_removed = 0;     // windows closed and dedup keys expired
+  int64_t memory_bytes = 0;     // the state database's size on disk
+};
 
 struct BatchReport {
   int64_t batch_id = -1;
@@ -19,16 +40,37 @@ struct BatchReport {
   int64_t watermark_us = 0;     // window: the watermark after this batch
   double seconds = 0;
   std::string description;      // e.g. "offsets 0:0-3 1:0-5" or "versions 3-4"
+  std::string warning;          // something the operator should know that did not fail the batch
+
+  int64_t started_at_us = 0;    // wall clock when the batch started
+  // Milliseconds per phase, Spark's names where they fit: walCommit (planning the input),
+  // getBatch (reading it), addBatch (processing and committing), triggerExecution (all).
+  std::map<std::string, int64_t> durations_ms;
+  std::optional<EventTimeStats> event_time;
+  std::optional<StateReport> state;
+  // Where the source stood: Kafka offsets per partition ({"0": 12, ...}) for ingest, table
+  // versions for the others. `latest_offset` is the newest available when the batch was planned.
+  nlohmann::json start_offset;
+  nlohmann::json end_offset;
+  nlohmann::json latest_offset;
 };
 
 struct StreamReport {
   std::string stream;
+  std::string stream_id;        // the checkpoint's id (Spark's query id)
+  std::string source;           // "KafkaV2[Subscribe[orders]]" or "DeltaSource[bronze_orders]"
   std::string table;
   std::vector<BatchReport> batches;
   double seconds = 0;
 };
 
-// One line for a batch, for the terminal: "read_orders  batch 3  1000 rows in -> 998 out, 2 quarantined  (12 ms)".
+// One line for a batch, for the terminal: "read_orders: batch 3: 1000 in, 998 out to bronze_orders, 2 quarantined (12 ms)".
 std::string format_batch_line(const StreamReport& stream, const BatchReport& batch);
+
+// Wall clock now, in microseconds since the epoch.
+int64_t wall_clock_us();
+
+// Milliseconds since `start` (a steady clock time point), for phase durations.
+int64_t ms_since(std::chrono::steady_clock::time_point start);
 
 }  // namespace lakestream

@@ -10,6 +10,7 @@
 #include "table/parquet_file.h"
 #include "util/error.h"
 #include "util/fault.h"
+#include "util/stop.h"
 #include "util/utf8.h"
 
 namespace lakestream {
@@ -35,11 +36,6 @@ std::vector<delta::Column> quarantine_columns() {
 }
 
 namespace {
-
-int64_t now_us() {
-  return std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::system_clock::now().time_since_epoch())
-      .count();
-}
 
 nlohmann::json to_json(const Offsets& offsets) {
   nlohmann::json j = nlohmann::json::object();
@@ -72,13 +68,17 @@ class IngestRun {
         bronze_path_(ctx.pipeline.table_path(ctx.stream.table)),
         quarantine_path_(ctx.pipeline.table_path(ctx.stream.table + "_quarantine")) {
     report_.stream = ctx.stream.name;
+    report_.stream_id = checkpoint_.id();
+    report_.source = "KafkaV2[Subscribe[" + source_.topic + "]]";
     report_.table = ctx.stream.table;
   }
 
   StreamReport run() {
     auto started = std::chrono::steady_clock::now();
-    std::optional<PlannedBatch> last = checkpoint_.last_planned();
     int64_t committed = delta::load_snapshot(bronze_path_).txn_version(checkpoint_.id());
+    checkpoint_.check_definition(committed >= 0 ||
+                                 delta::load_snapshot(quarantine_path_).txn_version(checkpoint_.id()) >= 0);
+    std::optional<PlannedBatch> last = checkpoint_.last_planned();
     if (last && committed > last->id)
       throw Error("the checkpoint of stream " + ctx_.stream.name + " at " + checkpoint_.path() +
                   " is behind its table: the table holds batch " + std::to_string(committed) +
@@ -88,12 +88,13 @@ class IngestRun {
     if (last && last->id > committed) {
       // A run died after planning this batch: replay exactly its input.
       run_batch(last->id, offsets_from(last->input["start"]), offsets_from(last->input["end"]),
-                last->input.value("dataLoss", nlohmann::json()), true);
+                last->input.value("dataLoss", nlohmann::json()), true, 0);
     }
     int64_t next_id = last ? last->id + 1 : 0;
     Offsets start = last ? offsets_from(last->input["end"]) : Offsets{};
     nlohmann::json data_loss = nlohmann::json::array();
     Offsets end = end_offsets(start, !last.has_value(), data_loss);
+    latest_ = end;
     bool first_ever = !last.has_value();
 
     auto plans = plan_batches(start, end, source_.max_offsets_per_trigger);
@@ -101,13 +102,16 @@ class IngestRun {
     // records the gap (in the plan, then in the bronze commit), even when nothing new is there.
     if (plans.empty() && (first_ever || !data_loss.empty())) plans.push_back({});
     for (const auto& ranges : plans) {
+      // A stop request (SIGTERM in continuous mode) lets the batch in flight finish, no more.
+      if (stop_requested()) break;
+      auto planning = std::chrono::steady_clock::now();
       Offsets batch_end = start;
       for (const auto& r : ranges) batch_end[r.partition] = r.end;
       nlohmann::json input = {{"start", to_json(start)}, {"end", to_json(batch_end)}};
       if (!data_loss.empty()) input["dataLoss"] = data_loss;
       checkpoint_.plan(next_id, input);
       fault_point("after_plan");
-      run_batch(next_id, start, batch_end, data_loss, false);
+      run_batch(next_id, start, batch_end, data_loss, false, ms_since(planning));
       data_loss = nlohmann::json::array();  // recorded by the first batch after it
       start = batch_end;
       next_id++;
@@ -170,11 +174,17 @@ class IngestRun {
     return end;
   }
 
-  void run_batch(int64_t id, const Offsets& start, const Offsets& end, const nlohmann::json& data_loss, bool replay) {
+  void run_batch(int64_t id, const Offsets& start, const Offsets& end, const nlohmann::json& data_loss, bool replay,
+                 int64_t plan_ms) {
     auto started = std::chrono::steady_clock::now();
     BatchReport batch;
     batch.batch_id = id;
     batch.replayed = replay;
+    batch.started_at_us = wall_clock_us();
+    batch.start_offset = to_json(start);
+    batch.end_offset = to_json(end);
+    batch.latest_offset = to_json(latest_.empty() ? end : latest_);
+    batch.durations_ms["walCommit"] = plan_ms;
     std::vector<PartitionRange> ranges;
     for (const auto& [p, e] : end) {
       auto s = start.count(p) ? start.at(p) : e;
@@ -205,11 +215,13 @@ class IngestRun {
       appender.flush();
     }
     fault_point("after_kafka_read");
+    batch.durations_ms["getBatch"] = ms_since(started);
+    auto processing = std::chrono::steady_clock::now();
     decode_records(con, source_, "ingest_raw", "ingest_decoded");
     batch.quarantined = con.scalar_int("SELECT count(*) FROM ingest_decoded WHERE reason IS NOT NULL");
     batch.output_rows = batch.input_rows - batch.quarantined;
 
-    std::string ingested_at = "make_timestamp(" + std::to_string(now_us()) + ")::TIMESTAMPTZ";
+    std::string ingested_at = "make_timestamp(" + std::to_string(wall_clock_us()) + ")::TIMESTAMPTZ";
     std::string batch_id = std::to_string(id) + "::BIGINT";
     nlohmann::json info = {{"lakestream", {{"stream", ctx_.stream.name},
                                            {"batchId", id},
@@ -239,7 +251,18 @@ class IngestRun {
       fault_point("after_data_files");
     });
     batch.already_committed = !written;
+    // With a group.id, the offsets now durable in bronze are copied to that consumer group, so
+    // that kafka-consumer-groups and Burrow see the stream's lag.
+    if (has_kafka_property(ctx_.pipeline.kafka, "group.id")) {
+      try {
+        reader_.commit_to_group(end);
+      } catch (const Error& e) {
+        batch.warning = e.what();
+      }
+    }
     con.exec("DROP TABLE IF EXISTS ingest_raw; DROP TABLE IF EXISTS ingest_decoded");
+    batch.durations_ms["addBatch"] = ms_since(processing);
+    batch.durations_ms["triggerExecution"] = ms_since(started) + plan_ms;
     ctx_.finish_batch(report_, batch, started);
   }
 
@@ -249,6 +272,7 @@ class IngestRun {
   KafkaReader reader_;
   std::string bronze_path_;
   std::string quarantine_path_;
+  Offsets latest_;  // the end offsets seen when the run started
   StreamReport report_;
 };
 

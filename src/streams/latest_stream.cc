@@ -22,13 +22,16 @@ class LatestRun {
         source_path_(ctx.pipeline.table_path(ctx.stream.from)),
         table_path_(ctx.pipeline.table_path(ctx.stream.table)) {
     report_.stream = ctx.stream.name;
+    report_.stream_id = checkpoint_.id();
+    report_.source = "DeltaSource[" + ctx.stream.from + "]";
     report_.table = ctx.stream.table;
   }
 
   StreamReport run() {
     auto started = std::chrono::steady_clock::now();
-    std::optional<PlannedBatch> last = checkpoint_.last_planned();
     int64_t committed = delta::load_snapshot(table_path_).txn_version(checkpoint_.id());
+    checkpoint_.check_definition(committed >= 0);
+    std::optional<PlannedBatch> last = checkpoint_.last_planned();
     if (last && last->id > committed) run_batch(*last, true);
     int64_t next_from = last ? last->input["to"].get<int64_t>() + 1 : 0;
     int64_t source_version = delta::latest_version(source_path_);
@@ -50,7 +53,11 @@ class LatestRun {
     BatchReport batch;
     batch.batch_id = planned.id;
     batch.replayed = replay;
+    batch.started_at_us = wall_clock_us();
     int64_t from = planned.input["from"], to = planned.input["to"];
+    batch.start_offset = from;
+    batch.end_offset = to;
+    batch.latest_offset = delta::latest_version(source_path_);
     batch.description = "versions " + std::to_string(from) + "-" + std::to_string(to) + " of " + s.from;
 
     TableChanges changes = read_table_changes(source_path_, from, to);
@@ -67,6 +74,8 @@ class LatestRun {
       if (delta::has_column(columns, tie)) order += ", " + sql::quote_ident(tie) + " DESC";
     con.exec("CREATE OR REPLACE TEMP TABLE latest_input AS SELECT * FROM (" + changes_scan_sql(changes) + ")");
     batch.input_rows = con.scalar_int("SELECT count(*) FROM latest_input");
+    batch.durations_ms["getBatch"] = ms_since(started);
+    auto merging = std::chrono::steady_clock::now();
     con.exec("CREATE OR REPLACE TEMP TABLE latest_newest AS SELECT * EXCLUDE (_rank) FROM (SELECT *, row_number() OVER "
              "(PARTITION BY " + keys + " ORDER BY " + order + ") AS _rank FROM latest_input WHERE " + key_not_null +
              ") WHERE _rank = 1");
@@ -82,6 +91,8 @@ class LatestRun {
     });
     batch.already_committed = !written;
     con.exec("DROP TABLE IF EXISTS latest_input; DROP TABLE IF EXISTS latest_newest");
+    batch.durations_ms["addBatch"] = ms_since(merging);
+    batch.durations_ms["triggerExecution"] = ms_since(started);
     ctx_.finish_batch(report_, batch, started);
   }
 

@@ -49,6 +49,8 @@ class WindowRun {
         source_path_(ctx.pipeline.table_path(ctx.stream.from)),
         table_path_(ctx.pipeline.table_path(ctx.stream.table)) {
     report_.stream = s_.name;
+    report_.stream_id = checkpoint_.id();
+    report_.source = "DeltaSource[" + s_.from + "]";
     report_.table = s_.table;
   }
 
@@ -63,6 +65,7 @@ class WindowRun {
   StreamReport run() {
     auto started = std::chrono::steady_clock::now();
     if (delta::latest_version(source_path_) < 0) return report_;  // nothing upstream yet
+    if (checkpoint_.definition_changed()) checkpoint_.check_definition(has_committed_work());
     open_state();
     flush_outbox();
     std::optional<PlannedBatch> last = checkpoint_.last_planned();
@@ -100,6 +103,18 @@ class WindowRun {
 
   std::string set_meta(const std::string& key, int64_t value) {
     return "INSERT OR REPLACE INTO " + st("meta") + " VALUES (" + sql::quote_literal(key) + ", " + std::to_string(value) + ");";
+  }
+
+  // Whether a batch's state or output was ever committed (a state that cannot be read counts,
+  // to be safe).
+  bool has_committed_work() {
+    if (delta::load_snapshot(table_path_).txn_version(checkpoint_.id()) >= 0) return true;
+    try {
+      auto progress = read_window_progress(ctx_.pipeline, s_);
+      return progress && progress->last_batch >= 0;
+    } catch (const Error&) {
+      return true;
+    }
   }
 
   // Attaches the checkpoint database and creates its tables on first use; the shapes come from
@@ -179,6 +194,22 @@ class WindowRun {
     con.exec("DELETE FROM " + st("outbox"));
   }
 
+  // Rows the state holds: open windows and remembered dedup keys.
+  int64_t state_rows() {
+    int64_t rows = ctx_.con.scalar_int("SELECT count(*) FROM " + st("windows"));
+    if (!s_.dedup.empty()) rows += ctx_.con.scalar_int("SELECT count(*) FROM " + st("dedup"));
+    return rows;
+  }
+
+  // Min, max and mean event time of a batch's rows; nullopt when none has one.
+  std::optional<EventTimeStats> event_time_stats(const std::string& relation) {
+    std::string e = "epoch_us(" + q(s_.event_time) + ")";
+    sql::Rows rows = ctx_.con.query("SELECT min(" + e + ")::VARCHAR AS lo, max(" + e + ")::VARCHAR AS hi, avg(" + e +
+                                    ")::VARCHAR AS mean FROM " + relation);
+    if (!rows.at(0, "hi")) return std::nullopt;
+    return EventTimeStats{std::stoll(rows.text(0, "lo")), std::stoll(rows.text(0, "hi")), std::stod(rows.text(0, "mean"))};
+  }
+
   bool needs_no_data_batch() {
     int64_t watermark = meta("watermark", 0);
     if (watermark <= meta("watermark_used", 0)) return false;
@@ -197,8 +228,14 @@ class WindowRun {
     BatchReport batch;
     batch.batch_id = planned.id;
     batch.replayed = replay;
+    batch.started_at_us = wall_clock_us();
     bool no_data = planned.input.value("noData", false);
     int64_t from = planned.input["from"], to = planned.input["to"];
+    // Versions read, inclusive; a batch without data read none: both are the last version read.
+    batch.start_offset = no_data ? to : from;
+    batch.end_offset = to;
+    batch.latest_offset = delta::latest_version(source_path_);
+    int64_t state_rows_before = state_rows();
     batch.description = no_data ? "no data (the watermark moved)"
                                 : "versions " + std::to_string(from) + "-" + std::to_string(to) + " of " + s_.from;
 
@@ -215,8 +252,10 @@ class WindowRun {
       batch.input_rows = con.scalar_int("SELECT count(*) FROM window_input");
       std::string filtered = "SELECT * FROM window_input" + (s_.filter.empty() ? "" : " WHERE (" + s_.filter + ")");
       con.exec("CREATE OR REPLACE TEMP TABLE window_filtered AS " + filtered);
-      auto max_event = con.scalar("SELECT max(epoch_us(" + et + ")) FROM window_filtered");
-      if (max_event) new_watermark = std::max<int64_t>(watermark, std::stoll(*max_event) - s_.watermark_delay_us);
+      batch.durations_ms["getBatch"] = ms_since(started);
+      batch.event_time = event_time_stats("window_filtered");
+      if (batch.event_time)
+        new_watermark = std::max<int64_t>(watermark, batch.event_time->max_us - s_.watermark_delay_us);
       if (delta::has_column(source_columns_, "_batch_id"))
         source_max_batch_id = std::max<int64_t>(source_max_batch_id, con.scalar_int("SELECT coalesce(max(_batch_id), -1) FROM window_input"));
 
@@ -254,6 +293,7 @@ class WindowRun {
       kept_table_ = kept;
     }
 
+    auto updating = std::chrono::steady_clock::now();
     // One transaction: state, progress and the batch's output (the outbox).
     std::string windows = st("windows");
     std::string closed = "epoch_us(ws) + " + std::to_string(s_.window_us) + " <= " + w;
@@ -296,6 +336,16 @@ class WindowRun {
     batch.output_rows = con.scalar_int("SELECT count(*) FROM " + st("outbox"));
     batch.watermark_us = new_watermark;
     flush_outbox();
+    StateReport state;
+    state.rows_total = state_rows();
+    // Every kept row and every partial updates a state row; what is gone beyond that was removed.
+    state.rows_updated = no_data ? 0 : con.scalar_int("SELECT count(*) FROM window_partial") +
+                                           (s_.dedup.empty() ? 0 : con.scalar_int("SELECT count(*) FROM " + kept_table_));
+    state.rows_removed = std::max<int64_t>(0, state_rows_before + state.rows_updated - state.rows_total);
+    state.memory_bytes = file_size_or_zero(checkpoint_.state_db_path());
+    batch.state = state;
+    batch.durations_ms["addBatch"] = ms_since(updating);
+    batch.durations_ms["triggerExecution"] = ms_since(started);
     con.exec("DROP TABLE IF EXISTS window_input; DROP TABLE IF EXISTS window_filtered; DROP TABLE IF EXISTS "
              "window_on_time; DROP TABLE IF EXISTS window_kept; DROP TABLE IF EXISTS window_partial");
     ctx_.finish_batch(report_, batch, started);

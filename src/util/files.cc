@@ -127,6 +127,21 @@ std::vector<std::string> list_dir(const std::string& path) {
   return names;
 }
 
+int64_t file_size_or_zero(const std::string& path) {
+  struct stat st {};
+  return ::stat(path.c_str(), &st) == 0 ? static_cast<int64_t>(st.st_size) : 0;
+}
+
+void append_to_file(const std::string& path, const std::string& data, int mode) {
+  int fd = ::open(path.c_str(), O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, mode);
+  if (fd < 0) throw Error("cannot open " + path + " to append: " + std::strerror(errno));
+  ssize_t n = ::write(fd, data.data(), data.size());
+  int err = errno;
+  ::close(fd);
+  if (n != static_cast<ssize_t>(data.size()))
+    throw Error("cannot append to " + path + ": " + (n < 0 ? std::strerror(err) : "short write (disk full?)"));
+}
+
 void remove_all(const std::string& path) {
   std::error_code ec;
   fs::remove_all(path, ec);

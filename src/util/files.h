@@ -1,6 +1,7 @@
 // File-system helpers with the durability the commit protocols rely on.
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -27,6 +28,13 @@ bool path_exists(const std::string& path);
 
 // The names (not paths) in a folder, sorted; empty when the folder does not exist.
 std::vector<std::string> list_dir(const std::string& path);
+
+// The size of a file in bytes; 0 when it does not exist.
+int64_t file_size_or_zero(const std::string& path);
+
+// Appends `data` to `path` in one write (O_APPEND), creating it with `mode`: for logs, where a
+// lost last line after a crash is acceptable but a line must never interleave with another.
+void append_to_file(const std::string& path, const std::string& data, int mode = 0644);
 
 // Removes a file or a folder tree; no error when it is missing.
 void remove_all(const std::string& path);

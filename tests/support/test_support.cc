@@ -40,6 +40,20 @@ void write_text(const std::string& path, const std::string& text) {
 
 namespace {
 
+// In a forked child: becomes the lakestream binary with `args`, in `cwd`, with `env` added.
+[[noreturn]] void exec_lakestream(const std::vector<std::string>& args, const std::string& cwd,
+                                  const std::vector<std::string>& env) {
+  if (chdir(cwd.c_str()) != 0) _exit(127);
+  for (const auto& kv : env) putenv(strdup(kv.c_str()));
+  std::vector<char*> argv;
+  std::string bin = lakestream_bin();
+  argv.push_back(bin.data());
+  for (const auto& a : args) argv.push_back(const_cast<char*>(a.c_str()));
+  argv.push_back(nullptr);
+  execv(bin.c_str(), argv.data());
+  _exit(127);
+}
+
 // Spawns the binary with pipes; if kill_after_ms >= 0, SIGKILLs it once that time has passed.
 CommandResult spawn(const std::vector<std::string>& args, const std::string& cwd, const std::string& input,
                     const std::vector<std::string>& env, int kill_after_ms) {
@@ -51,15 +65,7 @@ CommandResult spawn(const std::vector<std::string>& args, const std::string& cwd
     dup2(out_pipe[1], 1);
     dup2(err_pipe[1], 2);
     for (int fd : {in_pipe[0], in_pipe[1], out_pipe[0], out_pipe[1], err_pipe[0], err_pipe[1]}) close(fd);
-    if (chdir(cwd.c_str()) != 0) _exit(127);
-    for (const auto& kv : env) putenv(strdup(kv.c_str()));
-    std::vector<char*> argv;
-    std::string bin = lakestream_bin();
-    argv.push_back(bin.data());
-    for (const auto& a : args) argv.push_back(const_cast<char*>(a.c_str()));
-    argv.push_back(nullptr);
-    execv(bin.c_str(), argv.data());
-    _exit(127);
+    exec_lakestream(args, cwd, env);
   }
   close(in_pipe[0]);
   close(out_pipe[1]);
@@ -129,4 +135,76 @@ int list_dir_count(const std::string& path) {
   for (auto it = std::filesystem::directory_iterator(path, ec); !ec && it != std::filesystem::directory_iterator(); ++it) n++;
   return n;
 }
+}  // namespace lakestream::testing
+
+namespace lakestream::testing {
+
+namespace {
+std::string slurp(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+}
+}  // namespace
+
+BackgroundProcess::BackgroundProcess(const std::vector<std::string>& args, const std::string& cwd,
+                                     const std::vector<std::string>& env) {
+  static int counter = 0;
+  std::string tag = std::to_string(getpid()) + "-" + std::to_string(counter++);
+  out_path_ = cwd + "/background-" + tag + ".out";
+  err_path_ = cwd + "/background-" + tag + ".err";
+  pid_ = fork();
+  if (pid_ == 0) {
+    int out = open(out_path_.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    int err = open(err_path_.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    int in = open("/dev/null", O_RDONLY);
+    dup2(in, 0);
+    dup2(out, 1);
+    dup2(err, 2);
+    exec_lakestream(args, cwd, env);
+  }
+}
+
+BackgroundProcess::~BackgroundProcess() {
+  if (pid_ > 0) {
+    kill(pid_, SIGKILL);
+    waitpid(pid_, nullptr, 0);
+  }
+}
+
+std::string BackgroundProcess::out() const { return slurp(out_path_); }
+std::string BackgroundProcess::err() const { return slurp(err_path_); }
+
+bool BackgroundProcess::wait_for_output(const std::string& text, int timeout_ms) {
+  auto until = std::chrono::steady_clock::now() + std::chrono::milliseconds(timeout_ms);
+  while (std::chrono::steady_clock::now() < until) {
+    if (out().find(text) != std::string::npos) return true;
+    usleep(50000);
+  }
+  return false;
+}
+
+void BackgroundProcess::send_signal(int sig) {
+  if (pid_ > 0) kill(pid_, sig);
+}
+
+CommandResult BackgroundProcess::wait(int timeout_ms) {
+  CommandResult result;
+  auto until = std::chrono::steady_clock::now() + std::chrono::milliseconds(timeout_ms);
+  int status = 0;
+  while (waitpid(pid_, &status, WNOHANG) == 0) {
+    if (std::chrono::steady_clock::now() >= until) {
+      kill(pid_, SIGKILL);
+      waitpid(pid_, &status, 0);
+      break;
+    }
+    usleep(20000);
+  }
+  pid_ = -1;
+  if (WIFEXITED(status)) result.exit_code = WEXITSTATUS(status);
+  if (WIFSIGNALED(status)) result.signal = WTERMSIG(status);
+  result.out = out();
+  result.err = err();
+  return result;
+}
+
 }  // namespace lakestream::testing

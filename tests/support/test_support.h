@@ -34,6 +34,29 @@ CommandResult run_lakestream(const std::vector<std::string>& args, const std::st
 CommandResult run_lakestream_killed_after(const std::vector<std::string>& args, const std::string& cwd,
                                           int kill_after_ms, const std::vector<std::string>& env = {});
 
+// The lakestream binary running in the background (continuous mode, servers), its stdout and
+// stderr going to files so that a test can read them while it runs. Killed if still running
+// when destroyed.
+class BackgroundProcess {
+ public:
+  BackgroundProcess(const std::vector<std::string>& args, const std::string& cwd, const std::vector<std::string>& env = {});
+  ~BackgroundProcess();
+  BackgroundProcess(const BackgroundProcess&) = delete;
+  BackgroundProcess& operator=(const BackgroundProcess&) = delete;
+
+  std::string out() const;  // stdout so far
+  std::string err() const;  // stderr so far
+  // Waits up to `timeout_ms` for `text` to appear on stdout; true when it did.
+  bool wait_for_output(const std::string& text, int timeout_ms);
+  void send_signal(int sig);
+  // Waits for the process to end (SIGKILL after `timeout_ms`) and returns how it ended.
+  CommandResult wait(int timeout_ms);
+
+ private:
+  int pid_ = -1;
+  std::string out_path_, err_path_;
+};
+
 // The path of the built binary, of ../shared and of the source tree.
 std::string lakestream_bin();
 std::string shared_dir();

@@ -1,0 +1,72 @@
+#include "checkpoint/replays.h"
+
+#include <nlohmann/json.hpp>
+
+#include "util/error.h"
+#include "util/files.h"
+
+namespace lakestream {
+
+namespace {
+
+std::string record_path(const Pipeline& pipeline, const std::string& into) {
+  return pipeline.checkpoint_path(into) + "/replay.json";
+}
+
+nlohmann::json to_json(const ReplaySpec& spec) {
+  nlohmann::json j = {{"stream", spec.stream}, {"into", spec.into}};
+  if (spec.watermark_delay_us) j["watermarkDelayUs"] = *spec.watermark_delay_us;
+  return j;
+}
+
+}  // namespace
+
+Stream replay_stream(const Pipeline& pipeline, const ReplaySpec& spec) {
+  const Stream* original = pipeline.find_stream(spec.stream);
+  if (!original) throw Error("no stream named " + spec.stream + " in " + pipeline.path);
+  if (original->kind == StreamKind::Ingest)
+    throw Error("stream " + spec.stream + " is an ingest stream; replay re-runs a latest or window stream from its "
+                "source table (to re-read Kafka, start the ingest stream over with a new checkpoint and table)");
+  if (pipeline.find_stream(spec.into) || pipeline.writer_of(spec.into) || spec.into == original->from)
+    throw Error("table " + spec.into + " belongs to the pipeline already; replay into a new table name");
+  if (spec.watermark_delay_us && original->kind != StreamKind::Window)
+    throw Error("--watermark applies to window streams; " + spec.stream + " is a latest stream");
+  if (spec.into.empty() || spec.into.find_first_of("/\\. ") != std::string::npos)
+    throw Error("'" + spec.into + "' is not a table name: use letters, digits and underscores");
+  Stream replay = *original;
+  replay.name = spec.into;
+  replay.table = spec.into;
+  if (spec.watermark_delay_us) replay.watermark_delay_us = *spec.watermark_delay_us;
+  return replay;
+}
+
+void record_replay(const Pipeline& pipeline, const ReplaySpec& spec) {
+  std::string path = record_path(pipeline, spec.into);
+  if (path_exists(path)) {
+    auto recorded = nlohmann::json::parse(read_file(path), nullptr, false);
+    if (recorded != to_json(spec))
+      throw Error("table " + spec.into + " holds another replay (" + recorded.dump() + "); replay into a new table, "
+                  "or delete " + pipeline.table_path(spec.into) + " and " + pipeline.checkpoint_path(spec.into) + " first");
+    return;
+  }
+  make_dirs(pipeline.checkpoint_path(spec.into), 0700);
+  write_file_atomic(path, to_json(spec).dump(2) + "\n", 0600);
+}
+
+Pipeline with_replays(const Pipeline& pipeline) {
+  Pipeline extended = pipeline;
+  for (const auto& name : list_dir(pipeline.checkpoints_dir)) {
+    std::string path = record_path(pipeline, name);
+    if (!path_exists(path)) continue;
+    auto j = nlohmann::json::parse(read_file(path), nullptr, false);
+    if (j.is_discarded() || !j.contains("stream") || !j.contains("into"))
+      throw Error("the replay record " + path + " is damaged; delete the replay's table and checkpoint folder");
+    ReplaySpec spec{j["stream"], j["into"], std::nullopt};
+    if (j.contains("watermarkDelayUs")) spec.watermark_delay_us = j["watermarkDelayUs"].get<int64_t>();
+    if (!pipeline.find_stream(spec.stream)) continue;  // its stream left the pipeline file: nothing to compare with
+    extended.streams.push_back(replay_stream(pipeline, spec));
+  }
+  return extended;
+}
+
+}  // namespace lakestream

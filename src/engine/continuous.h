@@ -1,0 +1,25 @@
+// Continuous mode (`lakestream run --continuous`): the pipeline's streams run again and again on
+// an interval until SIGTERM or SIGINT. A signal lets the batch in flight finish and commit, then
+// the process stops cleanly. A failed run is retried with exponential backoff (1 s, 2 s, 4 s, ...
+// up to 5 minutes); each failure is in the stream's progress log, so status shows it.
+#pragma once
+
+#include <cstdint>
+#include <ostream>
+
+#include "engine/runner.h"
+
+namespace lakestream {
+
+struct ContinuousOptions {
+  int64_t interval_us = 60LL * 1000000;   // between the start of one run and the next
+  double first_retry_seconds = 1;
+  double max_retry_seconds = 300;
+};
+
+// Runs until a stop is requested (installs the signal handlers itself). Returns the number of
+// failed runs in a row when it stopped (0 when the last run succeeded).
+int run_continuously(const Pipeline& pipeline, RunOptions options, const ContinuousOptions& continuous,
+                     std::ostream& out, std::ostream& err);
+
+}  // namespace lakestream

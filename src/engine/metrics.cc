@@ -1,0 +1,161 @@
+#include "engine/metrics.h"
+
+#include <cstdio>
+
+#include "checkpoint/progress_log.h"
+#include "engine/progress_record.h"
+#include "engine/rate_alert.h"
+
+namespace lakestream {
+
+namespace {
+
+constexpr size_t kRecentRecords = 2000;  // enough batches to span the alert's 10 minutes
+
+std::string number(double v) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.17g", v);
+  return buf;
+}
+
+// Label values escape backslash, quote and newline.
+std::string label(const std::string& v) {
+  std::string out;
+  for (char c : v) {
+    if (c == '\\' || c == '"') out += '\\';
+    if (c == '\n') { out += "\\n"; continue; }
+    out += c;
+  }
+  return out;
+}
+
+}  // namespace
+
+const std::vector<double>& Metrics::duration_buckets() {
+  static const std::vector<double> buckets = {0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300};
+  return buckets;
+}
+
+Metrics::Metrics(const Pipeline& pipeline) {
+  std::lock_guard<std::mutex> lock(mu_);
+  for (const auto& stream : pipeline.streams) {
+    streams_[stream.name].bucket_counts.assign(duration_buckets().size() + 1, 0);
+    for (const auto& record : ProgressLog(pipeline.checkpoint_path(stream.name)).read(kRecentRecords))
+      observe_locked(record);
+  }
+}
+
+void Metrics::observe(const nlohmann::json& record) {
+  std::lock_guard<std::mutex> lock(mu_);
+  observe_locked(record);
+}
+
+void Metrics::observe_locked(const nlohmann::json& r) {
+  StreamMetrics& m = streams_[r.value("name", "")];
+  if (m.bucket_counts.empty()) m.bucket_counts.assign(duration_buckets().size() + 1, 0);
+  m.recent.push_back(r);
+  if (m.recent.size() > kRecentRecords) m.recent.pop_front();
+  if (is_failure(r)) {
+    m.failures++;
+    return;
+  }
+  m.batches++;
+  m.input_rows += r.value("numInputRows", int64_t{0});
+  m.output_rows += r["sink"].value("numOutputRows", int64_t{0});
+  m.input_rate = r.value("inputRowsPerSecond", 0.0);
+  m.processed_rate = r.value("processedRowsPerSecond", 0.0);
+  const auto& own = r["lakestream"];
+  m.late_dropped += own.value("lateDropped", int64_t{0});
+  m.duplicates_dropped += own.value("duplicatesDropped", int64_t{0});
+  m.quarantined += own.value("quarantined", int64_t{0});
+  if (r.contains("eventTime")) {
+    m.has_event_time = true;
+    m.watermark_us = own.value("watermarkUs", int64_t{0});
+    if (own["maxEventTimeUs"].is_number()) m.max_event_time_us = std::max(m.max_event_time_us, own["maxEventTimeUs"].get<int64_t>());
+  }
+  if (!r["stateOperators"].empty()) {
+    m.state_rows = r["stateOperators"][0].value("numRowsTotal", int64_t{0});
+    m.state_bytes = r["stateOperators"][0].value("memoryUsedBytes", int64_t{0});
+  }
+  const auto& source = r["sources"][0];
+  m.lag.clear();
+  if (source["latestOffset"].is_object()) {
+    for (const auto& [p, latest] : source["latestOffset"].items()) {
+      int64_t end = source["endOffset"].contains(p) ? source["endOffset"][p].get<int64_t>() : 0;
+      m.lag[p] = std::max<int64_t>(0, latest.get<int64_t>() - end);
+    }
+  } else if (source["latestOffset"].is_number() && source["endOffset"].is_number()) {
+    m.lag["table"] = std::max<int64_t>(0, source["latestOffset"].get<int64_t>() - source["endOffset"].get<int64_t>());
+  }
+  double seconds = r["durationMs"].value("triggerExecution", int64_t{0}) / 1000.0;
+  m.duration_sum += seconds;
+  size_t bucket = 0;
+  while (bucket < duration_buckets().size() && seconds > duration_buckets()[bucket]) bucket++;
+  m.bucket_counts[bucket]++;
+}
+
+std::string Metrics::render() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  std::string out;
+  auto family = [&](const std::string& name, const std::string& type, const std::string& help,
+                    const std::function<void(const std::string&, const StreamMetrics&)>& each) {
+    out += "# HELP " + name + " " + help + "\n# TYPE " + name + " " + type + "\n";
+    for (const auto& [stream, m] : streams_) each("stream=\"" + label(stream) + "\"", m);
+  };
+  auto simple = [&](const std::string& name, const std::string& type, const std::string& help,
+                    const std::function<double(const StreamMetrics&)>& value) {
+    family(name, type, help, [&](const std::string& l, const StreamMetrics& m) {
+      out += name + "{" + l + "} " + number(value(m)) + "\n";
+    });
+  };
+  simple("lakestream_batches_total", "counter", "Micro-batches run.", [](auto& m) { return m.batches; });
+  simple("lakestream_failures_total", "counter", "Runs of the stream that failed.", [](auto& m) { return m.failures; });
+  simple("lakestream_input_rows_total", "counter", "Rows read.", [](auto& m) { return m.input_rows; });
+  simple("lakestream_output_rows_total", "counter", "Rows written to the table.", [](auto& m) { return m.output_rows; });
+  simple("lakestream_input_rows_per_second", "gauge", "Input rate of the last batch (rows over the time since the batch before).",
+         [](auto& m) { return m.input_rate; });
+  simple("lakestream_processed_rows_per_second", "gauge", "Processing rate of the last batch (rows over its duration).",
+         [](auto& m) { return m.processed_rate; });
+  simple("lakestream_late_rows_dropped_total", "counter", "Rows dropped as later than the watermark.",
+         [](auto& m) { return m.late_dropped; });
+  simple("lakestream_duplicate_rows_dropped_total", "counter", "Copies dropped by dedup within the watermark.",
+         [](auto& m) { return m.duplicates_dropped; });
+  simple("lakestream_quarantined_records_total", "counter", "Records sent to quarantine.", [](auto& m) { return m.quarantined; });
+  simple("lakestream_state_rows", "gauge", "Rows in the stream's state (open windows, remembered keys).",
+         [](auto& m) { return m.state_rows; });
+  simple("lakestream_state_bytes", "gauge", "Size of the stream's state database.", [](auto& m) { return m.state_bytes; });
+  family("lakestream_watermark_seconds", "gauge", "The event-time watermark, seconds since the epoch.",
+         [&](const std::string& l, const StreamMetrics& m) {
+           if (m.has_event_time) out += "lakestream_watermark_seconds{" + l + "} " + number(m.watermark_us / 1e6) + "\n";
+         });
+  family("lakestream_max_event_time_seconds", "gauge", "The newest event time seen, seconds since the epoch.",
+         [&](const std::string& l, const StreamMetrics& m) {
+           if (m.has_event_time) out += "lakestream_max_event_time_seconds{" + l + "} " + number(m.max_event_time_us / 1e6) + "\n";
+         });
+  family("lakestream_lag", "gauge", "Offsets (Kafka, per partition) or versions (tables) behind the latest when the last batch was planned.",
+         [&](const std::string& l, const StreamMetrics& m) {
+           for (const auto& [p, lag] : m.lag)
+             out += "lakestream_lag{" + l + ",partition=\"" + label(p) + "\"} " + std::to_string(lag) + "\n";
+         });
+  family("lakestream_processing_below_input", "gauge", "1 when the processing rate has been below the input rate for 10 minutes.",
+         [&](const std::string& l, const StreamMetrics& m) {
+           std::vector<nlohmann::json> recent(m.recent.begin(), m.recent.end());
+           out += "lakestream_processing_below_input{" + l + "} " + (falling_behind(recent) ? "1" : "0") + "\n";
+         });
+  family("lakestream_batch_duration_seconds", "histogram", "Duration of micro-batches.",
+         [&](const std::string& l, const StreamMetrics& m) {
+           int64_t cumulative = 0;
+           for (size_t i = 0; i < duration_buckets().size(); i++) {
+             cumulative += m.bucket_counts[i];
+             out += "lakestream_batch_duration_seconds_bucket{" + l + ",le=\"" + number(duration_buckets()[i]) + "\"} " +
+                    std::to_string(cumulative) + "\n";
+           }
+           cumulative += m.bucket_counts.back();
+           out += "lakestream_batch_duration_seconds_bucket{" + l + ",le=\"+Inf\"} " + std::to_string(cumulative) + "\n";
+           out += "lakestream_batch_duration_seconds_sum{" + l + "} " + number(m.duration_sum) + "\n";
+           out += "lakestream_batch_duration_seconds_count{" + l + "} " + std::to_string(cumulative) + "\n";
+         });
+  return out;
+}
+
+}  // namespace lakestream

@@ -1,0 +1,205 @@
+#include "engine/status.h"
+
+#include <cstdio>
+#include <map>
+
+#include "checkpoint/checkpoint.h"
+#include "checkpoint/progress_log.h"
+#include "engine/progress_record.h"
+#include "engine/rate_alert.h"
+#include "source/kafka_reader.h"
+#include "table/delta_table.h"
+#include "util/error.h"
+
+namespace lakestream {
+
+namespace {
+
+constexpr int64_t kIdleAfterUs = 10LL * 60 * 1000000;
+
+const char* kind_name(StreamKind kind) {
+  switch (kind) {
+    case StreamKind::Ingest: return "ingest";
+    case StreamKind::Latest: return "latest";
+    case StreamKind::Window: return "window";
+  }
+  return "?";
+}
+
+// Bronze's committed offsets: the end of the newest batch the table holds (by its txn), as the
+// checkpoint planned it. Empty when nothing is committed.
+std::map<int32_t, int64_t> committed_offsets(const Pipeline& pipeline, const Stream& stream) {
+  std::map<int32_t, int64_t> offsets;
+  auto id = read_checkpoint_id(pipeline, stream);
+  if (!id) return offsets;
+  int64_t committed = delta::load_snapshot(pipeline.table_path(stream.table)).txn_version(*id);
+  if (committed < 0) return offsets;
+  auto batch = read_planned_batch(pipeline.checkpoint_path(stream.name), committed);
+  if (!batch) return offsets;
+  for (const auto& [p, o] : batch->input["end"].items()) offsets[std::stoi(p)] = o.get<int64_t>();
+  return offsets;
+}
+
+void add_kafka_lag(const Pipeline& pipeline, const Stream& stream, StreamStatus& status) {
+  const Source* source = pipeline.find_source(stream.source);
+  try {
+    auto committed = committed_offsets(pipeline, stream);
+    KafkaReader reader(pipeline.kafka, source->topic);
+    for (const auto& [p, w] : reader.watermarks()) {
+      // A partition never read counts from its earliest offset (or its end with startingOffsets latest).
+      int64_t done = committed.count(p) ? committed[p] : (source->start_at_latest ? w.high : w.low);
+      status.kafka_lag.push_back({p, done, w.high});
+    }
+  } catch (const Error& e) {
+    status.lag_error = e.what();
+  }
+}
+
+void add_versions_behind(const Pipeline& pipeline, const Stream& stream, StreamStatus& status) {
+  int64_t latest = delta::latest_version(pipeline.table_path(stream.from));
+  int64_t read_to = -1;
+  if (status.last_batch) {
+    const auto& end = (*status.last_batch)["sources"][0]["endOffset"];
+    if (end.is_number()) read_to = end.get<int64_t>();
+  }
+  status.versions_behind = std::max<int64_t>(0, latest - read_to);
+}
+
+std::string health_of(const StreamStatus& s, int64_t last_batch_us, int64_t now_us) {
+  if (!s.last_error.empty()) return "failing";
+  int64_t lag = s.versions_behind;
+  for (const auto& p : s.kafka_lag) lag += p.lag();
+  if (lag > 0 || s.falling_behind) return "behind";
+  if (!s.last_batch || now_us - last_batch_us > kIdleAfterUs) return "idle";
+  return "ok";
+}
+
+std::string ago(int64_t then_us, int64_t now_us) {
+  int64_t s = (now_us - then_us) / 1000000;
+  if (s < 0) s = 0;
+  char buf[64];
+  if (s < 120) std::snprintf(buf, sizeof buf, "%llds ago", static_cast<long long>(s));
+  else if (s < 7200) std::snprintf(buf, sizeof buf, "%lldm ago", static_cast<long long>(s / 60));
+  else std::snprintf(buf, sizeof buf, "%lldh ago", static_cast<long long>(s / 3600));
+  return buf;
+}
+
+}  // namespace
+
+std::vector<StreamStatus> pipeline_status(const Pipeline& pipeline, int64_t now_us) {
+  std::vector<StreamStatus> statuses;
+  for (const Stream* stream : pipeline.in_dependency_order()) {
+    StreamStatus s;
+    s.name = stream->name;
+    s.kind = kind_name(stream->kind);
+    s.table = stream->table;
+    auto records = ProgressLog(pipeline.checkpoint_path(stream->name)).read();
+    int64_t last_batch_us = 0;
+    for (const auto& r : records) {
+      if (is_failure(r)) continue;
+      s.batches_logged++;
+      s.rows_in += r.value("numInputRows", int64_t{0});
+      s.rows_out += r["sink"].value("numOutputRows", int64_t{0});
+      const auto& own = r["lakestream"];
+      s.late_dropped += own.value("lateDropped", int64_t{0});
+      s.duplicates_dropped += own.value("duplicatesDropped", int64_t{0});
+      s.quarantined += own.value("quarantined", int64_t{0});
+      s.last_batch = r;
+      last_batch_us = parse_iso_timestamp(r.value("timestamp", "")).value_or(0);
+    }
+    if (!records.empty() && is_failure(records.back())) {
+      s.last_error = records.back()["failure"].value("message", "");
+      s.last_error_at = records.back().value("timestamp", "");
+    }
+    s.falling_behind = falling_behind(records);
+    if (stream->kind == StreamKind::Ingest) add_kafka_lag(pipeline, *stream, s);
+    else add_versions_behind(pipeline, *stream, s);
+    s.health = health_of(s, last_batch_us, now_us);
+    statuses.push_back(std::move(s));
+  }
+  return statuses;
+}
+
+std::string format_status(const std::vector<StreamStatus>& statuses, int64_t now_us) {
+  std::string text;
+  for (const auto& s : statuses) {
+    char line[512];
+    std::snprintf(line, sizeof line, "%-8s %s (%s -> %s)\n", s.health.c_str(), s.name.c_str(), s.kind.c_str(),
+                  s.table.c_str());
+    text += line;
+    if (s.last_batch) {
+      const auto& b = *s.last_batch;
+      auto at = parse_iso_timestamp(b.value("timestamp", ""));
+      text += "         last batch " + std::to_string(b.value("batchId", int64_t{-1})) + " at " + b.value("timestamp", "") +
+              (at ? " (" + ago(*at, now_us) + ")" : "") + ": " + std::to_string(b.value("numInputRows", int64_t{0})) + " in, " +
+              std::to_string(b["sink"].value("numOutputRows", int64_t{0})) + " out\n";
+    } else {
+      text += "         no batch yet\n";
+    }
+    text += "         logged: " + std::to_string(s.batches_logged) + " batches, " + std::to_string(s.rows_in) + " rows in, " +
+            std::to_string(s.rows_out) + " out";
+    if (s.quarantined) text += ", " + std::to_string(s.quarantined) + " quarantined";
+    if (s.kind == "window")
+      text += ", " + std::to_string(s.late_dropped) + " late dropped, " + std::to_string(s.duplicates_dropped) +
+              " duplicates dropped";
+    text += "\n";
+    if (s.last_batch && s.last_batch->contains("eventTime")) {
+      text += "         watermark " + (*s.last_batch)["eventTime"].value("watermark", "");
+      const auto& ops = (*s.last_batch)["stateOperators"];
+      if (!ops.empty())
+        text += ", state " + std::to_string(ops[0].value("numRowsTotal", int64_t{0})) + " rows (" +
+                std::to_string(ops[0].value("memoryUsedBytes", int64_t{0})) + " bytes)";
+      text += "\n";
+    }
+    if (s.kind == "ingest") {
+      if (!s.lag_error.empty()) {
+        text += "         Kafka lag unknown: " + s.lag_error + "\n";
+      } else {
+        int64_t total = 0;
+        std::string parts;
+        for (const auto& p : s.kafka_lag) {
+          total += p.lag();
+          parts += (parts.empty() ? "" : ", ") + std::to_string(p.partition) + ":" + std::to_string(p.lag());
+        }
+        text += "         Kafka lag " + std::to_string(total) + " (partition:lag " + parts + ")\n";
+      }
+    } else {
+      text += "         " + std::to_string(s.versions_behind) + " source versions not read yet\n";
+    }
+    if (s.falling_behind) text += "         ALERT processing rate below input rate for 10 minutes\n";
+    if (!s.last_error.empty()) text += "         last error at " + s.last_error_at + ": " + s.last_error + "\n";
+  }
+  return text;
+}
+
+nlohmann::json status_json(const std::vector<StreamStatus>& statuses) {
+  nlohmann::json streams = nlohmann::json::array();
+  for (const auto& s : statuses) {
+    nlohmann::json j = {{"name", s.name},
+                        {"kind", s.kind},
+                        {"table", s.table},
+                        {"health", s.health},
+                        {"lastProgress", s.last_batch ? *s.last_batch : nlohmann::json()},
+                        {"batchesLogged", s.batches_logged},
+                        {"numInputRows", s.rows_in},
+                        {"numOutputRows", s.rows_out},
+                        {"lateDropped", s.late_dropped},
+                        {"duplicatesDropped", s.duplicates_dropped},
+                        {"quarantined", s.quarantined},
+                        {"fallingBehind", s.falling_behind},
+                        {"lastError", s.last_error.empty() ? nlohmann::json() : nlohmann::json(s.last_error)}};
+    if (s.kind == "ingest") {
+      nlohmann::json lag = nlohmann::json::array();
+      for (const auto& p : s.kafka_lag)
+        lag.push_back({{"partition", p.partition}, {"committed", p.committed}, {"latest", p.latest}, {"lag", p.lag()}});
+      j["kafkaLag"] = lag;
+      if (!s.lag_error.empty()) j["kafkaLagError"] = s.lag_error;
+    } else {
+      j["versionsBehind"] = s.versions_behind;
+    }
+    streams.push_back(j);
+  }
+  return {{"streams", streams}};
+}
+
+}  // namespace lakestream

@@ -1,0 +1,53 @@
+// `lakestream status`: where each stream is now, from its progress log, its checkpoint, its
+// tables and (for ingest) the Kafka brokers: the last batch, the watermark, rows, drops, state,
+// the lag per partition, and one health word:
+//   failing  its last run failed (the error is shown);
+//   behind   there is input it has not read yet, or it is falling behind (see rate_alert.h);
+//   idle     nothing to read and no batch for 10 minutes (or it never ran);
+//   ok       nothing to read, and a batch ran recently.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "pipeline/pipeline.h"
+
+namespace lakestream {
+
+struct PartitionLag {
+  int32_t partition = 0;
+  int64_t committed = 0;  // the next offset bronze has not committed
+  int64_t latest = 0;     // the partition's high watermark now
+  int64_t lag() const { return latest > committed ? latest - committed : 0; }
+};
+
+struct StreamStatus {
+  std::string name;
+  std::string kind;   // ingest | latest | window
+  std::string table;
+  std::string health;
+  std::optional<nlohmann::json> last_batch;   // the newest progress record of a batch
+  std::string last_error;                     // of the newest run when it failed
+  std::string last_error_at;
+  int64_t batches_logged = 0;
+  int64_t rows_in = 0, rows_out = 0, late_dropped = 0, duplicates_dropped = 0, quarantined = 0;  // over the log
+  std::vector<PartitionLag> kafka_lag;        // ingest
+  std::string lag_error;                      // when the brokers could not be asked
+  int64_t versions_behind = 0;                // latest and window: source versions not read yet
+  bool falling_behind = false;                // processing below input for 10 minutes
+};
+
+// Every stream's status at `now_us` (wall clock, microseconds).
+std::vector<StreamStatus> pipeline_status(const Pipeline& pipeline, int64_t now_us);
+
+// The status as text for the terminal, one block per stream.
+std::string format_status(const std::vector<StreamStatus>& statuses, int64_t now_us);
+
+// The status as JSON: {"streams": [{...}, ...]}.
+nlohmann::json status_json(const std::vector<StreamStatus>& statuses);
+
+}  // namespace lakestream

@@ -1,0 +1,121 @@
+// `lakestream run --continuous`: picks up new events on its interval, stops cleanly on SIGTERM
+// after the batch in flight, retries failures with backoff; `--metrics-port` serves Prometheus
+// metrics meanwhile.
+#include <signal.h>
+
+#include <chrono>
+#include <thread>
+
+#include "ops_pipeline.h"
+
+namespace lakestream::testing {
+namespace {
+
+// Waits until `query` on the lake gives `expected` (or the time is up); the last answer.
+std::string wait_for_query(PipelineFixture& f, const std::string& sql, const std::string& expected, int timeout_ms) {
+  auto until = std::chrono::steady_clock::now() + std::chrono::milliseconds(timeout_ms);
+  std::string answer;
+  while (std::chrono::steady_clock::now() < until) {
+    CommandResult r = f.lakestream("query", {"--format", "csv", sql});
+    answer = r.out;
+    if (answer == expected) break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  }
+  return answer;
+}
+
+// The value of one sample ("name{labels}") in Prometheus text; -1 when absent.
+double metric(const std::string& text, const std::string& sample) {
+  auto at = text.find("\n" + sample + " ");
+  return at == std::string::npos ? -1 : std::stod(text.substr(at + sample.size() + 2));
+}
+
+TEST(Continuous, RunsOnItsIntervalServesMetricsAndStopsCleanlyOnSigterm) {
+  PipelineFixture f(ops_pipeline(), {{"orders", 3}});
+  BackgroundProcess run({"run", "-p", f.pipeline_file(), "--continuous", "--interval", "1s", "--metrics-port", "0"},
+                        f.dir());
+  ASSERT_TRUE(run.wait_for_output("/metrics", 10000)) << run.out() << run.err();
+  int port = port_in(run.out());
+  ASSERT_GT(port, 0) << run.out();
+
+  f.produce("orders", order_at(1, "0905") + order_at(2, "0950") + order_at(3, "1130"), "order_id");
+  EXPECT_EQ(wait_for_query(f, "select count(*) as n from bronze_orders", "n\n3\n", 20000), "n\n3\n");
+  f.produce("orders", order_at(4, "0910") + order_at(5, "1140"), "order_id");
+  EXPECT_EQ(wait_for_query(f, "select count(*) as n from bronze_orders", "n\n5\n", 20000), "n\n5\n");
+  // The window stream follows on the same interval: the late 09:10 order is dropped and counted.
+  std::string metrics;
+  for (int i = 0; i < 100; i++) {
+    metrics = http_get(port, "/metrics");
+    if (metrics.find("lakestream_late_rows_dropped_total{stream=\"hourly_sales\"} 1\n") != std::string::npos) break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  }
+  EXPECT_NE(metrics.find("lakestream_input_rows_total{stream=\"read_orders\"} 5\n"), std::string::npos) << metrics;
+  EXPECT_NE(metrics.find("lakestream_late_rows_dropped_total{stream=\"hourly_sales\"} 1\n"), std::string::npos) << metrics;
+  EXPECT_NE(metrics.find("# TYPE lakestream_batch_duration_seconds histogram"), std::string::npos);
+  // Every batch is in the histogram: the empty first one (when the topic had nothing yet) too.
+  double batches = metric(metrics, "lakestream_batches_total{stream=\"read_orders\"}");
+  EXPECT_GE(batches, 2);
+  EXPECT_EQ(metric(metrics, "lakestream_batch_duration_seconds_count{stream=\"read_orders\"}"), batches);
+  EXPECT_EQ(metric(metrics, "lakestream_batch_duration_seconds_bucket{stream=\"read_orders\",le=\"+Inf\"}"), batches);
+  EXPECT_NE(metrics.find("lakestream_watermark_seconds{stream=\"hourly_sales\"} 1790851200\n"), std::string::npos)
+      << "10:40 UTC" << metrics;
+  EXPECT_NE(metrics.find("lakestream_lag{stream=\"read_orders\",partition=\"0\"} 0\n"), std::string::npos) << metrics;
+  EXPECT_NE(metrics.find("lakestream_processing_below_input{stream=\"read_orders\"} 0\n"), std::string::npos);
+  EXPECT_NE(metrics.find("lakestream_state_rows{stream=\"hourly_sales\"} 1\n"), std::string::npos) << metrics;
+  std::string status;
+  http_get(port, "/nothing", &status);
+  EXPECT_EQ(status, "HTTP/1.0 404 Not Found");
+
+  run.send_signal(SIGTERM);
+  CommandResult r = run.wait(30000);
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("stopped on request"), std::string::npos) << r.out;
+  EXPECT_EQ(stream_status(f, "read_orders")["health"], "ok");
+}
+
+TEST(Continuous, SigtermFinishesTheBatchInFlightAndNoMore) {
+  PipelineFixture f(ops_pipeline("true", 500), {{"orders", 1}});
+  std::string events;
+  for (int i = 0; i < 20000; i++) events += order_at(i, "0900");
+  f.produce("orders", events, "order_id");
+  BackgroundProcess run({"run", "-p", f.pipeline_file(), "--continuous", "--interval", "1s"}, f.dir());
+  ASSERT_TRUE(run.wait_for_output("read_orders: batch 1:", 30000)) << run.out() << run.err();
+  run.send_signal(SIGTERM);
+  CommandResult r = run.wait(30000);
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.signal, 0);
+  // Stopped early, with whole batches only: the rows are the committed batches', and the next run
+  // starts with a new batch, not with a replay of one cut short.
+  auto log = read_progress_log(f.dir(), "read_orders");
+  ASSERT_FALSE(log.empty());
+  EXPECT_LT(log.size(), 40u) << "it stopped before the backlog was done";
+  std::string expected = "n\n" + std::to_string(500 * log.size()) + "\n";
+  EXPECT_EQ(f.query("select count(*) as n from bronze_orders"), expected);
+  CommandResult rest = f.lakestream("run", {"read_orders"});
+  ASSERT_EQ(rest.exit_code, 0) << rest.err;
+  EXPECT_EQ(rest.out.find("replayed"), std::string::npos) << rest.out;
+  EXPECT_EQ(f.query("select count(*) as n, count(distinct \"offset\") as offsets from bronze_orders"),
+            "n,offsets\n20000,20000\n");
+}
+
+TEST(Continuous, FailuresAreRetriedWithBackoffAndShownInStatus) {
+  PipelineFixture f(ops_pipeline("no_such_column = 'placed'"), {{"orders", 1}});
+  f.produce("orders", order_at(1, "0905"), "order_id");
+  BackgroundProcess run({"run", "-p", f.pipeline_file(), "--continuous", "--interval", "1s"}, f.dir());
+  auto until = std::chrono::steady_clock::now() + std::chrono::seconds(20);
+  while (run.err().find("failure 3 in a row") == std::string::npos && std::chrono::steady_clock::now() < until)
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  std::string err = run.err();
+  EXPECT_NE(err.find("retrying in 1 s (failure 1 in a row)"), std::string::npos) << err;
+  EXPECT_NE(err.find("retrying in 2 s (failure 2 in a row)"), std::string::npos) << err;
+  EXPECT_NE(err.find("retrying in 4 s (failure 3 in a row)"), std::string::npos) << err;
+  nlohmann::json gold = stream_status(f, "hourly_sales");
+  EXPECT_EQ(gold["health"], "failing");
+  EXPECT_NE(gold["lastError"].get<std::string>().find("no_such_column"), std::string::npos);
+  run.send_signal(SIGINT);
+  CommandResult r = run.wait(30000);
+  EXPECT_EQ(r.exit_code, 0) << "a stop request during the backoff stops at once";
+}
+
+}  // namespace
+}  // namespace lakestream::testing
