@@ -55,10 +55,40 @@ struct KafkaReader::Impl {
                  " now): the topic was recreated or emptied since these offsets were planned");
   }
 
+  // The earliest (RD_KAFKA_OFFSET_BEGINNING) or next (RD_KAFKA_OFFSET_END) offset of every
+  // partition in one ListOffsets request per broker, not two round trips per partition.
+  std::map<int32_t, int64_t> list_offsets(const std::vector<int32_t>& partitions, int64_t which) {
+    rd_kafka_topic_partition_list_t* list = rd_kafka_topic_partition_list_new(static_cast<int>(partitions.size()));
+    for (int32_t p : partitions) rd_kafka_topic_partition_list_add(list, topic.c_str(), p)->offset = which;
+    rd_kafka_resp_err_t err = rd_kafka_offsets_for_times(consumer, list, kRequestTimeoutMs);
+    std::map<int32_t, int64_t> offsets;
+    for (int i = 0; i < list->cnt && !err; i++) {
+      err = list->elems[i].err;
+      offsets[list->elems[i].partition] = list->elems[i].offset;
+    }
+    rd_kafka_topic_partition_list_destroy(list);
+    if (err)
+      throw Error("cannot get the offsets of topic " + topic + " from brokers " + bootstrap + ": " +
+                  rd_kafka_err2str(err) + "; is Kafka running there?");
+    return offsets;
+  }
+
+  std::map<int32_t, Watermarks> watermarks(const std::vector<int32_t>& partitions) {
+    std::map<int32_t, Watermarks> result;
+    if (partitions.empty()) return result;
+    auto low = list_offsets(partitions, RD_KAFKA_OFFSET_BEGINNING);
+    auto high = list_offsets(partitions, RD_KAFKA_OFFSET_END);
+    for (int32_t p : partitions) result[p] = {low.at(p), high.at(p)};
+    return result;
+  }
+
   // Fails early, with the clear error, when a range is already outside what the broker holds.
   void check_ranges_exist(const std::vector<PartitionRange>& ranges) {
+    std::vector<int32_t> partitions;
+    for (const auto& r : ranges) partitions.push_back(r.partition);
+    auto marks = watermarks(partitions);
     for (const auto& r : ranges) {
-      Watermarks w = query_watermarks(r.partition);
+      const Watermarks& w = marks.at(r.partition);
       if (r.start < w.low) throw gone_error(r, w.low);
       if (r.end > w.high) throw not_yet_error(r, w.high);
     }
@@ -105,9 +135,7 @@ std::vector<int32_t> KafkaReader::partitions() {
 }
 
 std::map<int32_t, Watermarks> KafkaReader::watermarks() {
-  std::map<int32_t, Watermarks> result;
-  for (int32_t partition : partitions()) result[partition] = impl_->query_watermarks(partition);
-  return result;
+  return impl_->watermarks(partitions());
 }
 
 void KafkaReader::read(const std::vector<PartitionRange>& ranges,
