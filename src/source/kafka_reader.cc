@@ -104,6 +104,10 @@ KafkaReader::KafkaReader(const KafkaSettings& kafka, const std::string& topic) :
     if (!has_kafka_property(kafka, "group.id")) set_kafka_property(conf, "group.id", "lakestream-reader");
     // An empty fetch waits this long at the broker; small, so a read ends soon after its last record.
     if (!has_kafka_property(kafka, "fetch.wait.max.ms")) set_kafka_property(conf, "fetch.wait.max.ms", "10");
+    // The prefetch queue bounds memory (by default 64 MiB of records, whatever the batch cap)
+    // and what a read throws away when its ranges end: 16 MiB keeps the fetchers busy.
+    if (!has_kafka_property(kafka, "queued.max.messages.kbytes"))
+      set_kafka_property(conf, "queued.max.messages.kbytes", "16384");
     // Not overridable: offsets are ours to keep, the end of a partition must be visible, and a
     // vanished offset must be an error rather than a silent jump.
     set_kafka_property(conf, "enable.auto.commit", "false");
@@ -145,7 +149,10 @@ void KafkaReader::read(const std::vector<PartitionRange>& ranges,
     PartitionRange range;
     int64_t next;  // the next offset expected
     bool done = false;
+    // When `next` was last seen to move (checked only while waiting: reading the clock for
+    // every record costs more than the record).
     Clock::time_point last_progress;
+    int64_t next_at_last_progress;
   };
   std::map<int32_t, Progress> progress;
   std::vector<PartitionRange> wanted;
@@ -154,7 +161,7 @@ void KafkaReader::read(const std::vector<PartitionRange>& ranges,
     if (progress.count(r.partition))
       throw Error("reading topic " + impl_->topic + ": partition " + std::to_string(r.partition) +
                   " appears twice in one read (a planning bug)");
-    progress[r.partition] = {r, r.start, false, Clock::now()};
+    progress[r.partition] = {r, r.start, false, Clock::now(), r.start};
     wanted.push_back(r);
   }
   if (wanted.empty()) return;
@@ -187,6 +194,10 @@ void KafkaReader::read(const std::vector<PartitionRange>& ranges,
     if (!message) {
       auto now = Clock::now();
       for (auto& [partition, p] : progress) {
+        if (p.next != p.next_at_last_progress) {
+          p.last_progress = now;
+          p.next_at_last_progress = p.next;
+        }
         if (p.done || now - p.last_progress < kStallTimeout) continue;
         throw Error("partition " + std::to_string(partition) + " of topic " + impl_->topic +
                     ": no records for 30 s while reading offsets " + offsets_text(p.range) + " (next " +
@@ -236,7 +247,6 @@ void KafkaReader::read(const std::vector<PartitionRange>& ranges,
                          message->len};
       on_record(record);
       p->next = message->offset + 1;
-      p->last_progress = Clock::now();
     }
     // Transaction markers take offsets but are never delivered, so the last record may sit
     // below end-1; a record at or past end-1, or the partition's end (EOF), closes the range.
