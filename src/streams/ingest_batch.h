@@ -29,11 +29,11 @@ class IngestBatch {
   void finish();
 
   int64_t records() const { return records_; }
-  int64_t decoded_fast() const { return fast_->rows(); }
   int64_t quarantined() const { return quarantined_; }
   // The batch's good rows: the schema's fields, partition, "offset", kafka_timestamp, key.
   std::string good_rows_sql() const;
-  // Its quarantined rows: partition, "offset", kafka_timestamp, key, value, reason.
+  // Its quarantined rows: partition, "offset", kafka_timestamp, key, value, reason (only when
+  // quarantined() > 0: a batch the fast path took whole has no decoded table).
   std::string quarantined_rows_sql() const;
 
  private:
@@ -46,6 +46,7 @@ class IngestBatch {
   std::unique_ptr<sql::Appender> raw_;
   size_t kafka_columns_at_;  // the column of `partition` in the fast table
   int64_t records_ = 0;
+  int64_t declined_ = 0;  // records the fast path left to the SQL decoder
   int64_t quarantined_ = 0;
 };
 

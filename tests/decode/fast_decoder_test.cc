@@ -53,6 +53,8 @@ std::vector<Case> cases() {
       {order_with("1.5", "\"2026-10-01T09:05:00.123456+00:00\""), true},
       {order_with("1.5", "\"2024-02-29T23:59:59Z\""), true},
       {order_with("1.5", "\"1969-12-31T23:59:59.999999Z\""), true},
+      {order_with("1.5", "\"1000-01-01T00:00:00+14:59\""), true},
+      {order_with("1.5", "\"9999-12-31T23:59:59.999999-14:00\""), true},
       {order_with("1.5", t, ",\"status\":null"), false},  // status twice
       {"{\"order_id\":8,\"customer_id\":\"C\",\"amount\":1,\"event_time\":" + t + "}", true},  // status absent
       {"{\"order_id\":8,\"customer_id\":\"C\",\"status\":null,\"amount\":1,\"event_time\":" + t + "}", true},
