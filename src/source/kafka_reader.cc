@@ -5,6 +5,7 @@
 #include <librdkafka/rdkafka.h>
 
 #include <chrono>
+#include <vector>
 
 #include "source/kafka_metadata.h"
 #include "util/error.h"
@@ -15,15 +16,27 @@ namespace {
 
 constexpr int kRequestTimeoutMs = 10000;
 constexpr auto kStallTimeout = std::chrono::seconds(30);
+// Records are taken from the consumer queue this many at a time (one lock and clock read per
+// batch rather than per record), waiting at most kBatchWaitMs for a batch to fill.
+constexpr size_t kPollBatch = 1000;
+constexpr int kBatchWaitMs = 10;
 
 std::string offsets_text(const PartitionRange& r) {
   return std::to_string(r.start) + ".." + std::to_string(r.end);
 }
 
-// Frees a message however the callback returns.
-struct MessageGuard {
-  rd_kafka_message_t* message;
-  ~MessageGuard() { rd_kafka_message_destroy(message); }
+// Frees a batch of messages however the callback returns.
+struct MessagesGuard {
+  rd_kafka_message_t** messages;
+  ssize_t count;
+  ~MessagesGuard() {
+    for (ssize_t i = 0; i < count; i++) rd_kafka_message_destroy(messages[i]);
+  }
+};
+
+struct QueueGuard {
+  rd_kafka_queue_t* queue;
+  ~QueueGuard() { rd_kafka_queue_destroy(queue); }
 };
 
 }  // namespace
@@ -189,34 +202,17 @@ void KafkaReader::read(const std::vector<PartitionRange>& ranges,
     remaining--;
   };
 
-  while (remaining > 0) {
-    rd_kafka_message_t* message = rd_kafka_consumer_poll(impl_->consumer, 100);
-    if (!message) {
-      auto now = Clock::now();
-      for (auto& [partition, p] : progress) {
-        if (p.next != p.next_at_last_progress) {
-          p.last_progress = now;
-          p.next_at_last_progress = p.next;
-        }
-        if (p.done || now - p.last_progress < kStallTimeout) continue;
-        throw Error("partition " + std::to_string(partition) + " of topic " + impl_->topic +
-                    ": no records for 30 s while reading offsets " + offsets_text(p.range) + " (next " +
-                    std::to_string(p.next) + ") from brokers " + impl_->bootstrap +
-                    (last_client_error.empty() ? "" : " (last client error: " + last_client_error + ")") +
-                    "; is the broker reachable?");
-      }
-      continue;
-    }
-    MessageGuard guard{message};
+  // One message: a record of ours goes to on_record; errors and partition ends update progress.
+  auto handle = [&](rd_kafka_message_t* message) {
     auto found = message->rkt ? progress.find(message->partition) : progress.end();
     Progress* p = found == progress.end() ? nullptr : &found->second;
 
     if (message->err == RD_KAFKA_RESP_ERR__PARTITION_EOF) {
       if (p && !p->done && message->offset >= p->range.end) finish(*p);
-      continue;
+      return;
     }
     if (message->err == RD_KAFKA_RESP_ERR_OFFSET_OUT_OF_RANGE || message->err == RD_KAFKA_RESP_ERR__AUTO_OFFSET_RESET) {
-      if (!p) continue;
+      if (!p) return;
       Watermarks w = impl_->query_watermarks(p->range.partition);
       if (p->next < w.low) throw impl_->gone_error(p->range, w.low);
       throw impl_->not_yet_error(p->range, w.high);
@@ -232,10 +228,10 @@ void KafkaReader::read(const std::vector<PartitionRange>& ranges,
     if (message->err) {
       // Transient (a broker down, a connection reset): librdkafka retries; the stall timeout decides.
       last_client_error = rd_kafka_message_errstr(message);
-      continue;
+      return;
     }
 
-    if (!p || p->done || message->offset < p->next) continue;  // not ours, or already delivered
+    if (!p || p->done || message->offset < p->next) return;  // not ours, or already delivered
     if (message->offset < p->range.end) {
       rd_kafka_timestamp_type_t type;
       KafkaRecord record{message->partition,
@@ -251,6 +247,31 @@ void KafkaReader::read(const std::vector<PartitionRange>& ranges,
     // Transaction markers take offsets but are never delivered, so the last record may sit
     // below end-1; a record at or past end-1, or the partition's end (EOF), closes the range.
     if (message->offset >= p->range.end - 1) finish(*p);
+  };
+
+  rd_kafka_queue_t* queue = rd_kafka_queue_get_consumer(impl_->consumer);
+  QueueGuard queue_guard{queue};
+  std::vector<rd_kafka_message_t*> messages(kPollBatch);
+  while (remaining > 0) {
+    ssize_t count = rd_kafka_consume_batch_queue(queue, kBatchWaitMs, messages.data(), messages.size());
+    if (count <= 0) {
+      auto now = Clock::now();
+      for (auto& [partition, p] : progress) {
+        if (p.next != p.next_at_last_progress) {
+          p.last_progress = now;
+          p.next_at_last_progress = p.next;
+        }
+        if (p.done || now - p.last_progress < kStallTimeout) continue;
+        throw Error("partition " + std::to_string(partition) + " of topic " + impl_->topic +
+                    ": no records for 30 s while reading offsets " + offsets_text(p.range) + " (next " +
+                    std::to_string(p.next) + ") from brokers " + impl_->bootstrap +
+                    (last_client_error.empty() ? "" : " (last client error: " + last_client_error + ")") +
+                    "; is the broker reachable?");
+      }
+      continue;
+    }
+    MessagesGuard guard{messages.data(), count};
+    for (ssize_t i = 0; i < count && remaining > 0; i++) handle(messages[i]);
   }
 }
 
