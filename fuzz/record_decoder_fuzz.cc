@@ -1,12 +1,16 @@
 // libFuzzer target: the record decoder on an arbitrary Kafka record value. Every value must give
-// exactly one row, good or with a reason; a thrown error, a lost row or a crash is a bug.
+// exactly one row, good or with a reason; a thrown error, a lost row or a crash is a bug. A value
+// the fast decoder accepts must decode through SQL with no reason and the same field values.
 #include <cstddef>
 #include <cstdint>
 #include <cstdlib>
 #include <string>
 
+#include "decode/fast_decoder.h"
 #include "decode/record_decoder.h"
+#include "sql/chunk_appender.h"
 #include "sql/duckdb.h"
+#include "util/utf8.h"
 
 namespace {
 
@@ -52,5 +56,24 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   }
   lakestream::decode_records(con, source, "raw", "decoded");
   if (con.scalar_int("SELECT count(*) FROM decoded") != 1) std::abort();
+
+  static const lakestream::FastDecoder fast_decoder(source);
+  auto text = reinterpret_cast<const char*>(data);
+  if (size == 0 || size > static_cast<size_t>(source.max_value_bytes) || !lakestream::is_valid_utf8(text, size))
+    return 0;  // the gate sends these to the SQL decoder
+  std::string columns, same;
+  for (const auto& f : source.schema.fields) {
+    std::string name = lakestream::sql::quote_ident(f.name);
+    columns += (columns.empty() ? "" : ", ") + name + " " + f.duckdb_type();
+    same += " AND f." + name + " IS NOT DISTINCT FROM d." + name;
+  }
+  con.exec("CREATE OR REPLACE TEMP TABLE fast (" + columns + ")");
+  {
+    lakestream::sql::ChunkAppender fast(con, "fast");
+    if (!fast_decoder.decode(std::string_view(text, size), fast)) return 0;
+    fast.end_row();
+    fast.flush();
+  }
+  if (con.scalar_int("SELECT count(*) FROM fast f, decoded d WHERE d.reason IS NULL" + same) != 1) std::abort();
   return 0;
 }

@@ -6,6 +6,7 @@
 #include <librdkafka/rdkafka.h>
 
 #include <chrono>
+#include <vector>
 
 #include "source/kafka_metadata.h"
 #include "util/error.h"
@@ -16,15 +17,27 @@ namespace {
 
 constexpr int kRequestTimeoutMs = 10000;
 constexpr auto kStallTimeout = std::chrono::seconds(30);
+// Records are taken from the consumer queue this many at a time (one lock and clock read per
+// batch rather than per record), waiting at most kBatchWaitMs for a batch to fill.
+constexpr size_t kPollBatch = 1000;
+constexpr int kBatchWaitMs = 10;
 
 std::string offsets_text(const PartitionRange& r) {
   return std::to_string(r.start) + ".." + std::to_string(r.end);
 }
 
-// Frees a message however the callback returns.
-struct MessageGuard {
-  rd_kafka_message_t* message;
-  ~MessageGuard() { rd_kafka_message_destroy(message); }
+// Frees a batch of messages however the callback returns.
+struct MessagesGuard {
+  rd_kafka_message_t** messages;
+  ssize_t count;
+  ~MessagesGuard() {
+    for (ssize_t i = 0; i < count; i++) rd_kafka_message_destroy(messages[i]);
+  }
+};
+
+struct QueueGuard {
+  rd_kafka_queue_t* queue;
+  ~QueueGuard() { rd_kafka_queue_destroy(queue); }
 };
 
 }  // namespace
@@ -56,10 +69,40 @@ struct KafkaReader::Impl {
                  " now): the topic was recreated or emptied since these offsets were planned");
   }
 
+  // The earliest (RD_KAFKA_OFFSET_BEGINNING) or next (RD_KAFKA_OFFSET_END) offset of every
+  // partition in one ListOffsets request per broker, not two round trips per partition.
+  std::map<int32_t, int64_t> list_offsets(const std::vector<int32_t>& partitions, int64_t which) {
+    rd_kafka_topic_partition_list_t* list = rd_kafka_topic_partition_list_new(static_cast<int>(partitions.size()));
+    for (int32_t p : partitions) rd_kafka_topic_partition_list_add(list, topic.c_str(), p)->offset = which;
+    rd_kafka_resp_err_t err = rd_kafka_offsets_for_times(consumer, list, kRequestTimeoutMs);
+    std::map<int32_t, int64_t> offsets;
+    for (int i = 0; i < list->cnt && !err; i++) {
+      err = list->elems[i].err;
+      offsets[list->elems[i].partition] = list->elems[i].offset;
+    }
+    rd_kafka_topic_partition_list_destroy(list);
+    if (err)
+      throw Error("cannot get the offsets of topic " + topic + " from brokers " + bootstrap + ": " +
+                  rd_kafka_err2str(err) + "; is Kafka running there?");
+    return offsets;
+  }
+
+  std::map<int32_t, Watermarks> watermarks(const std::vector<int32_t>& partitions) {
+    std::map<int32_t, Watermarks> result;
+    if (partitions.empty()) return result;
+    auto low = list_offsets(partitions, RD_KAFKA_OFFSET_BEGINNING);
+    auto high = list_offsets(partitions, RD_KAFKA_OFFSET_END);
+    for (int32_t p : partitions) result[p] = {low.at(p), high.at(p)};
+    return result;
+  }
+
   // Fails early, with the clear error, when a range is already outside what the broker holds.
   void check_ranges_exist(const std::vector<PartitionRange>& ranges) {
+    std::vector<int32_t> partitions;
+    for (const auto& r : ranges) partitions.push_back(r.partition);
+    auto marks = watermarks(partitions);
     for (const auto& r : ranges) {
-      Watermarks w = query_watermarks(r.partition);
+      const Watermarks& w = marks.at(r.partition);
       if (r.start < w.low) throw gone_error(r, w.low);
       if (r.end > w.high) throw not_yet_error(r, w.high);
     }
@@ -75,6 +118,10 @@ KafkaReader::KafkaReader(const KafkaSettings& kafka, const std::string& topic) :
     if (!has_kafka_property(kafka, "group.id")) set_kafka_property(conf, "group.id", "lakestream-reader");
     // An empty fetch waits this long at the broker; small, so a read ends soon after its last record.
     if (!has_kafka_property(kafka, "fetch.wait.max.ms")) set_kafka_property(conf, "fetch.wait.max.ms", "10");
+    // The prefetch queue bounds memory (by default 64 MiB of records, whatever the batch cap)
+    // and what a read throws away when its ranges end: 16 MiB keeps the fetchers busy.
+    if (!has_kafka_property(kafka, "queued.max.messages.kbytes"))
+      set_kafka_property(conf, "queued.max.messages.kbytes", "16384");
     // Not overridable: offsets are ours to keep, the end of a partition must be visible, and a
     // vanished offset must be an error rather than a silent jump.
     set_kafka_property(conf, "enable.auto.commit", "false");
@@ -118,9 +165,7 @@ std::vector<int32_t> KafkaReader::partitions() {
 }
 
 std::map<int32_t, Watermarks> KafkaReader::watermarks() {
-  std::map<int32_t, Watermarks> result;
-  for (int32_t partition : partitions()) result[partition] = impl_->query_watermarks(partition);
-  return result;
+  return impl_->watermarks(partitions());
 }
 
 void KafkaReader::read(const std::vector<PartitionRange>& ranges,
@@ -130,7 +175,10 @@ void KafkaReader::read(const std::vector<PartitionRange>& ranges,
     PartitionRange range;
     int64_t next;  // the next offset expected
     bool done = false;
+    // When `next` was last seen to move (checked only while waiting: reading the clock for
+    // every record costs more than the record).
     Clock::time_point last_progress;
+    int64_t next_at_last_progress;
   };
   std::map<int32_t, Progress> progress;
   std::vector<PartitionRange> wanted;
@@ -139,7 +187,7 @@ void KafkaReader::read(const std::vector<PartitionRange>& ranges,
     if (progress.count(r.partition))
       throw Error("reading topic " + impl_->topic + ": partition " + std::to_string(r.partition) +
                   " appears twice in one read (a planning bug)");
-    progress[r.partition] = {r, r.start, false, Clock::now()};
+    progress[r.partition] = {r, r.start, false, Clock::now(), r.start};
     wanted.push_back(r);
   }
   if (wanted.empty()) return;
@@ -167,30 +215,17 @@ void KafkaReader::read(const std::vector<PartitionRange>& ranges,
     remaining--;
   };
 
-  while (remaining > 0) {
-    rd_kafka_message_t* message = rd_kafka_consumer_poll(impl_->consumer, 100);
-    if (!message) {
-      auto now = Clock::now();
-      for (auto& [partition, p] : progress) {
-        if (p.done || now - p.last_progress < kStallTimeout) continue;
-        throw Error("partition " + std::to_string(partition) + " of topic " + impl_->topic +
-                    ": no records for 30 s while reading offsets " + offsets_text(p.range) + " (next " +
-                    std::to_string(p.next) + ") from brokers " + impl_->bootstrap +
-                    (last_client_error.empty() ? "" : " (last client error: " + last_client_error + ")") +
-                    "; is the broker reachable?");
-      }
-      continue;
-    }
-    MessageGuard guard{message};
+  // One message: a record of ours goes to on_record; errors and partition ends update progress.
+  auto handle = [&](rd_kafka_message_t* message) {
     auto found = message->rkt ? progress.find(message->partition) : progress.end();
     Progress* p = found == progress.end() ? nullptr : &found->second;
 
     if (message->err == RD_KAFKA_RESP_ERR__PARTITION_EOF) {
       if (p && !p->done && message->offset >= p->range.end) finish(*p);
-      continue;
+      return;
     }
     if (message->err == RD_KAFKA_RESP_ERR_OFFSET_OUT_OF_RANGE || message->err == RD_KAFKA_RESP_ERR__AUTO_OFFSET_RESET) {
-      if (!p) continue;
+      if (!p) return;
       Watermarks w = impl_->query_watermarks(p->range.partition);
       if (p->next < w.low) throw impl_->gone_error(p->range, w.low);
       throw impl_->not_yet_error(p->range, w.high);
@@ -206,10 +241,10 @@ void KafkaReader::read(const std::vector<PartitionRange>& ranges,
     if (message->err) {
       // Transient (a broker down, a connection reset): librdkafka retries; the stall timeout decides.
       last_client_error = rd_kafka_message_errstr(message);
-      continue;
+      return;
     }
 
-    if (!p || p->done || message->offset < p->next) continue;  // not ours, or already delivered
+    if (!p || p->done || message->offset < p->next) return;  // not ours, or already delivered
     if (message->offset < p->range.end) {
       rd_kafka_timestamp_type_t type;
       KafkaRecord record{message->partition,
@@ -221,11 +256,35 @@ void KafkaReader::read(const std::vector<PartitionRange>& ranges,
                          message->len};
       on_record(record);
       p->next = message->offset + 1;
-      p->last_progress = Clock::now();
     }
     // Transaction markers take offsets but are never delivered, so the last record may sit
     // below end-1; a record at or past end-1, or the partition's end (EOF), closes the range.
     if (message->offset >= p->range.end - 1) finish(*p);
+  };
+
+  rd_kafka_queue_t* queue = rd_kafka_queue_get_consumer(impl_->consumer);
+  QueueGuard queue_guard{queue};
+  std::vector<rd_kafka_message_t*> messages(kPollBatch);
+  while (remaining > 0) {
+    ssize_t count = rd_kafka_consume_batch_queue(queue, kBatchWaitMs, messages.data(), messages.size());
+    if (count <= 0) {
+      auto now = Clock::now();
+      for (auto& [partition, p] : progress) {
+        if (p.next != p.next_at_last_progress) {
+          p.last_progress = now;
+          p.next_at_last_progress = p.next;
+        }
+        if (p.done || now - p.last_progress < kStallTimeout) continue;
+        throw Error("partition " + std::to_string(partition) + " of topic " + impl_->topic +
+                    ": no records for 30 s while reading offsets " + offsets_text(p.range) + " (next " +
+                    std::to_string(p.next) + ") from brokers " + impl_->bootstrap +
+                    (last_client_error.empty() ? "" : " (last client error: " + last_client_error + ")") +
+                    "; is the broker reachable?");
+      }
+      continue;
+    }
+    MessagesGuard guard{messages.data(), count};
+    for (ssize_t i = 0; i < count && remaining > 0; i++) handle(messages[i]);
   }
 }
 

@@ -13,7 +13,9 @@ std::string sql_head(const std::string& sql) {
 
 }  // namespace
 
-Database::Database(const std::string& path) {
+duckdb_database Database::handle() {
+  if (db_) return db_;
+  const std::string& path = path_;
   duckdb_config config = nullptr;
   duckdb_create_config(&config);
   // Extensions come built in; never reach for the network to install one.
@@ -25,8 +27,10 @@ Database::Database(const std::string& path) {
   if (state == DuckDBError) {
     std::string msg = err ? err : "unknown error";
     if (err) duckdb_free(err);
+    db_ = nullptr;
     throw Error("cannot open database " + (path.empty() ? std::string("in memory") : path) + ": " + msg);
   }
+  return db_;
 }
 
 Database::~Database() {
@@ -44,9 +48,14 @@ std::string Rows::text(size_t row, const std::string& column) const {
   return v ? *v : std::string();
 }
 
-Connection::Connection(Database& db) {
-  if (duckdb_connect(db.handle(), &con_) == DuckDBError) throw Error("cannot connect to DuckDB");
+duckdb_connection Connection::handle() {
+  if (con_) return con_;
+  if (duckdb_connect(db_.handle(), &con_) == DuckDBError) {
+    con_ = nullptr;
+    throw Error("cannot connect to DuckDB");
+  }
   exec("SET TimeZone = 'UTC'");
+  return con_;
 }
 
 Connection::~Connection() {
@@ -55,7 +64,7 @@ Connection::~Connection() {
 
 void Connection::exec(const std::string& sql) {
   duckdb_result result;
-  duckdb_state state = duckdb_query(con_, sql.c_str(), &result);
+  duckdb_state state = duckdb_query(handle(), sql.c_str(), &result);
   if (state == DuckDBError) {
     std::string msg = duckdb_result_error(&result) ? duckdb_result_error(&result) : "unknown error";
     duckdb_destroy_result(&result);
@@ -87,7 +96,7 @@ bool needs_text_cast(duckdb_type type) {
 
 Rows Connection::query(const std::string& sql) {
   duckdb_result result;
-  if (duckdb_query(con_, sql.c_str(), &result) == DuckDBError) {
+  if (duckdb_query(handle(), sql.c_str(), &result) == DuckDBError) {
     std::string msg = duckdb_result_error(&result) ? duckdb_result_error(&result) : "unknown error";
     duckdb_destroy_result(&result);
     throw Error("SQL failed: " + msg + "\n  in: " + sql_head(sql));

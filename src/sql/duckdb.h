@@ -12,16 +12,19 @@
 
 namespace lakestream::sql {
 
-// One DuckDB database: in memory when `path` is empty, else the file at `path`.
+// One DuckDB database: in memory when `path` is empty, else the file at `path`. It opens when
+// first used, so a run that finds nothing new never pays for starting DuckDB.
 class Database {
  public:
-  explicit Database(const std::string& path = "");
+  explicit Database(const std::string& path = "") : path_(path) {}
   ~Database();
   Database(const Database&) = delete;
   Database& operator=(const Database&) = delete;
-  duckdb_database handle() { return db_; }
+  // Opens the database if it is not open yet; throws Error when it cannot be opened.
+  duckdb_database handle();
 
  private:
+  std::string path_;
   duckdb_database db_ = nullptr;
 };
 
@@ -39,10 +42,11 @@ struct Rows {
   std::string text(size_t row, const std::string& column) const;
 };
 
-// A connection; its session time zone is UTC, so timestamps print and parse as UTC.
+// A connection; its session time zone is UTC, so timestamps print and parse as UTC. Like the
+// database, it connects when first used.
 class Connection {
  public:
-  explicit Connection(Database& db);
+  explicit Connection(Database& db) : db_(db) {}
   ~Connection();
   Connection(const Connection&) = delete;
   Connection& operator=(const Connection&) = delete;
@@ -55,9 +59,11 @@ class Connection {
   // The first column of the first row as an integer (0 for NULL or no row).
   int64_t scalar_int(const std::string& sql);
 
-  duckdb_connection handle() { return con_; }
+  // Connects (opening the database) if not connected yet.
+  duckdb_connection handle();
 
  private:
+  Database& db_;
   duckdb_connection con_ = nullptr;
 };
 

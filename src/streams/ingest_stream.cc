@@ -4,14 +4,13 @@
 #include <map>
 
 #include "checkpoint/checkpoint.h"
-#include "decode/record_decoder.h"
 #include "source/kafka_reader.h"
+#include "streams/ingest_batch.h"
 #include "streams/table_sink.h"
 #include "table/parquet_file.h"
 #include "util/error.h"
 #include "util/fault.h"
 #include "util/stop.h"
-#include "util/utf8.h"
 
 namespace lakestream {
 
@@ -193,32 +192,14 @@ class IngestRun {
     batch.description = describe(ranges);
 
     auto& con = ctx_.con;
-    con.exec(
-        "CREATE OR REPLACE TEMP TABLE ingest_raw (partition INTEGER, \"offset\" BIGINT, kafka_timestamp TIMESTAMPTZ, "
-        "key BLOB, value BLOB, utf8 BOOLEAN)");
-    {
-      sql::Appender appender(con, "ingest_raw");
-      reader_.read(ranges, [&](const KafkaRecord& r) {
-        appender.append_int32(r.partition);
-        appender.append_int64(r.offset);
-        if (r.timestamp_ms >= 0) appender.append_timestamp_us(r.timestamp_ms * 1000);
-        else appender.append_null();
-        if (r.key) appender.append_blob(r.key, r.key_size);
-        else appender.append_null();
-        if (r.value) appender.append_blob(r.value, r.value_size);
-        else appender.append_null();
-        appender.append_bool((!r.key || is_valid_utf8(r.key, r.key_size)) &&
-                             (!r.value || is_valid_utf8(r.value, r.value_size)));
-        appender.end_row();
-        batch.input_rows++;
-      });
-      appender.flush();
-    }
+    IngestBatch records(con, source_);
+    reader_.read(ranges, [&](const KafkaRecord& r) { records.add(r); });
+    batch.input_rows = records.records();
     fault_point("after_kafka_read");
     batch.durations_ms["getBatch"] = ms_since(started);
     auto processing = std::chrono::steady_clock::now();
-    decode_records(con, source_, "ingest_raw", "ingest_decoded");
-    batch.quarantined = con.scalar_int("SELECT count(*) FROM ingest_decoded WHERE reason IS NOT NULL");
+    records.finish();
+    batch.quarantined = records.quarantined();
     batch.output_rows = batch.input_rows - batch.quarantined;
 
     std::string ingested_at = "make_timestamp(" + std::to_string(wall_clock_us()) + ")::TIMESTAMPTZ";
@@ -232,8 +213,8 @@ class IngestRun {
 
     // Quarantine first, bronze last: each commit is skipped on a replay once it is in.
     if (batch.quarantined > 0) {
-      std::string select = "SELECT partition, \"offset\", kafka_timestamp, key, value, reason, " + batch_id +
-                           " AS _batch_id, " + ingested_at + " AS _ingested_at FROM ingest_decoded WHERE reason IS NOT NULL";
+      std::string select = "SELECT *, " + batch_id + " AS _batch_id, " + ingested_at + " AS _ingested_at FROM (" +
+                           records.quarantined_rows_sql() + ")";
       SinkCommit sink{quarantine_path_, quarantine_columns(), checkpoint_.id(), id, "STREAMING UPDATE", info};
       commit_once(sink, [&](delta::Commit& commit, const delta::Snapshot&) {
         commit.add(delta::write_data_file(con, quarantine_path_, select, sink.schema));
@@ -241,10 +222,8 @@ class IngestRun {
       });
       fault_point("after_quarantine_commit");
     }
-    std::string fields;
-    for (const auto& f : source_.schema.fields) fields += sql::quote_ident(f.name) + ", ";
-    std::string select = "SELECT " + fields + "partition, \"offset\", kafka_timestamp, key, " + batch_id +
-                         " AS _batch_id, " + ingested_at + " AS _ingested_at FROM ingest_decoded WHERE reason IS NULL";
+    std::string select = "SELECT *, " + batch_id + " AS _batch_id, " + ingested_at + " AS _ingested_at FROM (" +
+                         records.good_rows_sql() + ")";
     SinkCommit sink{bronze_path_, bronze_columns(source_), checkpoint_.id(), id, "STREAMING UPDATE", info};
     bool written = commit_once(sink, [&](delta::Commit& commit, const delta::Snapshot&) {
       if (batch.output_rows > 0) commit.add(delta::write_data_file(con, bronze_path_, select, sink.schema));
@@ -260,7 +239,6 @@ class IngestRun {
         batch.warning = e.what();
       }
     }
-    con.exec("DROP TABLE IF EXISTS ingest_raw; DROP TABLE IF EXISTS ingest_decoded");
     batch.durations_ms["addBatch"] = ms_since(processing);
     batch.durations_ms["triggerExecution"] = ms_since(started) + plan_ms;
     ctx_.finish_batch(report_, batch, started);

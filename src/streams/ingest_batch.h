@@ -1,0 +1,53 @@
+// One micro-batch of the ingest stream inside DuckDB: every Kafka record goes either straight to
+// typed rows (the fast decoder: plain, well-formed JSON, nearly all of a topic) or, raw, to the
+// SQL decoder, which decodes or quarantines the rest with its reasons. Both end in temporary
+// tables the batch's Parquet files are written from.
+#pragma once
+
+#include <memory>
+#include <string>
+
+#include "decode/fast_decoder.h"
+#include "pipeline/pipeline.h"
+#include "source/kafka_reader.h"
+#include "sql/chunk_appender.h"
+#include "sql/duckdb.h"
+
+namespace lakestream {
+
+class IngestBatch {
+ public:
+  // Creates (replacing) the batch's temporary tables.
+  IngestBatch(sql::Connection& con, const Source& source);
+  // Drops them.
+  ~IngestBatch();
+  IngestBatch(const IngestBatch&) = delete;
+  IngestBatch& operator=(const IngestBatch&) = delete;
+
+  void add(const KafkaRecord& record);
+  // After the last add: decodes the records the fast path declined.
+  void finish();
+
+  int64_t records() const { return records_; }
+  int64_t quarantined() const { return quarantined_; }
+  // The batch's good rows: the schema's fields, partition, "offset", kafka_timestamp, key.
+  std::string good_rows_sql() const;
+  // Its quarantined rows: partition, "offset", kafka_timestamp, key, value, reason (only when
+  // quarantined() > 0: a batch the fast path took whole has no decoded table).
+  std::string quarantined_rows_sql() const;
+
+ private:
+  void add_raw(const KafkaRecord& record, bool utf8);
+
+  sql::Connection& con_;
+  const Source& source_;
+  FastDecoder decoder_;
+  std::unique_ptr<sql::ChunkAppender> fast_;
+  std::unique_ptr<sql::Appender> raw_;
+  size_t kafka_columns_at_;  // the column of `partition` in the fast table
+  int64_t records_ = 0;
+  int64_t declined_ = 0;  // records the fast path left to the SQL decoder
+  int64_t quarantined_ = 0;
+};
+
+}  // namespace lakestream
