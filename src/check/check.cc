@@ -116,6 +116,13 @@ class Checker {
       if (bad > 0)
         add("note", count_of(bad, "records") + " did not fit the schema and are in " + quarantine + " with the reason");
     }
+    if (stream.max_quarantine_share >= 0) {
+      int64_t bad = snapshots_.count(quarantine) ? con_.scalar_int("SELECT count(*) FROM " + q(quarantine)) : 0;
+      double share = rows + bad > 0 ? static_cast<double>(bad) / static_cast<double>(rows + bad) : 0;
+      add(share <= stream.max_quarantine_share ? "ok" : "LIMIT",
+          quarantine + " holds " + percent_text(share) + " of the records read (" + std::to_string(bad) + " of " +
+              std::to_string(rows + bad) + "); the limit is " + percent_text(stream.max_quarantine_share) + limit_key(stream, "max_quarantine_share"));
+    }
     int64_t distinct_events =
         con_.scalar_int("SELECT count(*) FROM (SELECT DISTINCT " + event_columns(columns) + " FROM " + q(table) + ")");
     if (rows > distinct_events) {
@@ -192,6 +199,7 @@ class Checker {
     std::string entity = stream.entity.empty() ? "row" : stream.entity;
     if (missing == 0 && extra == 0 && wrong == 0) {
       add("ok", stream.table + " has the newest state of all " + count_of(n, entity));
+      check_staleness(stream, "max(" + q(stream.order_by) + ")", "max(" + q(stream.order_by) + ")");
       return;
     }
     add("PROBLEM", stream.table + " is not the newest state of each " + entity + " in " + layer_of(pipeline_, stream.from) +
@@ -200,6 +208,29 @@ class Checker {
   }
 
   void check_window(const Stream& stream);
+  void check_late_share(const Stream& stream,
+                        const std::vector<std::pair<std::string, std::pair<int64_t, int64_t>>>& late_by_window);
+
+  static std::string limit_key(const Stream& stream, const std::string& key) {
+    return " (streams." + stream.name + "." + key + ")";
+  }
+
+  // Freshness: how far the table's newest event (`table_newest`, SQL over the table) is behind its
+  // source's (`source_newest`, over the table it reads), against max_staleness.
+  void check_staleness(const Stream& stream, const std::string& table_newest, const std::string& source_newest) {
+    if (stream.max_staleness_us <= 0) return;
+    auto source_us = con_.scalar("SELECT epoch_us(" + source_newest + ") FROM " + q(stream.from));
+    auto table_us = con_.scalar("SELECT epoch_us(" + table_newest + ") FROM " + q(stream.table));
+    if (!source_us) return;  // nothing to be behind of
+    int64_t lag = table_us ? std::max<int64_t>(0, std::stoll(*source_us) - std::stoll(*table_us)) : -1;
+    std::string limit = "; the limit is " + duration_words(stream.max_staleness_us) + limit_key(stream, "max_staleness");
+    if (lag < 0) {
+      add("LIMIT", stream.table + " has no event yet while " + stream.from + " has" + limit);
+    } else {
+      add(lag <= stream.max_staleness_us ? "ok" : "LIMIT",
+          stream.table + " is " + duration_words(lag) + " behind " + stream.from + "'s newest event" + limit);
+    }
+  }
 
   const Pipeline& pipeline_;
   sql::Database db_;
@@ -276,6 +307,7 @@ void Checker::check_window(const Stream& stream) {
   for (size_t i = 0; i < stream.aggregates.size(); i++)
     if (stream.aggregates[i].function == "count" && count_index < 0) count_index = static_cast<int>(i);
 
+  std::vector<std::pair<std::string, std::pair<int64_t, int64_t>>> late_by_window;  // label -> (late, events)
   for (size_t i = 0; i < rows.size(); i++) {
     std::string label = stream.window_us >= kDayUs ? rows.text(i, "ymd") : one_day ? rows.text(i, "hm") : rows.text(i, "ymdhm");
     for (const auto& gname : stream.group_by) label += " " + rows.text(i, "k_" + gname);
@@ -288,6 +320,8 @@ void Checker::check_window(const Stream& stream) {
     int64_t end_us = std::stoll(rows.text(i, "ws_us")) + stream.window_us;
     bool final = end_us <= watermark;
     int64_t r_events = std::stoll(rows.text(i, "r_events")), b_events = std::stoll(rows.text(i, "b_events"));
+    if (written && r_events > b_events) late_by_window.push_back({label, {r_events - b_events, r_events}});
+    if (!written && final) late_by_window.push_back({label, {r_events, r_events}});
     if (!written) {
       if (!final) add("waiting", label + " is not written yet: the watermark has not passed its end");
       else add("late", label + " was not written: its " + values_phrase(stream, r) + " all arrived after the watermark passed its end");
@@ -313,6 +347,28 @@ void Checker::check_window(const Stream& stream) {
                          ": the written values are wrong");
     }
   }
+  check_late_share(stream, late_by_window);
+  check_staleness(stream, "max(" + q(stream.window_column) + ") + to_microseconds(" + std::to_string(stream.window_us) + ")",
+                  "max(" + q(stream.event_time) + ")");
+}
+
+void Checker::check_late_share(const Stream& stream,
+                               const std::vector<std::pair<std::string, std::pair<int64_t, int64_t>>>& late_by_window) {
+  if (stream.max_late_share < 0) return;
+  std::string noun = window_noun(stream.window_us);
+  std::string limit = "; the limit is " + percent_text(stream.max_late_share) + limit_key(stream, "max_late_share");
+  double worst = 0;
+  std::string worst_label;
+  for (const auto& [label, counts] : late_by_window) {
+    double share = static_cast<double>(counts.first) / static_cast<double>(counts.second);
+    if (share > worst) worst = share, worst_label = label;
+    if (share > stream.max_late_share)
+      add("LIMIT", label + " lost " + percent_text(share) + " of its events to the watermark (" +
+                       std::to_string(counts.first) + " of " + std::to_string(counts.second) + ")" + limit);
+  }
+  if (worst <= stream.max_late_share)
+    add("ok", stream.table + ": late events were at most " + percent_text(worst) + " of any " + noun + "'s" +
+                  (worst_label.empty() ? "" : " (" + worst_label + ")") + limit);
 }
 
 }  // namespace

@@ -175,4 +175,21 @@ void Checkpoint::forget_before(int64_t keep_from) {
   }
 }
 
+int64_t source_version_needed(const Pipeline& pipeline, const Stream& stream) {
+  std::string dir = pipeline.checkpoint_path(stream.name);
+  std::optional<int64_t> newest;
+  for (const auto& name : list_dir(dir + "/batches")) {
+    auto id = batch_id_of(name);
+    if (id && (!newest || *id > *newest)) newest = id;
+  }
+  if (!newest) return 0;
+  std::string file = batch_file(dir, *newest);
+  try {
+    return nlohmann::json::parse(read_file(file)).at("from").get<int64_t>();
+  } catch (const nlohmann::json::exception& e) {
+    throw Error("the checkpoint of stream " + stream.name + " is damaged: " + file + " has no version range (" +
+                e.what() + "). Restore it, or start the stream over with a new checkpoint.");
+  }
+}
+
 }  // namespace lakestream

@@ -163,7 +163,7 @@ class WindowRun {
                                            {"watermark", meta("watermark", 0)},
                                            {"sourceVersion", meta("source_version", -1)},
                                            {"sourceMaxBatchId", meta("source_max_batch_id", -1)}}}};
-    SinkCommit sink{table_path_, columns, checkpoint_.id(), batch_id, "STREAMING UPDATE", info};
+    SinkCommit sink{table_path_, columns, checkpoint_.id(), batch_id, "STREAMING UPDATE", info, {}};
     commit_once(sink, [&](delta::Commit& commit, const delta::Snapshot& snapshot) {
       if (s_.output == OutputMode::Append) {
         commit.add(delta::write_data_file(con, table_path_, select, columns));

@@ -54,15 +54,20 @@ struct Replay {
   std::optional<Metadata> metadata;
   FileSet files;
   std::map<std::string, int64_t> txns;
+  std::map<std::string, RemoveFile> tombstones;
 
   // `version` is what readers see as the file's version: for files from a checkpoint, the
   // checkpoint's (the commit that added them may be gone).
   void apply(LogActions actions, int64_t version) {
     if (actions.protocol) protocol = actions.protocol;
     if (actions.metadata) metadata = std::move(actions.metadata);
-    for (const auto& removed : actions.removes) files.remove(removed.path);
+    for (const auto& removed : actions.removes) {
+      files.remove(removed.path);
+      tombstones[removed.path] = removed;
+    }
     for (auto& added : actions.adds) {
       added.version = version;
+      tombstones.erase(added.path);
       files.add(std::move(added));
     }
     for (const auto& [app, txn_version] : actions.txns) txns[app] = txn_version;
@@ -114,6 +119,7 @@ Snapshot load_snapshot(const std::string& table_path, std::optional<int64_t> ver
   snapshot.metadata = std::move(*replay.metadata);
   snapshot.files = std::move(replay.files).in_order();
   snapshot.txn_versions = std::move(replay.txns);
+  for (auto& [path, removed] : replay.tombstones) snapshot.tombstones.push_back(std::move(removed));
   return snapshot;
 }
 
