@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "pipeline/pipeline.h"
+#include "table/file_pruning.h"
 
 namespace lakestream {
 
@@ -20,8 +21,10 @@ struct CheckResult {
   bool has_problem() const;
 };
 
-// Checks every table the pipeline streams, in dependency order.
-CheckResult check_pipeline(const Pipeline& pipeline);
+// Checks every table the pipeline streams, in dependency order. With a time range, window tables
+// are checked for the windows in it only, reading only the files of them and of their source that
+// can hold those times; latest tables, which need all their source, are left out with a note.
+CheckResult check_pipeline(const Pipeline& pipeline, const delta::TimeRange& range = {});
 
 // "ok      bronze_orders has 11 events, each offset once\n...": the verdict padded to 8 columns.
 std::string format_check(const CheckResult& result);

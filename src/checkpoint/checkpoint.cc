@@ -175,21 +175,28 @@ void Checkpoint::forget_before(int64_t keep_from) {
   }
 }
 
-int64_t source_version_needed(const Pipeline& pipeline, const Stream& stream) {
+std::optional<StreamPosition> read_stream_position(const Pipeline& pipeline, const Stream& stream) {
   std::string dir = pipeline.checkpoint_path(stream.name);
+  std::string meta_path = dir + "/metadata.json";
+  if (!path_exists(meta_path)) return std::nullopt;
+  StreamPosition position;
   std::optional<int64_t> newest;
   for (const auto& name : list_dir(dir + "/batches")) {
     auto id = batch_id_of(name);
     if (id && (!newest || *id > *newest)) newest = id;
   }
-  if (!newest) return 0;
-  std::string file = batch_file(dir, *newest);
+  std::string file = meta_path;
   try {
-    return nlohmann::json::parse(read_file(file)).at("from").get<int64_t>();
+    position.id = nlohmann::json::parse(read_file(meta_path)).at("id").get<std::string>();
+    if (newest) {
+      file = batch_file(dir, *newest);
+      position.newest = PlannedBatch{*newest, nlohmann::json::parse(read_file(file))};
+    }
   } catch (const nlohmann::json::exception& e) {
-    throw Error("the checkpoint of stream " + stream.name + " is damaged: " + file + " has no version range (" +
-                e.what() + "). Restore it, or start the stream over with a new checkpoint.");
+    throw Error("the checkpoint of stream " + stream.name + " is damaged: " + file + " is not valid (" + e.what() +
+                "). Restore it, or start the stream over with a new checkpoint.");
   }
+  return position;
 }
 
 }  // namespace lakestream

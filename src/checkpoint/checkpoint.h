@@ -56,11 +56,14 @@ class Checkpoint {
   int lock_fd_ = -1;
 };
 
-// The oldest version of its source table that a latest or window stream may still read: the
-// first version of its newest planned batch (replayed in full if that batch did not commit), or 0
-// for a stream that never ran. Reads the checkpoint without locking it (vacuum asks this while
-// the stream may be running; the answer only moves forward).
-int64_t source_version_needed(const Pipeline& pipeline, const Stream& stream);
+// Where a stream is, read without locking its checkpoint (vacuum asks while the stream may be
+// running; the answer only moves forward): its id and its newest planned batch. nullopt for a
+// stream that never ran.
+struct StreamPosition {
+  std::string id;
+  std::optional<PlannedBatch> newest;
+};
+std::optional<StreamPosition> read_stream_position(const Pipeline& pipeline, const Stream& stream);
 
 // The definition of a stream as its checkpoint records it (kind, source, table, and for stateful
 // streams the settings their state depends on).

@@ -142,7 +142,10 @@ Columns check_columns(const Pipeline& pipeline, const Stream& stream, const Toml
 
   if (stream.kind == StreamKind::Latest) {
     for (const auto& key : stream.key) require("key", key);
-    require("order_by", stream.order_by);
+    const Column& order = require("order_by", stream.order_by);
+    if (stream.max_staleness_us > 0 && order.field && order.field->type != FieldType::Timestamp)
+      section.fail("max_staleness", "needs a timestamp order_by; column '" + stream.order_by + "' of " + stream.from +
+                                        " is " + order.field->type_text() + ", so its lag cannot be measured in time");
     return input;  // the newest row of each key, as it came
   }
 
