@@ -3,6 +3,8 @@
 // place refused, and vacuum leaving what the streams still need.
 #include <filesystem>
 
+#include <nlohmann/json.hpp>
+
 #include "support/pipeline_fixture.h"
 #include "util/files.h"
 
