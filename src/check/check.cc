@@ -14,7 +14,7 @@ namespace lakestream {
 
 bool CheckResult::has_problem() const {
   for (const auto& l : lines)
-    if (l.verdict == "PROBLEM") return true;
+    if (l.verdict == "PROBLEM" || l.verdict == "LIMIT") return true;
   return false;
 }
 

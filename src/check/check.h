@@ -12,13 +12,13 @@
 namespace lakestream {
 
 struct CheckLine {
-  std::string verdict;  // ok | note | late | PROBLEM | waiting
+  std::string verdict;  // ok | note | late | PROBLEM | waiting | LIMIT (a data-quality limit broken)
   std::string text;
 };
 
 struct CheckResult {
   std::vector<CheckLine> lines;
-  bool has_problem() const;
+  bool has_problem() const;  // a PROBLEM or a LIMIT: check exits with 1
 };
 
 // Checks every table the pipeline streams, in dependency order. With a time range, window tables

@@ -15,7 +15,7 @@ void add_check_command(CLI::App& app) {
   auto until = std::make_shared<std::string>();
   cmd->add_option("--since", *since, "only windows from this time on (e.g. 2026-03-02, \"2026-03-02 09:00\"; UTC)");
   cmd->add_option("--until", *until, "only windows before this time");
-  cmd->footer("Exit status: 0 when nothing is wrong (late events dropped by the watermark are by design), 1 on any PROBLEM.");
+  cmd->footer("Exit status: 0 when nothing is wrong (late events dropped by the watermark are by design), 1 on any PROBLEM or broken LIMIT (docs/pipeline-file.md, Limits).");
   cmd->callback([pipeline_file, since, until] {
     CheckResult result = check_pipeline(load_pipeline(*pipeline_file), parse_time_range(*since, *until));
     std::cout << format_check(result);
