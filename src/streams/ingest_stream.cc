@@ -267,7 +267,8 @@ class IngestRun {
                   "fields:" + list + "\n" + e.what() + "\nFix it under [streams." + ctx_.stream.name + ".derived].");
     }
     for (size_t r = columns.size(); r < described.size(); r++)
-      columns.push_back({described.text(r, "column_name"), delta::delta_type_of_duckdb(described.text(r, "column_type")), true});
+      columns.push_back({described.text(r, "column_name"), delta::delta_type_of_duckdb(described.text(r, "column_type"),
+                                                     "derived column " + described.text(r, "column_name")), true});
     return columns;
   }
 

@@ -94,19 +94,20 @@ std::string partition_text_sql(const std::string& column_sql, const nlohmann::js
   return "NULLIF(" + text + ", '')";
 }
 
-nlohmann::json delta_type_of_duckdb(const std::string& duckdb_type) {
+nlohmann::json delta_type_of_duckdb(const std::string& duckdb_type, const std::string& what) {
   static const std::map<std::string, std::string> names = {
-      {"VARCHAR", "string"}, {"BIGINT", "long"},       {"INTEGER", "integer"},    {"SMALLINT", "short"},
-      {"TINYINT", "byte"},   {"FLOAT", "float"},       {"DOUBLE", "double"},      {"BOOLEAN", "boolean"},
-      {"BLOB", "binary"},    {"DATE", "date"},         {"TIMESTAMP WITH TIME ZONE", "timestamp"},
-      {"TIMESTAMP", "timestamp_ntz"}};
+      {"BIGINT", "long"},       {"INTEGER", "integer"},   {"SMALLINT", "short"},  {"TINYINT", "byte"},
+      {"DOUBLE", "double"},     {"FLOAT", "float"},       {"BOOLEAN", "boolean"}, {"VARCHAR", "string"},
+      {"DATE", "date"},         {"BLOB", "binary"},       {"TIMESTAMP WITH TIME ZONE", "timestamp"},
+      {"TIMESTAMP", "timestamp_ntz"}, {"HUGEINT", "decimal(38,0)"}, {"UBIGINT", "decimal(20,0)"},
+      {"UINTEGER", "long"}};
   auto it = names.find(duckdb_type);
   if (it != names.end()) return it->second;
   std::smatch m;
   static const std::regex duckdb_decimal(R"(DECIMAL\((\d+),\s*(\d+)\))");
   if (std::regex_match(duckdb_type, m, duckdb_decimal)) return "decimal(" + m[1].str() + "," + m[2].str() + ")";
-  throw Error("a computed column has the DuckDB type " + duckdb_type +
-              ", which has no Delta type here; cast it in its expression, e.g. CAST(... AS VARCHAR) or date(...)");
+  throw Error(what + " has the type " + duckdb_type + ", which a Delta table cannot hold; cast it, e.g. to DOUBLE, "
+              "VARCHAR or DATE");
 }
 
 }  // namespace lakestream::delta

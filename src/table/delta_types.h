@@ -27,7 +27,8 @@ std::string partition_value_sql(const std::optional<std::string>& value, const n
 std::string partition_text_sql(const std::string& column_sql, const nlohmann::json& delta_type);
 
 // The Delta type of a DuckDB column type (as DESCRIBE prints it), for columns whose type the SQL
-// that computes them decides (derived columns). Throws Error for types Delta has no name for.
-nlohmann::json delta_type_of_duckdb(const std::string& duckdb_type);
+// that computes them decides (derived columns, window aggregates). Throws Error naming `what`
+// ("a window aggregate") for types a Delta table cannot hold.
+nlohmann::json delta_type_of_duckdb(const std::string& duckdb_type, const std::string& what);
 
 }  // namespace lakestream::delta

@@ -4,6 +4,7 @@
 
 #include "table/delta_types.h"
 #include "table/parquet_file.h"
+#include "table/schema_columns.h"
 #include "util/error.h"
 
 namespace lakestream::delta {
@@ -44,9 +45,7 @@ std::string TimeRange::contains_sql(const std::string& column_sql) const {
 
 Snapshot prune_files(sql::Connection& con, const Snapshot& snapshot, const std::string& column, const TimeRange& range) {
   if (range.is_everything() || snapshot.files.empty()) return snapshot;
-  const Column* found = nullptr;
-  for (const auto& c : snapshot.metadata.schema)
-    if (c.name == column) found = &c;
+  const Column* found = find_column(snapshot.metadata.schema, column);
   if (!found) throw Error("table " + snapshot.table_path + " has no column " + column + " to select a time range by");
   const std::string type = duckdb_type_of(found->type);
   bool partition = false;

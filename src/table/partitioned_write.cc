@@ -5,6 +5,7 @@
 
 #include "table/delta_types.h"
 #include "table/parquet_file.h"
+#include "table/schema_columns.h"
 #include "util/error.h"
 
 namespace lakestream::delta {
@@ -14,9 +15,9 @@ namespace {
 constexpr const char* kBatchRows = "__lakestream_partitioned_rows";
 
 const Column& column_named(const std::vector<Column>& columns, const std::string& name, const std::string& table_path) {
-  for (const auto& column : columns)
-    if (column.name == name) return column;
-  throw Error("cannot write to " + table_path + ": its partition column " + name + " is not one of its columns");
+  const Column* column = find_column(columns, name);
+  if (!column) throw Error("cannot write to " + table_path + ": its partition column " + name + " is not one of its columns");
+  return *column;
 }
 
 std::string value_column(size_t i) { return "__lakestream_pv" + std::to_string(i); }

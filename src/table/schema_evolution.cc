@@ -2,6 +2,7 @@
 
 #include <map>
 
+#include "table/schema_columns.h"
 #include "util/error.h"
 
 namespace lakestream::delta {
@@ -48,11 +49,8 @@ std::optional<Metadata> evolve_schema(const Metadata& current, const std::vector
   }
 
   Metadata evolved = current;
-  for (const auto& column : wanted) {
-    bool known = false;
-    for (const auto& existing : current.schema) known = known || existing.name == column.name;
-    if (!known) evolved.schema.push_back(Column{column.name, column.type, true});
-  }
+  for (const auto& column : wanted)
+    if (!has_column(current.schema, column.name)) evolved.schema.push_back(Column{column.name, column.type, true});
   if (evolved.schema.size() == current.schema.size()) return std::nullopt;
   return evolved;
 }

@@ -15,13 +15,8 @@ using fixtures::create_ids_table;
 using fixtures::scanned_ids;
 using fixtures::write_ids;
 
-class CheckpointWriter : public ::testing::Test {
+class CheckpointWriter : public fixtures::TableTest {
  protected:
-  testing::TempDir dir;
-  std::string table = dir / "ids";
-  sql::Database db;
-  sql::Connection con{db};
-
   // Versions 1..n: each adds id = version, as batch `version` of app "stream-a"; version 5
   // removes the first file.
   void commit_versions(int64_t n, const AddFile& first) {

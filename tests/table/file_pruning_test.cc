@@ -13,12 +13,8 @@ namespace {
 constexpr int64_t kHourUs = 3600LL * 1000000;
 constexpr int64_t k20261001 = 1790812800LL * 1000000;  // 2026-10-01 00:00 UTC
 
-class FilePruning : public ::testing::Test {
+class FilePruning : public fixtures::TableTest {
  protected:
-  testing::TempDir dir;
-  std::string table = dir / "events";
-  sql::Database db;
-  sql::Connection con{db};
   std::vector<Column> schema{{"id", "long"}, {"ts", "timestamp"}, {"dt", "date"}};
 
   // Three days, each a batch of two files' worth: 09:00 and 15:00 of Oct 1, 2 and 3.

@@ -11,12 +11,8 @@
 namespace lakestream::delta {
 namespace {
 
-class PartitionedWrite : public ::testing::Test {
+class PartitionedWrite : public fixtures::TableTest {
  protected:
-  testing::TempDir dir;
-  std::string table = dir / "events";
-  sql::Database db;
-  sql::Connection con{db};
   std::vector<Column> schema{{"id", "long"}, {"ts", "timestamp"}, {"dt", "date"}, {"region", "string"}};
 
   std::vector<AddFile> write(const std::string& values, const std::vector<std::string>& partition_by) {

@@ -34,13 +34,8 @@ void age(const std::string& path, int64_t age_ms) {
   ASSERT_EQ(::utimes(path.c_str(), times), 0) << path;
 }
 
-class Vacuum : public ::testing::Test {
+class Vacuum : public fixtures::TableTest {
  protected:
-  testing::TempDir dir;
-  std::string table = dir / "ids";
-  sql::Database db;
-  sql::Connection con{db};
-
   // Rewrites the table's only file into a new one (as a compaction or recount does).
   AddFile rewrite(const AddFile& old, const std::string& ids) {
     Commit commit(load_snapshot(table));
