@@ -142,5 +142,34 @@ TEST(LakeShape, VacuumKeepsWhatTheStreamsStillNeed) {
   EXPECT_NE(check.out.find("orders has the newest state of all 13 orders"), std::string::npos) << check.out;
 }
 
+TEST(LakeShape, AKillWhileWritingACheckpointLeavesTheTableWholeAndTheNextCheckpointComes) {
+  PipelineFixture f(pipeline(""), {{"orders", 1}});
+  std::string log = f.dir() + "/lake/bronze_orders/_delta_log";
+  auto order = [](int i) {
+    return "{\"order_id\":" + std::to_string(i) + ",\"status\":\"placed\",\"amount\":1.00,"
+           "\"event_time\":\"2026-10-01T10:00:00Z\"}\n";
+  };
+  for (int i = 0; i <= 10; i++) {
+    f.produce("orders", order(i));
+    // Version 10's commit is in when the kill comes, its checkpoint not yet renamed into place.
+    CommandResult r = f.lakestream("run", {"read_orders"}, {"LAKESTREAM_FAULT=before_checkpoint_rename"});
+    if (i < 10) ASSERT_EQ(r.exit_code, 0) << r.err;
+    else EXPECT_EQ(r.signal, 9) << r.out << r.err;
+  }
+  EXPECT_TRUE(std::filesystem::exists(log + "/00000000000000000010.json"));
+  EXPECT_FALSE(std::filesystem::exists(log + "/00000000000000000010.checkpoint.parquet"));
+  EXPECT_FALSE(std::filesystem::exists(log + "/_last_checkpoint"));
+  for (int i = 11; i <= 20; i++) {
+    f.produce("orders", order(i));
+    ASSERT_EQ(f.lakestream("run").exit_code, 0);
+  }
+  EXPECT_TRUE(std::filesystem::exists(log + "/00000000000000000020.checkpoint.parquet"));
+  EXPECT_EQ(nlohmann::json::parse(read_file(log + "/_last_checkpoint"))["version"], 20);
+  CommandResult check = f.lakestream("check");
+  EXPECT_EQ(check.exit_code, 0) << check.out << check.err;
+  EXPECT_NE(check.out.find("ok      bronze_orders has 21 events, each offset once"), std::string::npos) << check.out;
+  EXPECT_NE(check.out.find("ok      orders has the newest state of all 21 orders"), std::string::npos) << check.out;
+}
+
 }  // namespace
 }  // namespace lakestream::testing
