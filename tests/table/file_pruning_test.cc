@@ -68,5 +68,26 @@ TEST_F(FilePruning, ByStatisticsKeepsTheFilesWhoseMinMaxOverlap) {
   EXPECT_THROW(prune_files(con, all, "no_such_column", {0}), Error);
 }
 
+// How often DuckDB's plan for a query names a Parquet scan (pruned partitions plan none).
+int parquet_scans(sql::Connection& con, const std::string& query) {
+  sql::Rows plan = con.query("EXPLAIN " + query);
+  std::string text;
+  for (const auto& row : plan.rows)
+    for (const auto& value : row) text += value.value_or("");
+  int scans = 0;
+  for (size_t at = text.find("READ_PARQUET"); at != std::string::npos; at = text.find("READ_PARQUET", at + 1)) scans++;
+  return scans;
+}
+
+TEST_F(FilePruning, AQueryOnAPartitionPlansOnlyThatPartitionsFiles) {
+  std::string scan = scan_sql(make_table());
+  int all_days = parquet_scans(con, "SELECT * FROM (" + scan + ")");  // one scan per day
+  ASSERT_GT(all_days, 0);
+  EXPECT_EQ(all_days % 3, 0);
+  std::string one_day = "SELECT id FROM (" + scan + ") WHERE dt = DATE '2026-10-02'";
+  EXPECT_EQ(parquet_scans(con, one_day), all_days / 3);
+  EXPECT_EQ(con.scalar("SELECT string_agg(id::VARCHAR, ',' ORDER BY id) FROM (" + one_day + ")"), "109,115");
+}
+
 }  // namespace
 }  // namespace lakestream::delta
