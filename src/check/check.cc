@@ -153,7 +153,7 @@ class Checker {
   std::vector<std::pair<int64_t, nlohmann::json>> data_loss(const Stream& stream) {
     std::vector<std::pair<int64_t, nlohmann::json>> gaps;
     const auto& snapshot = snapshots_.at(stream.table);
-    for (const auto& commit : delta::read_commits(snapshot.table_path, 0, snapshot.version)) {
+    for (const auto& commit : delta::read_commits(snapshot.table_path, delta::oldest_commit(snapshot.table_path), snapshot.version)) {
       const auto& info = commit.commit_info;
       if (!info.contains("lakestream") || !info["lakestream"].contains("dataLoss")) continue;
       for (nlohmann::json gap : info["lakestream"]["dataLoss"]) {
@@ -257,8 +257,8 @@ void Checker::check_window(const Stream& stream) {
   con_.exec("CREATE OR REPLACE TEMP TABLE check_boundary (version BIGINT, boundary BIGINT)");
   {
     sql::Appender appender(con_, "check_boundary");
-    for (const auto& commit : delta::read_commits(gold.table_path.empty() ? pipeline_.table_path(stream.table) : gold.table_path,
-                                                  0, gold.version)) {
+    std::string gold_path = gold.table_path.empty() ? pipeline_.table_path(stream.table) : gold.table_path;
+    for (const auto& commit : delta::read_commits(gold_path, delta::oldest_commit(gold_path), gold.version)) {
       auto info = commit.commit_info.value("lakestream", nlohmann::json::object());
       appender.append_int64(commit.version);
       if (info.contains("sourceMaxBatchId")) appender.append_int64(info["sourceMaxBatchId"].get<int64_t>());

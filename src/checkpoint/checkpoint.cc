@@ -73,7 +73,7 @@ void refuse_lost_checkpoint(const Pipeline& pipeline, const Stream& stream, cons
   std::string table = pipeline.table_path(stream.table);
   int64_t newest = delta::latest_version(table);
   if (newest < 0) return;
-  for (const auto& commit : delta::read_commits(table, 0, newest)) {
+  for (const auto& commit : delta::read_commits(table, delta::oldest_commit(table), newest)) {
     const auto& info = commit.commit_info;
     if (info.contains("lakestream") && info["lakestream"].value("stream", "") == stream.name)
       throw Error("the checkpoint of stream " + stream.name + " is missing (" + path + "), but table " + stream.table +
@@ -130,6 +130,12 @@ Checkpoint::Checkpoint(const Pipeline& pipeline, const Stream& stream) : path_(p
                   "\nUndo the change; or start over with the new definition: delete the checkpoint folder and the "
                   "table " + pipeline.table_path(stream.table) + " (or write to a new table), then run: the stream "
                   "reads its whole source again (a backfill).");
+    // Fields were added: record them, so that dropping one later is caught like any other change.
+    nlohmann::json definition = stream_definition(pipeline, stream);
+    if (meta.value("definition", nlohmann::json::object()) != definition) {
+      meta["definition"] = definition;
+      write_file_atomic(meta_path, meta.dump(2) + "\n", 0600);
+    }
   } else {
     id_ = new_uuid();
     nlohmann::json meta = {{"id", id_}, {"stream", stream.name}, {"created", static_cast<int64_t>(std::time(nullptr))},

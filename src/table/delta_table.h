@@ -87,6 +87,10 @@ struct CommitEntry {
   nlohmann::json commit_info;             // {} when absent
 };
 
+// The oldest version whose JSON commit is still in the log (0 unless vacuum removed older ones);
+// history readers start there.
+int64_t oldest_commit(const std::string& table_path);
+
 // The commits with from <= version <= to, in order. Throws Error when one is missing (e.g.
 // removed by log clean-up), naming the version.
 std::vector<CommitEntry> read_commits(const std::string& table_path, int64_t from, int64_t to);

@@ -83,6 +83,11 @@ int64_t Snapshot::txn_version(const std::string& app_id) const {
 
 int64_t latest_version(const std::string& table_path) { return list_log(table_path).latest(); }
 
+int64_t oldest_commit(const std::string& table_path) {
+  LogListing listing = list_log(table_path);
+  return listing.commits.empty() ? 0 : *listing.commits.begin();
+}
+
 Snapshot load_snapshot(const std::string& table_path, std::optional<int64_t> version) {
   Snapshot snapshot;
   snapshot.table_path = absolute_path(table_path);
