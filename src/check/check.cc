@@ -254,17 +254,24 @@ void Checker::check_window(const Stream& stream) {
   int64_t watermark = progress ? progress->watermark_us : 0;
 
   // Which source batches each written window had seen: from the commit that wrote its file.
+  // A file known from a log checkpoint carries the checkpoint's version; its adding commit, when
+  // still in the log, says which one really wrote it.
+  delta::Snapshot gold_by_commit = gold;
   con_.exec("CREATE OR REPLACE TEMP TABLE check_boundary (version BIGINT, boundary BIGINT)");
   {
     sql::Appender appender(con_, "check_boundary");
     std::string gold_path = gold.table_path.empty() ? pipeline_.table_path(stream.table) : gold.table_path;
+    std::map<std::string, int64_t> added_in;
     for (const auto& commit : delta::read_commits(gold_path, delta::oldest_commit(gold_path), gold.version)) {
+      for (const auto& added : commit.adds) added_in[added.path] = commit.version;
       auto info = commit.commit_info.value("lakestream", nlohmann::json::object());
       appender.append_int64(commit.version);
       if (info.contains("sourceMaxBatchId")) appender.append_int64(info["sourceMaxBatchId"].get<int64_t>());
       else appender.append_null();
       appender.end_row();
     }
+    for (auto& file : gold_by_commit.files)
+      if (added_in.count(file.path)) file.version = added_in.at(file.path);
   }
   std::string key = window_key_sql(stream);
   std::string aggs = window_aggregates_sql(stream);
@@ -273,7 +280,7 @@ void Checker::check_window(const Stream& stream) {
   for (const auto& a : stream.aggregates) gold_columns += ", " + q(a.name);
   con_.exec("CREATE OR REPLACE TEMP TABLE check_events AS " + window_events_sql(stream, source_columns, q(stream.from)));
   con_.exec("CREATE OR REPLACE TEMP TABLE check_gold AS SELECT " + gold_columns + ", b.boundary FROM (" +
-            delta::scan_sql(gold, true) + ") g LEFT JOIN check_boundary b ON g._file_version = b.version");
+            delta::scan_sql(gold_by_commit, true) + ") g LEFT JOIN check_boundary b ON g._file_version = b.version");
   // A file read for the range may hold windows outside it too: those are not checked here.
   if (slices_.count(stream.table))
     con_.exec("DELETE FROM check_gold WHERE NOT (" + slices_.at(stream.table).range.contains_sql("ws") + ")");
