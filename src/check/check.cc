@@ -14,7 +14,7 @@ namespace lakestream {
 
 bool CheckResult::has_problem() const {
   for (const auto& l : lines)
-    if (l.verdict == "PROBLEM") return true;
+    if (l.verdict == "PROBLEM" || l.verdict == "LIMIT") return true;
   return false;
 }
 
@@ -46,12 +46,13 @@ std::string layer_of(const Pipeline& pipeline, const std::string& table) {
 
 class Checker {
  public:
-  explicit Checker(const Pipeline& pipeline) : pipeline_(pipeline), con_(db_) {}
+  Checker(const Pipeline& pipeline, const delta::TimeRange& range) : pipeline_(pipeline), con_(db_), range_(range) {}
 
   CheckResult run() {
     // A table whose log names a data file that is gone cannot be read at all: say which, and stop.
     if (report_missing_files()) return result_;
-    snapshots_ = create_lake_views(con_, pipeline_);
+    slices_ = window_slices(pipeline_, range_);
+    snapshots_ = create_lake_views(con_, pipeline_, slices_);
     for (const Stream* stream : pipeline_.in_dependency_order()) {
       if (!snapshots_.count(stream->table)) {
         add("waiting", stream->table + " is not written yet: run `lakestream run` first");
@@ -59,7 +60,11 @@ class Checker {
       }
       switch (stream->kind) {
         case StreamKind::Ingest: check_ingest(*stream); break;
-        case StreamKind::Latest: check_latest(*stream); break;
+        case StreamKind::Latest:
+          if (range_.is_everything()) check_latest(*stream);
+          else add("note", stream->table + " is not checked for a time range: the newest state of each " + stream->entity +
+                               " needs all of " + stream->from + "; run check without --since/--until for it");
+          break;
         case StreamKind::Window: check_window(*stream); break;
       }
     }
@@ -76,8 +81,8 @@ class Checker {
       for (const auto& file : snapshot.files) {
         if (path_exists(join_path(snapshot.table_path, file.path))) continue;
         add("PROBLEM", table + " version " + std::to_string(snapshot.version) + " names data file " + file.path +
-                           ", which is missing: the table cannot be read. Restore the file from a backup (nothing in "
-                           "lakestream deletes data files)");
+                           ", which is missing: the table cannot be read. Restore the file from a backup (lakestream "
+                           "vacuum never deletes a file the current version names)");
         missing = true;
       }
     }
@@ -116,6 +121,13 @@ class Checker {
       if (bad > 0)
         add("note", count_of(bad, "records") + " did not fit the schema and are in " + quarantine + " with the reason");
     }
+    if (stream.max_quarantine_share >= 0) {
+      int64_t bad = snapshots_.count(quarantine) ? con_.scalar_int("SELECT count(*) FROM " + q(quarantine)) : 0;
+      double share = rows + bad > 0 ? static_cast<double>(bad) / static_cast<double>(rows + bad) : 0;
+      add(share <= stream.max_quarantine_share ? "ok" : "LIMIT",
+          quarantine + " holds " + percent_text(share) + " of the records read (" + std::to_string(bad) + " of " +
+              std::to_string(rows + bad) + "); the limit is " + percent_text(stream.max_quarantine_share) + limit_key(stream, "max_quarantine_share"));
+    }
     int64_t distinct_events =
         con_.scalar_int("SELECT count(*) FROM (SELECT DISTINCT " + event_columns(columns) + " FROM " + q(table) + ")");
     if (rows > distinct_events) {
@@ -141,7 +153,7 @@ class Checker {
   std::vector<std::pair<int64_t, nlohmann::json>> data_loss(const Stream& stream) {
     std::vector<std::pair<int64_t, nlohmann::json>> gaps;
     const auto& snapshot = snapshots_.at(stream.table);
-    for (const auto& commit : delta::read_commits(snapshot.table_path, 0, snapshot.version)) {
+    for (const auto& commit : delta::read_commits(snapshot.table_path, delta::oldest_commit(snapshot.table_path), snapshot.version)) {
       const auto& info = commit.commit_info;
       if (!info.contains("lakestream") || !info["lakestream"].contains("dataLoss")) continue;
       for (nlohmann::json gap : info["lakestream"]["dataLoss"]) {
@@ -192,6 +204,7 @@ class Checker {
     std::string entity = stream.entity.empty() ? "row" : stream.entity;
     if (missing == 0 && extra == 0 && wrong == 0) {
       add("ok", stream.table + " has the newest state of all " + count_of(n, entity));
+      check_staleness(stream, "max(" + q(stream.order_by) + ")", "max(" + q(stream.order_by) + ")");
       return;
     }
     add("PROBLEM", stream.table + " is not the newest state of each " + entity + " in " + layer_of(pipeline_, stream.from) +
@@ -200,10 +213,35 @@ class Checker {
   }
 
   void check_window(const Stream& stream);
+  void check_late_share(const Stream& stream,
+                        const std::vector<std::pair<std::string, std::pair<int64_t, int64_t>>>& late_by_window);
+
+  static std::string limit_key(const Stream& stream, const std::string& key) {
+    return " (streams." + stream.name + "." + key + ")";
+  }
+
+  // Freshness: how far the table's newest event (`table_newest`, SQL over the table) is behind its
+  // source's (`source_newest`, over the table it reads), against max_staleness.
+  void check_staleness(const Stream& stream, const std::string& table_newest, const std::string& source_newest) {
+    if (stream.max_staleness_us <= 0) return;
+    auto source_us = con_.scalar("SELECT epoch_us(" + source_newest + ") FROM " + q(stream.from));
+    auto table_us = con_.scalar("SELECT epoch_us(" + table_newest + ") FROM " + q(stream.table));
+    if (!source_us) return;  // nothing to be behind of
+    int64_t lag = table_us ? std::max<int64_t>(0, std::stoll(*source_us) - std::stoll(*table_us)) : -1;
+    std::string limit = "; the limit is " + duration_words(stream.max_staleness_us) + limit_key(stream, "max_staleness");
+    if (lag < 0) {
+      add("LIMIT", stream.table + " has no event yet while " + stream.from + " has" + limit);
+    } else {
+      add(lag <= stream.max_staleness_us ? "ok" : "LIMIT",
+          stream.table + " is " + duration_words(lag) + " behind " + stream.from + "'s newest event" + limit);
+    }
+  }
 
   const Pipeline& pipeline_;
   sql::Database db_;
   sql::Connection con_;
+  delta::TimeRange range_;
+  std::map<std::string, TableSlice> slices_;
   std::map<std::string, delta::Snapshot> snapshots_;
   CheckResult result_;
 };
@@ -216,17 +254,24 @@ void Checker::check_window(const Stream& stream) {
   int64_t watermark = progress ? progress->watermark_us : 0;
 
   // Which source batches each written window had seen: from the commit that wrote its file.
+  // A file known from a log checkpoint carries the checkpoint's version; its adding commit, when
+  // still in the log, says which one really wrote it.
+  delta::Snapshot gold_by_commit = gold;
   con_.exec("CREATE OR REPLACE TEMP TABLE check_boundary (version BIGINT, boundary BIGINT)");
   {
     sql::Appender appender(con_, "check_boundary");
-    for (const auto& commit : delta::read_commits(gold.table_path.empty() ? pipeline_.table_path(stream.table) : gold.table_path,
-                                                  0, gold.version)) {
+    std::string gold_path = gold.table_path.empty() ? pipeline_.table_path(stream.table) : gold.table_path;
+    std::map<std::string, int64_t> added_in;
+    for (const auto& commit : delta::read_commits(gold_path, delta::oldest_commit(gold_path), gold.version)) {
+      for (const auto& added : commit.adds) added_in[added.path] = commit.version;
       auto info = commit.commit_info.value("lakestream", nlohmann::json::object());
       appender.append_int64(commit.version);
       if (info.contains("sourceMaxBatchId")) appender.append_int64(info["sourceMaxBatchId"].get<int64_t>());
       else appender.append_null();
       appender.end_row();
     }
+    for (auto& file : gold_by_commit.files)
+      if (added_in.count(file.path)) file.version = added_in.at(file.path);
   }
   std::string key = window_key_sql(stream);
   std::string aggs = window_aggregates_sql(stream);
@@ -235,7 +280,10 @@ void Checker::check_window(const Stream& stream) {
   for (const auto& a : stream.aggregates) gold_columns += ", " + q(a.name);
   con_.exec("CREATE OR REPLACE TEMP TABLE check_events AS " + window_events_sql(stream, source_columns, q(stream.from)));
   con_.exec("CREATE OR REPLACE TEMP TABLE check_gold AS SELECT " + gold_columns + ", b.boundary FROM (" +
-            delta::scan_sql(gold, true) + ") g LEFT JOIN check_boundary b ON g._file_version = b.version");
+            delta::scan_sql(gold_by_commit, true) + ") g LEFT JOIN check_boundary b ON g._file_version = b.version");
+  // A file read for the range may hold windows outside it too: those are not checked here.
+  if (slices_.count(stream.table))
+    con_.exec("DELETE FROM check_gold WHERE NOT (" + slices_.at(stream.table).range.contains_sql("ws") + ")");
   con_.exec("CREATE OR REPLACE TEMP TABLE check_recount AS SELECT " + key + ", " + aggs + " FROM check_events GROUP BY " + key);
   std::string same = "e.ws = g.ws";
   for (const auto& g : stream.group_by) same += " AND e." + q(g) + " IS NOT DISTINCT FROM g." + q(g);
@@ -276,6 +324,7 @@ void Checker::check_window(const Stream& stream) {
   for (size_t i = 0; i < stream.aggregates.size(); i++)
     if (stream.aggregates[i].function == "count" && count_index < 0) count_index = static_cast<int>(i);
 
+  std::vector<std::pair<std::string, std::pair<int64_t, int64_t>>> late_by_window;  // label -> (late, events)
   for (size_t i = 0; i < rows.size(); i++) {
     std::string label = stream.window_us >= kDayUs ? rows.text(i, "ymd") : one_day ? rows.text(i, "hm") : rows.text(i, "ymdhm");
     for (const auto& gname : stream.group_by) label += " " + rows.text(i, "k_" + gname);
@@ -288,6 +337,8 @@ void Checker::check_window(const Stream& stream) {
     int64_t end_us = std::stoll(rows.text(i, "ws_us")) + stream.window_us;
     bool final = end_us <= watermark;
     int64_t r_events = std::stoll(rows.text(i, "r_events")), b_events = std::stoll(rows.text(i, "b_events"));
+    if (written && r_events > b_events) late_by_window.push_back({label, {r_events - b_events, r_events}});
+    if (!written && final) late_by_window.push_back({label, {r_events, r_events}});
     if (!written) {
       if (!final) add("waiting", label + " is not written yet: the watermark has not passed its end");
       else add("late", label + " was not written: its " + values_phrase(stream, r) + " all arrived after the watermark passed its end");
@@ -313,10 +364,32 @@ void Checker::check_window(const Stream& stream) {
                          ": the written values are wrong");
     }
   }
+  check_late_share(stream, late_by_window);
+  check_staleness(stream, "max(" + q(stream.window_column) + ") + to_microseconds(" + std::to_string(stream.window_us) + ")",
+                  "max(" + q(stream.event_time) + ")");
+}
+
+void Checker::check_late_share(const Stream& stream,
+                               const std::vector<std::pair<std::string, std::pair<int64_t, int64_t>>>& late_by_window) {
+  if (stream.max_late_share < 0) return;
+  std::string noun = window_noun(stream.window_us);
+  std::string limit = "; the limit is " + percent_text(stream.max_late_share) + limit_key(stream, "max_late_share");
+  double worst = 0;
+  std::string worst_label;
+  for (const auto& [label, counts] : late_by_window) {
+    double share = static_cast<double>(counts.first) / static_cast<double>(counts.second);
+    if (share > worst) worst = share, worst_label = label;
+    if (share > stream.max_late_share)
+      add("LIMIT", label + " lost " + percent_text(share) + " of its events to the watermark (" +
+                       std::to_string(counts.first) + " of " + std::to_string(counts.second) + ")" + limit);
+  }
+  if (worst <= stream.max_late_share)
+    add("ok", stream.table + ": late events were at most " + percent_text(worst) + " of any " + noun + "'s" +
+                  (worst_label.empty() ? "" : " (" + worst_label + ")") + limit);
 }
 
 }  // namespace
 
-CheckResult check_pipeline(const Pipeline& pipeline) { return Checker(pipeline).run(); }
+CheckResult check_pipeline(const Pipeline& pipeline, const delta::TimeRange& range) { return Checker(pipeline, range).run(); }
 
 }  // namespace lakestream

@@ -1,5 +1,7 @@
 #include "check/check_wording.h"
 
+#include <cstdio>
+
 namespace lakestream {
 
 std::string count_of(int64_t n, const std::string& noun) {
@@ -26,6 +28,23 @@ std::string values_phrase(const Stream& stream, const std::vector<std::optional<
     phrase += a.function == "count" && values[i] ? count_of(std::stoll(v), a.name) : v;
   }
   return phrase;
+}
+
+std::string percent_text(double fraction) {
+  char buffer[32];
+  std::snprintf(buffer, sizeof buffer, "%.1f", fraction * 100);
+  std::string text = buffer;
+  if (text.ends_with(".0")) text.resize(text.size() - 2);
+  return text + "%";
+}
+
+std::string duration_words(int64_t us) {
+  constexpr int64_t kSecond = 1000000, kMinute = 60 * kSecond, kHour = 60 * kMinute, kDay = 24 * kHour;
+  if (us >= kDay && us % kDay == 0) return count_of(us / kDay, "days");
+  if (us >= kHour && us % kHour == 0) return count_of(us / kHour, "hours");
+  if (us >= kMinute && us % kMinute == 0) return count_of(us / kMinute, "minutes");
+  if (us % kSecond == 0) return count_of(us / kSecond, "seconds");
+  return count_of(us / 1000, "milliseconds");
 }
 
 }  // namespace lakestream

@@ -21,4 +21,10 @@ std::string window_noun(int64_t window_us);
 // values are in the order of the stream's aggregates.
 std::string values_phrase(const Stream& stream, const std::vector<std::optional<std::string>>& values);
 
+// A fraction as a percentage with at most one decimal: 0.25 -> "25%", 0.005 -> "0.5%".
+std::string percent_text(double fraction);
+
+// A duration in words: "2 hours", "90 minutes", "45 seconds".
+std::string duration_words(int64_t us);
+
 }  // namespace lakestream

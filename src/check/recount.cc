@@ -18,13 +18,16 @@ namespace {
 std::string q(const std::string& name) { return sql::quote_ident(name); }
 
 // Recounts one table; returns its changes (none: no commit).
-std::vector<RecountChange> recount_table(sql::Connection& con, const Pipeline& pipeline, const Stream& stream) {
+std::vector<RecountChange> recount_table(sql::Connection& con, const Pipeline& pipeline, const Stream& stream,
+                                         const delta::TimeRange& range) {
   std::vector<RecountChange> changes;
   std::string table_path = pipeline.table_path(stream.table);
   constexpr int kAttempts = 20;
   for (int attempt = 0; attempt < kAttempts; attempt++) {
     changes.clear();
-    auto snapshots = create_lake_views(con, pipeline);
+    // Sliced by the range: `gold` then holds only the files with windows in it, and only those
+    // are removed and rewritten below; the other files stay as they are.
+    auto snapshots = create_lake_views(con, pipeline, window_slices(pipeline, range, {stream.name}));
     if (!snapshots.count(stream.table) || !snapshots.count(stream.from)) return changes;
     const delta::Snapshot& gold = snapshots.at(stream.table);
     const auto& source_columns = snapshots.at(stream.from).metadata.schema;
@@ -83,7 +86,8 @@ std::vector<RecountChange> recount_table(sql::Connection& con, const Pipeline& p
 
 }  // namespace
 
-std::vector<RecountChange> recount_pipeline(const Pipeline& pipeline, const std::vector<std::string>& streams) {
+std::vector<RecountChange> recount_pipeline(const Pipeline& pipeline, const std::vector<std::string>& streams,
+                                            const delta::TimeRange& range) {
   sql::Database db;
   sql::Connection con(db);
   std::vector<RecountChange> all;
@@ -95,7 +99,7 @@ std::vector<RecountChange> recount_pipeline(const Pipeline& pipeline, const std:
   for (const auto& stream : pipeline.streams) {
     if (stream.kind != StreamKind::Window) continue;
     if (!streams.empty() && std::find(streams.begin(), streams.end(), stream.name) == streams.end()) continue;
-    auto changes = recount_table(con, pipeline, stream);
+    auto changes = recount_table(con, pipeline, stream, range);
     all.insert(all.end(), changes.begin(), changes.end());
   }
   return all;

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "pipeline/pipeline.h"
+#include "table/file_pruning.h"
 
 namespace lakestream {
 
@@ -17,7 +18,10 @@ struct RecountChange {
   std::string after;   // "4 orders, 90.50"
 };
 
-// Recounts the tables of the window streams named (all when empty); returns what changed.
-std::vector<RecountChange> recount_pipeline(const Pipeline& pipeline, const std::vector<std::string>& streams);
+// Recounts the tables of the window streams named (all when empty); returns what changed. With a
+// time range, only the windows in it are recounted, from only the files that can hold them, and
+// only the table's files holding such windows are rewritten.
+std::vector<RecountChange> recount_pipeline(const Pipeline& pipeline, const std::vector<std::string>& streams,
+                                            const delta::TimeRange& range = {});
 
 }  // namespace lakestream

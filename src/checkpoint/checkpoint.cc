@@ -73,7 +73,7 @@ void refuse_lost_checkpoint(const Pipeline& pipeline, const Stream& stream, cons
   std::string table = pipeline.table_path(stream.table);
   int64_t newest = delta::latest_version(table);
   if (newest < 0) return;
-  for (const auto& commit : delta::read_commits(table, 0, newest)) {
+  for (const auto& commit : delta::read_commits(table, delta::oldest_commit(table), newest)) {
     const auto& info = commit.commit_info;
     if (info.contains("lakestream") && info["lakestream"].value("stream", "") == stream.name)
       throw Error("the checkpoint of stream " + stream.name + " is missing (" + path + "), but table " + stream.table +
@@ -123,6 +123,7 @@ Checkpoint::Checkpoint(const Pipeline& pipeline, const Stream& stream) : path_(p
                   e.what() + "). Restore it from a backup, or start the stream over with a new checkpoint.");
     }
     changes_ = definition_changes(meta.value("definition", nlohmann::json::object()), stream_definition(pipeline, stream));
+    nlohmann::json definition = stream_definition(pipeline, stream);
     if (!changes_.empty()) {
       refusal_ = "stream " + stream.name + " has changed since its checkpoint " + path_ +
                  " was made, and the checkpoint's batches and state only fit the old definition:" + changes_ +
@@ -130,7 +131,11 @@ Checkpoint::Checkpoint(const Pipeline& pipeline, const Stream& stream) : path_(p
                  "table " + pipeline.table_path(stream.table) + " (or write to a new table), then run: the stream "
                  "reads its whole source again (a backfill).";
       new_metadata_ = meta;
-      new_metadata_["definition"] = stream_definition(pipeline, stream);
+      new_metadata_["definition"] = definition;
+    } else if (meta.value("definition", nlohmann::json::object()) != definition) {
+      // Fields were added: record them, so that dropping one later is caught like any other change.
+      meta["definition"] = definition;
+      write_file_atomic(meta_path, meta.dump(2) + "\n", 0600);
     }
   } else {
     id_ = new_uuid();
@@ -196,6 +201,30 @@ void Checkpoint::forget_before(int64_t keep_from) {
     auto id = batch_id_of(name);
     if (id && *id < keep_from) ::unlink((path_ + "/batches/" + name).c_str());
   }
+}
+
+std::optional<StreamPosition> read_stream_position(const Pipeline& pipeline, const Stream& stream) {
+  std::string dir = pipeline.checkpoint_path(stream.name);
+  std::string meta_path = dir + "/metadata.json";
+  if (!path_exists(meta_path)) return std::nullopt;
+  StreamPosition position;
+  std::optional<int64_t> newest;
+  for (const auto& name : list_dir(dir + "/batches")) {
+    auto id = batch_id_of(name);
+    if (id && (!newest || *id > *newest)) newest = id;
+  }
+  std::string file = meta_path;
+  try {
+    position.id = nlohmann::json::parse(read_file(meta_path)).at("id").get<std::string>();
+    if (newest) {
+      file = batch_file(dir, *newest);
+      position.newest = PlannedBatch{*newest, nlohmann::json::parse(read_file(file))};
+    }
+  } catch (const nlohmann::json::exception& e) {
+    throw Error("the checkpoint of stream " + stream.name + " is damaged: " + file + " is not valid (" + e.what() +
+                "). Restore it, or start the stream over with a new checkpoint.");
+  }
+  return position;
 }
 
 }  // namespace lakestream

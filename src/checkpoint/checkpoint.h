@@ -73,6 +73,14 @@ class Checkpoint {
 std::optional<std::string> read_checkpoint_id(const Pipeline& pipeline, const Stream& stream);
 // The planned batch `id` of the checkpoint folder `dir`, nullopt when it is not kept.
 std::optional<PlannedBatch> read_planned_batch(const std::string& dir, int64_t id);
+// Where a stream is, read without locking its checkpoint (vacuum asks while the stream may be
+// running; the answer only moves forward): its id and its newest planned batch. nullopt for a
+// stream that never ran.
+struct StreamPosition {
+  std::string id;
+  std::optional<PlannedBatch> newest;
+};
+std::optional<StreamPosition> read_stream_position(const Pipeline& pipeline, const Stream& stream);
 
 // The definition of a stream as its checkpoint records it (kind, source, table, and for stateful
 // streams the settings their state depends on).

@@ -2,6 +2,7 @@
 #include <iostream>
 
 #include "check/check.h"
+#include "check/lake_views.h"
 #include "checkpoint/replays.h"
 #include "cli/commands.h"
 #include "engine/progress_record.h"
@@ -12,10 +13,14 @@ void add_check_command(CLI::App& app) {
   auto* cmd = app.add_subcommand("check", "Recompute every streamed table from bronze and compare: ok / late / PROBLEM / waiting");
   auto pipeline_file = std::make_shared<std::string>("lakestream.toml");
   cmd->add_option("-p,--pipeline", *pipeline_file, "the pipeline file")->capture_default_str();
-  cmd->footer("Exit status: 0 when nothing is wrong (late events dropped by the watermark are by design), 1 on any PROBLEM.");
-  cmd->callback([pipeline_file] {
+  auto since = std::make_shared<std::string>();
+  auto until = std::make_shared<std::string>();
+  cmd->add_option("--since", *since, "only windows from this time on (e.g. 2026-03-02, \"2026-03-02 09:00\"; UTC)");
+  cmd->add_option("--until", *until, "only windows before this time");
+  cmd->footer("Exit status: 0 when nothing is wrong (late events dropped by the watermark are by design), 1 on any PROBLEM or broken LIMIT (docs/pipeline-file.md, Limits).");
+  cmd->callback([pipeline_file, since, until] {
     Pipeline pipeline = with_replays(load_pipeline(*pipeline_file));
-    CheckResult result = check_pipeline(pipeline);
+    CheckResult result = check_pipeline(pipeline, parse_time_range(*since, *until));
     std::cout << format_check(result);
     save_check_result(pipeline, result, iso_timestamp(wall_clock_us()));
     set_exit_status(result.has_problem() ? 1 : 0);

@@ -12,6 +12,7 @@ void add_run_command(CLI::App& app);
 void add_query_command(CLI::App& app);
 void add_check_command(CLI::App& app);
 void add_recount_command(CLI::App& app);
+void add_vacuum_command(CLI::App& app);
 void add_demo_command(CLI::App& app);
 void add_bench_command(CLI::App& app);
 void add_status_command(CLI::App& app);

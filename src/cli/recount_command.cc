@@ -2,6 +2,7 @@
 #include <iostream>
 
 #include "check/recount.h"
+#include "check/lake_views.h"
 #include "cli/commands.h"
 
 namespace lakestream::cli {
@@ -11,9 +12,13 @@ void add_recount_command(CLI::App& app) {
   auto pipeline_file = std::make_shared<std::string>("lakestream.toml");
   auto streams = std::make_shared<std::vector<std::string>>();
   cmd->add_option("-p,--pipeline", *pipeline_file, "the pipeline file")->capture_default_str();
+  auto since = std::make_shared<std::string>();
+  auto until = std::make_shared<std::string>();
+  cmd->add_option("--since", *since, "only windows from this time on (e.g. 2026-03-02, \"2026-03-02 09:00\"; UTC)");
+  cmd->add_option("--until", *until, "only windows before this time");
   cmd->add_option("streams", *streams, "window streams whose tables to recount (default: all)");
-  cmd->callback([pipeline_file, streams] {
-    auto changes = recount_pipeline(load_pipeline(*pipeline_file), *streams);
+  cmd->callback([pipeline_file, streams, since, until] {
+    auto changes = recount_pipeline(load_pipeline(*pipeline_file), *streams, parse_time_range(*since, *until));
     if (changes.empty()) std::cout << "recount: every written window already equals the recount; nothing changed\n";
     for (const auto& c : changes)
       std::cout << "recount: " << c.table << " " << c.window << ": " << c.before << " -> " << c.after << "\n";

@@ -79,6 +79,11 @@ struct Stream {
 
   // ingest
   std::string source;  // a [sources.X] name
+  // Columns computed from each event by a SQL expression over the source's fields, added to the
+  // table after ingest's own columns, in the order declared ([streams.X.derived] dt = "date(event_time)").
+  std::vector<std::pair<std::string, std::string>> derived;
+  // The table's partition columns (a field, an ingest column or a derived column); empty: none.
+  std::vector<std::string> partition_by;
 
   // latest and window: the table it reads
   std::string from;
@@ -98,6 +103,11 @@ struct Stream {
   std::vector<std::string> group_by;
   std::vector<Aggregate> aggregates;  // in the order the file declares them
   OutputMode output = OutputMode::Append;
+
+  // Data-quality limits that `check` enforces (off when negative / zero):
+  double max_quarantine_share = -1;  // ingest: quarantined records / all records read, 0..1
+  double max_late_share = -1;        // window: per window, events dropped as late / its events, 0..1
+  int64_t max_staleness_us = 0;      // latest, window: how far the table's newest event may be behind its source's
 };
 
 struct Pipeline {

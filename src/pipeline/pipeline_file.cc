@@ -23,10 +23,11 @@ namespace {
 
 namespace fs = std::filesystem;
 
-const std::vector<std::string> kIngestKeys{"kind", "table", "source"};
-const std::vector<std::string> kLatestKeys{"kind", "table", "from", "key", "order_by", "entity"};
-const std::vector<std::string> kWindowKeys{"kind",   "table",    "from",   "filter",        "event_time", "watermark",
-                                           "dedup",  "window",   "window_column", "group_by", "output", "aggregates"};
+const std::vector<std::string> kIngestKeys{"kind", "table", "source", "derived", "partition_by", "max_quarantine_share"};
+const std::vector<std::string> kLatestKeys{"kind", "table", "from", "key", "order_by", "entity", "max_staleness"};
+const std::vector<std::string> kWindowKeys{"kind",   "table",    "from",          "filter",   "event_time",
+                                           "watermark", "dedup", "window",        "window_column", "group_by",
+                                           "output", "aggregates", "max_late_share", "max_staleness"};
 // The columns ingest adds after the event's fields; a field of the same name would collide.
 const std::vector<std::string> kIngestMetadataColumns{"partition", "offset", "kafka_timestamp",
                                                       "key",       "_batch_id", "_ingested_at"};
@@ -361,6 +362,59 @@ void read_window_settings(const TomlSection& section, Stream& stream) {
   if (stream.aggregates.empty()) aggregates.fail_here("declares no aggregate; add e.g. orders = \"count(*)\"");
 }
 
+// [streams.X.derived] (name = "SQL expression") and partition_by. The expressions are checked by
+// DuckDB when the stream runs; the partition columns against the table's columns in stream_graph.
+void read_partitioning(const TomlSection& section, Stream& stream, const Source& source) {
+  if (auto derived = section.table("derived")) {
+    for (const auto& entry : derived->entries()) {
+      const std::string example = "write e.g. dt = \"date(event_time)\"";
+      if (!is_identifier(entry.name))
+        derived->fail(entry.name, "'" + entry.name + "' is not a valid column name; use letters, digits and _ (not starting with a digit)");
+      if (!entry.value->is_string())
+        derived->fail(entry.name, "must be a SQL expression in a string, not " + toml_type_words(*entry.value) + "; " + example);
+      std::string expression = trim(entry.value->as_string()->get());
+      if (expression.empty() || !parentheses_balance(expression))
+        derived->fail(entry.name, "'" + expression + "' is not a SQL expression; " + example);
+      for (const auto& field : source.schema.fields)
+        if (lower(field.name) == lower(entry.name))
+          derived->fail(entry.name, "source " + source.name + " already has a field '" + field.name + "'; name the derived column differently");
+      for (const auto& column : kIngestMetadataColumns)
+        if (lower(column) == lower(entry.name))
+          derived->fail(entry.name, "'" + column + "' is a column ingest adds; name the derived column differently");
+      stream.derived.emplace_back(entry.name, expression);
+    }
+  }
+  stream.partition_by = column_list(section, "partition_by", false, "name the partition columns, e.g. partition_by = [\"dt\"]");
+}
+
+// A share such as "1%" or "0.5%", as a fraction; absent: -1 (no limit).
+double share_setting(const TomlSection& section, const std::string& setting) {
+  auto text = section.string(setting);
+  if (!text) return -1;
+  std::string value = trim(*text);
+  const std::string hint = "write a percentage, e.g. \"1%\" or \"0.5%\"";
+  if (value.empty() || value.back() != '%') section.fail(setting, "'" + value + "' is not a percentage; " + hint);
+  std::string number = trim(value.substr(0, value.size() - 1));
+  size_t used = 0;
+  double percent = -1;
+  try {
+    percent = std::stod(number, &used);
+  } catch (const std::exception&) {
+    used = 0;
+  }
+  if (number.empty() || used != number.size() || !(percent >= 0 && percent <= 100))
+    section.fail(setting, "'" + value + "' is not a percentage from 0% to 100%; " + hint);
+  return percent / 100;
+}
+
+// The limits check enforces; each kind allows only its own (allow_keys_of_kind saw to that).
+void read_limits(const TomlSection& section, Stream& stream) {
+  stream.max_quarantine_share = share_setting(section, "max_quarantine_share");
+  stream.max_late_share = share_setting(section, "max_late_share");
+  if (section.has("max_staleness"))
+    stream.max_staleness_us = duration_setting(section, "max_staleness", "largest lag of the table behind its source");
+}
+
 // Refuses keys that belong to another kind with a message that says so, then unknown keys.
 void allow_keys_of_kind(const TomlSection& section, const std::string& kind, const std::vector<std::string>& allowed) {
   const std::pair<const char*, const std::vector<std::string>*> kinds[] = {
@@ -398,6 +452,7 @@ Stream read_stream(const TomlSection& streams, const std::string& name, const Pi
                                                          : kWindowKeys);
 
   stream.table = section->required_string("table", "name the table this stream writes, e.g. table = \"bronze_" + name + "\"");
+  read_limits(*section, stream);
   if (!is_identifier(stream.table)) {
     section->fail("table", "'" + stream.table + "' is not a valid table name; use letters, digits and _ (not starting with a digit)");
   }
@@ -410,6 +465,7 @@ Stream read_stream(const TomlSection& streams, const std::string& name, const Pi
       section->fail("source", "source '" + stream.source + "' is not declared" + did_you_mean(stream.source, names) +
                                   "; declare [sources." + stream.source + "] with its topic and schema");
     }
+    read_partitioning(*section, stream, *pipeline.find_source(stream.source));
     return stream;
   }
 

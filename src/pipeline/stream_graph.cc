@@ -38,7 +38,7 @@ Field typed(const std::string& name, FieldType type) {
 
 // What an ingest table holds: the event's fields, then where Kafka kept the record and which
 // micro-batch wrote it (docs/pipeline-file.md lists them for users).
-Columns ingest_columns(const Source& source) {
+Columns ingest_columns(const Source& source, const Stream& stream) {
   Columns columns;
   for (const auto& field : source.schema.fields) columns.push_back({field.name, field});
   columns.push_back({"partition", typed("partition", FieldType::Int)});
@@ -47,6 +47,7 @@ Columns ingest_columns(const Source& source) {
   columns.push_back({"key", typed("key", FieldType::String)});
   columns.push_back({"_batch_id", typed("_batch_id", FieldType::BigInt)});
   columns.push_back({"_ingested_at", typed("_ingested_at", FieldType::Timestamp)});
+  for (const auto& [name, expression] : stream.derived) columns.push_back({name, std::nullopt});  // typed by DuckDB
   return columns;
 }
 
@@ -113,7 +114,21 @@ void check_no_cycle(const Pipeline& pipeline, const std::vector<TomlSection>& se
 // The stream's table columns, after checking the columns it names exist in what it reads.
 Columns check_columns(const Pipeline& pipeline, const Stream& stream, const TomlSection& section,
                       const std::map<std::string, Columns>& table_columns) {
-  if (stream.kind == StreamKind::Ingest) return ingest_columns(*pipeline.find_source(stream.source));
+  if (stream.kind == StreamKind::Ingest) {
+    Columns columns = ingest_columns(*pipeline.find_source(stream.source), stream);
+    for (const auto& column : stream.partition_by) {
+      const Column* found = find_column(columns, column);
+      if (!found)
+        section.fail("partition_by", "column '" + column + "' is not in table " + stream.table +
+                                         did_you_mean(column, names_of(columns)) + " (its columns: " +
+                                         joined(names_of(columns)) + "); to partition by a computed value, declare it "
+                                         "under [" + section.key() + ".derived], e.g. dt = \"date(event_time)\"");
+      if (found->field && found->field->type == FieldType::Double)
+        section.fail("partition_by", "column '" + column + "' is a double; partition by a string, integer, date or "
+                                         "timestamp (a double makes one folder per distinct value)");
+    }
+    return columns;
+  }
 
   const Columns& input = table_columns.at(stream.from);
   auto require = [&](const char* setting, const std::string& column) -> const Column& {
@@ -127,7 +142,10 @@ Columns check_columns(const Pipeline& pipeline, const Stream& stream, const Toml
 
   if (stream.kind == StreamKind::Latest) {
     for (const auto& key : stream.key) require("key", key);
-    require("order_by", stream.order_by);
+    const Column& order = require("order_by", stream.order_by);
+    if (stream.max_staleness_us > 0 && order.field && order.field->type != FieldType::Timestamp)
+      section.fail("max_staleness", "needs a timestamp order_by; column '" + stream.order_by + "' of " + stream.from +
+                                        " is " + order.field->type_text() + ", so its lag cannot be measured in time");
     return input;  // the newest row of each key, as it came
   }
 

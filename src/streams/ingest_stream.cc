@@ -7,6 +7,7 @@
 #include "source/kafka_reader.h"
 #include "streams/ingest_batch.h"
 #include "streams/table_sink.h"
+#include "table/delta_types.h"
 #include "table/parquet_file.h"
 #include "util/error.h"
 #include "util/fault.h"
@@ -215,18 +216,25 @@ class IngestRun {
     if (batch.quarantined > 0) {
       std::string select = "SELECT *, " + batch_id + " AS _batch_id, " + ingested_at + " AS _ingested_at FROM (" +
                            records.quarantined_rows_sql() + ")";
-      SinkCommit sink{quarantine_path_, quarantine_columns(), checkpoint_.id(), id, "STREAMING UPDATE", info};
+      SinkCommit sink{quarantine_path_, quarantine_columns(), checkpoint_.id(), id, "STREAMING UPDATE", info, {}};
       commit_once(sink, [&](delta::Commit& commit, const delta::Snapshot&) {
         commit.add(delta::write_data_file(con, quarantine_path_, select, sink.schema));
         fault_point("after_data_files");
       });
       fault_point("after_quarantine_commit");
     }
-    std::string select = "SELECT *, " + batch_id + " AS _batch_id, " + ingested_at + " AS _ingested_at FROM (" +
-                         records.good_rows_sql() + ")";
-    SinkCommit sink{bronze_path_, bronze_columns(source_), checkpoint_.id(), id, "STREAMING UPDATE", info};
+    std::string derived;
+    for (const auto& [name, expression] : ctx_.stream.derived)
+      derived += ", (" + expression + ") AS " + sql::quote_ident(name);
+    std::string select = "SELECT *, " + batch_id + " AS _batch_id, " + ingested_at + " AS _ingested_at" + derived +
+                         " FROM (" + records.good_rows_sql() + ")";
+    SinkCommit sink{bronze_path_, with_derived_columns(select), checkpoint_.id(), id, "STREAMING UPDATE", info,
+                    ctx_.stream.partition_by};
     bool written = commit_once(sink, [&](delta::Commit& commit, const delta::Snapshot&) {
-      if (batch.output_rows > 0) commit.add(delta::write_data_file(con, bronze_path_, select, sink.schema));
+      if (batch.output_rows > 0)
+        for (const auto& file : delta::write_partitioned_files(con, bronze_path_, select, sink.schema,
+                                                               sink.partition_columns))
+          commit.add(file);
       fault_point("after_data_files");
     });
     batch.already_committed = !written;
@@ -242,6 +250,26 @@ class IngestRun {
     batch.durations_ms["addBatch"] = ms_since(processing);
     batch.durations_ms["triggerExecution"] = ms_since(started) + plan_ms;
     ctx_.finish_batch(report_, batch, started);
+  }
+
+  // The bronze schema: the source's fields and ingest's columns, then the derived columns typed
+  // as DuckDB types their expressions.
+  std::vector<delta::Column> with_derived_columns(const std::string& select) {
+    std::vector<delta::Column> columns = bronze_columns(source_);
+    if (ctx_.stream.derived.empty()) return columns;
+    sql::Rows described;
+    try {
+      described = ctx_.con.query("DESCRIBE " + select);
+    } catch (const Error& e) {
+      std::string list;
+      for (const auto& [name, expression] : ctx_.stream.derived) list += "\n  " + name + " = \"" + expression + "\"";
+      throw Error("stream " + ctx_.stream.name + ": a derived column's expression does not run over the source's "
+                  "fields:" + list + "\n" + e.what() + "\nFix it under [streams." + ctx_.stream.name + ".derived].");
+    }
+    for (size_t r = columns.size(); r < described.size(); r++)
+      columns.push_back({described.text(r, "column_name"), delta::delta_type_of_duckdb(described.text(r, "column_type"),
+                                                     "derived column " + described.text(r, "column_name")), true});
+    return columns;
   }
 
   StreamContext& ctx_;

@@ -85,7 +85,7 @@ class LatestRun {
     std::string keep_existing = "NOT coalesce(s." + ob + " > t." + ob + ", s." + ob + " IS NOT NULL AND t." + ob + " IS NULL)";
     nlohmann::json info = {{"lakestream", {{"stream", s.name}, {"batchId", planned.id},
                                            {"source", {{"table", s.from}, {"fromVersion", from}, {"toVersion", to}}}}}};
-    SinkCommit sink{table_path_, columns, checkpoint_.id(), planned.id, "MERGE", info};
+    SinkCommit sink{table_path_, columns, checkpoint_.id(), planned.id, "MERGE", info, {}};
     bool written = commit_once(sink, [&](delta::Commit& commit, const delta::Snapshot& snapshot) {
       batch.output_rows = upsert_rows(con, table_path_, commit, snapshot, "latest_newest", s.key, keep_existing, columns).rows_written;
     });

@@ -3,6 +3,7 @@
 #include <chrono>
 #include <ctime>
 
+#include "table/schema_evolution.h"
 #include "util/error.h"
 #include "util/fault.h"
 #include "util/files.h"
@@ -19,9 +20,13 @@ bool commit_once(const SinkCommit& sink, const std::function<void(delta::Commit&
       delta::Metadata meta;
       meta.id = new_uuid();
       meta.schema = sink.schema;
+      meta.partition_columns = sink.partition_columns;
       meta.created_time = std::chrono::duration_cast<std::chrono::milliseconds>(
                               std::chrono::system_clock::now().time_since_epoch()).count();
       commit.set_metadata(meta);
+    } else if (auto evolved = delta::evolve_schema(snapshot.metadata, sink.schema, sink.partition_columns,
+                                                   sink.table_path)) {
+      commit.set_metadata(*evolved);
     }
     build(commit, snapshot);
     commit.set_txn(sink.app_id, sink.batch_id);

@@ -16,16 +16,19 @@ namespace lakestream {
 
 struct SinkCommit {
   std::string table_path;
-  std::vector<delta::Column> schema;   // creates the table with it when there is none yet
+  std::vector<delta::Column> schema;   // creates the table with it, or evolves the table to it (new columns)
   std::string app_id;
   int64_t batch_id = 0;
   std::string operation = "STREAMING UPDATE";
   nlohmann::json info;                 // merged into commitInfo
+  std::vector<std::string> partition_columns;  // fixed when the table is created; a change is refused
 };
 
 // Builds and publishes the commit unless the table already holds batch `batch_id` of `app_id`.
 // `build` adds the batch's actions given the snapshot the commit is based on; it runs again on
-// the newer snapshot when a concurrent writer took the version first. Returns false when the
+// the newer snapshot when a concurrent writer took the version first. When `schema` adds columns
+// to the table's, the commit also carries the evolved metaData (see table/schema_evolution.h);
+// an incompatible schema throws Error before anything is written. Returns false when the
 // batch was already in the table (nothing written).
 bool commit_once(const SinkCommit& sink, const std::function<void(delta::Commit&, const delta::Snapshot&)>& build);
 

@@ -70,6 +70,8 @@ UpsertResult upsert_rows(sql::Connection& con, const std::string& table_path, de
   } else {
     delta::Snapshot affected_only = snapshot;
     affected_only.files = affected;
+    // Read in the writer's shape: after a schema change, columns the old files lack come as null.
+    affected_only.metadata.schema = columns;
     con.exec("CREATE OR REPLACE TEMP TABLE upsert_existing AS SELECT * FROM (" + delta::scan_sql(affected_only) + ")");
   }
 

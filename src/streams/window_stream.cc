@@ -10,6 +10,7 @@
 #include "streams/table_source.h"
 #include "streams/upsert.h"
 #include "streams/window_aggregates.h"
+#include "table/delta_types.h"
 #include "table/parquet_file.h"
 #include "table/schema_columns.h"
 #include "util/error.h"
@@ -21,22 +22,6 @@ namespace lakestream {
 namespace {
 
 std::string q(const std::string& name) { return sql::quote_ident(name); }
-
-// The Delta type of a DuckDB column type, for the gold table's schema.
-nlohmann::json delta_type_of(const std::string& duck) {
-  static const std::map<std::string, std::string> simple = {
-      {"BIGINT", "long"},       {"INTEGER", "integer"},   {"SMALLINT", "short"},  {"TINYINT", "byte"},
-      {"DOUBLE", "double"},     {"FLOAT", "float"},       {"BOOLEAN", "boolean"}, {"VARCHAR", "string"},
-      {"DATE", "date"},         {"BLOB", "binary"},       {"TIMESTAMP WITH TIME ZONE", "timestamp"},
-      {"TIMESTAMP", "timestamp_ntz"}, {"HUGEINT", "decimal(38,0)"}, {"UBIGINT", "decimal(20,0)"},
-      {"UINTEGER", "long"}};
-  auto it = simple.find(duck);
-  if (it != simple.end()) return it->second;
-  std::smatch m;
-  static const std::regex decimal(R"(DECIMAL\((\d+),\s*(\d+)\))");
-  if (std::regex_match(duck, m, decimal)) return "decimal(" + m[1].str() + "," + m[2].str() + ")";
-  throw Error("a window aggregate has the type " + duck + ", which a Delta table cannot hold; cast it, e.g. to DOUBLE");
-}
 
 const char* kState = "window_state";  // the alias of the attached checkpoint database
 
@@ -159,7 +144,7 @@ class WindowRun {
     sql::Rows rows = ctx_.con.query("DESCRIBE " + st("outbox"));
     std::vector<delta::Column> columns;
     for (size_t i = 1; i < rows.size(); i++)  // skip batch_id
-      columns.push_back({rows.text(i, "column_name"), delta_type_of(rows.text(i, "column_type")), true});
+      columns.push_back({rows.text(i, "column_name"), delta::delta_type_of_duckdb(rows.text(i, "column_type"), "a window aggregate"), true});
     return columns;
   }
 
@@ -178,7 +163,7 @@ class WindowRun {
                                            {"watermark", meta("watermark", 0)},
                                            {"sourceVersion", meta("source_version", -1)},
                                            {"sourceMaxBatchId", meta("source_max_batch_id", -1)}}}};
-    SinkCommit sink{table_path_, columns, checkpoint_.id(), batch_id, "STREAMING UPDATE", info};
+    SinkCommit sink{table_path_, columns, checkpoint_.id(), batch_id, "STREAMING UPDATE", info, {}};
     commit_once(sink, [&](delta::Commit& commit, const delta::Snapshot& snapshot) {
       if (s_.output == OutputMode::Append) {
         commit.add(delta::write_data_file(con, table_path_, select, columns));

@@ -2,6 +2,7 @@
 // fsync, link) so that of two writers racing for a version exactly one wins and the other learns
 // it (CommitConflict) instead of overwriting.
 #include <chrono>
+#include <cstdio>
 
 #include "table/delta_log_json.h"
 #include "table/delta_table.h"
@@ -22,6 +23,17 @@ int64_t now_ms() {
 }
 
 }  // namespace
+
+// A checkpoint only spares readers work: the commit is already in, so a failure is a warning.
+void Commit::write_checkpoint_if_due(int64_t version) const {
+  const Metadata* metadata = metadata_ ? &*metadata_ : read_metadata_ ? &*read_metadata_ : nullptr;
+  if (version == 0 || !metadata || version % checkpoint_interval(*metadata) != 0) return;
+  try {
+    write_checkpoint(table_path_, version);
+  } catch (const Error& e) {
+    std::fprintf(stderr, "warning: %s (the commit is in; the next checkpoint will include it)\n", e.what());
+  }
+}
 
 Commit::Commit(const Snapshot& read) : table_path_(read.table_path), read_version_(read.version) {
   if (read.exists()) {
@@ -84,6 +96,7 @@ int64_t Commit::publish() {
     throw CommitConflict("another writer committed version " + std::to_string(version) + " of table " + table_path_ +
                          " first (" + path + " exists); re-read the table and redo the work on top of it");
   published_ = true;
+  write_checkpoint_if_due(version);
   return version;
 }
 

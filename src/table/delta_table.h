@@ -57,6 +57,9 @@ struct Snapshot {
   Metadata metadata;
   std::vector<AddFile> files;                // the live files, in a stable order
   std::map<std::string, int64_t> txn_versions;  // appId -> the newest txn version
+  // Files removed and not added again, newest removal kept: what a checkpoint carries on (until
+  // the retention expires) and what vacuum must leave for readers of older versions.
+  std::vector<RemoveFile> tombstones;
 
   bool exists() const { return version >= 0; }
   // The newest txn version committed for appId, or -1 when it has none.
@@ -84,9 +87,22 @@ struct CommitEntry {
   nlohmann::json commit_info;             // {} when absent
 };
 
+// The oldest version whose JSON commit is still in the log (0 unless vacuum removed older ones);
+// history readers start there.
+int64_t oldest_commit(const std::string& table_path);
+
 // The commits with from <= version <= to, in order. Throws Error when one is missing (e.g.
 // removed by log clean-up), naming the version.
 std::vector<CommitEntry> read_commits(const std::string& table_path, int64_t from, int64_t to);
+
+// Writes the classic checkpoint of `version` (`%020d.checkpoint.parquet`: protocol, metaData, the
+// live adds, the removes younger than delta.deletedFileRetentionDuration (default 1 week) and
+// every txn, in Spark's checkpoint schema) and then `_last_checkpoint`. Both are written under a
+// temp name and renamed, so a reader sees a whole checkpoint or none. Throws Error on failure.
+void write_checkpoint(const std::string& table_path, int64_t version);
+
+// Every how many commits a checkpoint is written: delta.checkpointInterval, default 10 as in Spark.
+int64_t checkpoint_interval(const Metadata& metadata);
 
 // A commit being built. publish() writes `_delta_log/<read_version+1>.json` with put-if-absent.
 class Commit {
@@ -105,13 +121,16 @@ class Commit {
   void set_operation(const std::string& operation);
   void set_commit_info(const nlohmann::json& extra);
 
-  // Writes the commit; returns its version. Throws CommitConflict when another writer created
+  // Writes the commit; returns its version. Every checkpoint_interval() versions it then writes
+  // a checkpoint; a failure there only warns (the commit stands, and the next interval retries). Throws CommitConflict when another writer created
   // that version first (the caller re-reads the table and decides), Error on I/O failure, on a
   // new table without metadata, on a table whose writer protocol is newer than (1, 2), and when
   // called twice.
   int64_t publish();
 
  private:
+  void write_checkpoint_if_due(int64_t version) const;
+
   std::string table_path_;
   int64_t read_version_;
   std::optional<Metadata> metadata_;

@@ -2,6 +2,7 @@
 // as INT64 micros adjusted to UTC); timestamp_ntz is a wall-clock time (TIMESTAMP).
 #include "table/delta_types.h"
 
+#include <map>
 #include <regex>
 
 #include "sql/duckdb.h"
@@ -76,6 +77,37 @@ std::string partition_value_sql(const std::optional<std::string>& value, const n
     return "CAST(" + sql::quote_literal(text) + " AS TIMESTAMPTZ)";
   }
   return "CAST(" + sql::quote_literal(*value) + " AS " + type + ")";
+}
+
+std::string partition_text_sql(const std::string& column_sql, const nlohmann::json& delta_type) {
+  std::string name = delta_type_name(delta_type);
+  if (is_nested_type(delta_type) || name == "binary")
+    throw Error("a column of type " + name + " cannot be a partition column; partition by a string, number, date, "
+                "boolean or timestamp column (or a derived one, e.g. dt = \"date(event_time)\")");
+  std::string text;
+  if (name == "timestamp")
+    text = "strftime(timezone('UTC', " + column_sql + "), '%Y-%m-%d %H:%M:%S.%f')";
+  else if (name == "timestamp_ntz")
+    text = "strftime(" + column_sql + ", '%Y-%m-%d %H:%M:%S.%f')";
+  else
+    text = "CAST(" + column_sql + " AS VARCHAR)";
+  return "NULLIF(" + text + ", '')";
+}
+
+nlohmann::json delta_type_of_duckdb(const std::string& duckdb_type, const std::string& what) {
+  static const std::map<std::string, std::string> names = {
+      {"BIGINT", "long"},       {"INTEGER", "integer"},   {"SMALLINT", "short"},  {"TINYINT", "byte"},
+      {"DOUBLE", "double"},     {"FLOAT", "float"},       {"BOOLEAN", "boolean"}, {"VARCHAR", "string"},
+      {"DATE", "date"},         {"BLOB", "binary"},       {"TIMESTAMP WITH TIME ZONE", "timestamp"},
+      {"TIMESTAMP", "timestamp_ntz"}, {"HUGEINT", "decimal(38,0)"}, {"UBIGINT", "decimal(20,0)"},
+      {"UINTEGER", "long"}};
+  auto it = names.find(duckdb_type);
+  if (it != names.end()) return it->second;
+  std::smatch m;
+  static const std::regex duckdb_decimal(R"(DECIMAL\((\d+),\s*(\d+)\))");
+  if (std::regex_match(duckdb_type, m, duckdb_decimal)) return "decimal(" + m[1].str() + "," + m[2].str() + ")";
+  throw Error(what + " has the type " + duckdb_type + ", which a Delta table cannot hold; cast it, e.g. to DOUBLE, "
+              "VARCHAR or DATE");
 }
 
 }  // namespace lakestream::delta

@@ -20,6 +20,13 @@ AddFile write_data_file(sql::Connection& con, const std::string& table_path, con
                         const std::vector<Column>& columns,
                         const std::map<std::string, std::optional<std::string>>& partition_values = {});
 
+// Writes the rows of `select_sql` as one file per distinct combination of `partition_columns`
+// (none: one file), each in its Hive folder (dt=2026-01-01/, a null as __HIVE_DEFAULT_PARTITION__)
+// with the partition values Delta keeps in the log. Returns their add actions (none without rows).
+std::vector<AddFile> write_partitioned_files(sql::Connection& con, const std::string& table_path,
+                                             const std::string& select_sql, const std::vector<Column>& columns,
+                                             const std::vector<std::string>& partition_columns);
+
 // SQL text for a relation over the snapshot's live files, with the table's columns in schema
 // order and the right DuckDB types (partition columns filled from the add actions, columns
 // missing from older files as NULL). For a table with no files: an empty relation of that shape.

@@ -1,7 +1,11 @@
 // The read side of the table as SQL: the snapshot's live files through DuckDB's read_parquet,
-// with partition values (kept in the log, not in the files) joined back on by file name.
+// with partition values (kept in the log, not in the files) added back: as constants of one
+// read_parquet per partition (so that DuckDB drops the partitions a filter excludes without
+// opening their files), or, for very many partitions or with file versions, joined on by file name.
 #include <map>
+#include <optional>
 #include <set>
+#include <vector>
 
 #include "table/delta_types.h"
 #include "table/parquet_file.h"
@@ -13,6 +17,19 @@ namespace {
 
 constexpr const char* kFileColumn = "__lakestream_file";
 constexpr const char* kVersionColumn = "_file_version";
+// Past this many partitions one UNION ALL branch each costs more to plan than pruning saves.
+constexpr size_t kMaxPartitionBranches = 256;
+
+using PartitionKey = std::vector<std::optional<std::string>>;
+
+PartitionKey partition_key(const AddFile& file, const std::vector<std::string>& partition_columns) {
+  PartitionKey key;
+  for (const auto& name : partition_columns) {
+    auto it = file.partition_values.find(name);
+    key.push_back(it == file.partition_values.end() ? std::nullopt : it->second);
+  }
+  return key;
+}
 
 }  // namespace
 
@@ -58,6 +75,35 @@ std::string scan_sql(const Snapshot& snapshot, bool with_file_version) {
   }
   if (with_file_version) select += std::string(select.empty() ? "" : ", ") + "p." + kVersionColumn;
   if (!join_per_file) return "SELECT " + select + " FROM " + data;
+
+  std::map<PartitionKey, std::vector<const AddFile*>> by_partition;
+  for (const auto& file : snapshot.files)
+    by_partition[partition_key(file, snapshot.metadata.partition_columns)].push_back(&file);
+  if (!with_file_version && by_partition.size() <= kMaxPartitionBranches) {
+    std::string branches;
+    for (const auto& [key, files] : by_partition) {
+      Snapshot partition = snapshot;
+      partition.metadata.partition_columns.clear();
+      partition.metadata.schema.clear();
+      for (const auto& column : schema)
+        if (!partition_columns.count(column.name)) partition.metadata.schema.push_back(column);
+      partition.files.clear();
+      for (const AddFile* file : files) partition.files.push_back(*file);
+      std::string constants;
+      for (const auto& column : schema) {
+        std::string name = sql::quote_ident(column.name);
+        if (!partition_columns.count(column.name)) {
+          constants += (constants.empty() ? "" : ", ") + std::string("f.") + name;
+          continue;
+        }
+        size_t i = 0;
+        while (snapshot.metadata.partition_columns[i] != column.name) i++;
+        constants += (constants.empty() ? "" : ", ") + partition_value_sql(key[i], column.type) + " AS " + name;
+      }
+      branches += (branches.empty() ? "" : " UNION ALL ") + ("SELECT " + constants + " FROM (" + scan_sql(partition) + ") AS f");
+    }
+    return branches;
+  }
 
   // One VALUES row per file: its path, its typed partition values, the version that added it.
   std::string values;

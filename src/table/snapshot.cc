@@ -54,15 +54,20 @@ struct Replay {
   std::optional<Metadata> metadata;
   FileSet files;
   std::map<std::string, int64_t> txns;
+  std::map<std::string, RemoveFile> tombstones;
 
   // `version` is what readers see as the file's version: for files from a checkpoint, the
   // checkpoint's (the commit that added them may be gone).
   void apply(LogActions actions, int64_t version) {
     if (actions.protocol) protocol = actions.protocol;
     if (actions.metadata) metadata = std::move(actions.metadata);
-    for (const auto& removed : actions.removes) files.remove(removed.path);
+    for (const auto& removed : actions.removes) {
+      files.remove(removed.path);
+      tombstones[removed.path] = removed;
+    }
     for (auto& added : actions.adds) {
       added.version = version;
+      tombstones.erase(added.path);
       files.add(std::move(added));
     }
     for (const auto& [app, txn_version] : actions.txns) txns[app] = txn_version;
@@ -77,6 +82,11 @@ int64_t Snapshot::txn_version(const std::string& app_id) const {
 }
 
 int64_t latest_version(const std::string& table_path) { return list_log(table_path).latest(); }
+
+int64_t oldest_commit(const std::string& table_path) {
+  LogListing listing = list_log(table_path);
+  return listing.commits.empty() ? 0 : *listing.commits.begin();
+}
 
 Snapshot load_snapshot(const std::string& table_path, std::optional<int64_t> version) {
   Snapshot snapshot;
@@ -114,6 +124,7 @@ Snapshot load_snapshot(const std::string& table_path, std::optional<int64_t> ver
   snapshot.metadata = std::move(*replay.metadata);
   snapshot.files = std::move(replay.files).in_order();
   snapshot.txn_versions = std::move(replay.txns);
+  for (auto& [path, removed] : replay.tombstones) snapshot.tombstones.push_back(std::move(removed));
   return snapshot;
 }
 

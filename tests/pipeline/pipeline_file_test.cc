@@ -308,6 +308,12 @@ TEST_F(PipelineFileTest, TheDocumentedExampleLoads) {
   unsetenv("EVENTHUBS_CONNECTION_STRING");
   EXPECT_EQ(p.streams.size(), 3u);
   EXPECT_EQ(p.sources.at(0).schema.fields.size(), 5u);
+  EXPECT_EQ(p.streams[0].partition_by, std::vector<std::string>{"dt"});
+  ASSERT_EQ(p.streams[0].derived.size(), 1u);
+  EXPECT_EQ(p.streams[0].derived[0].second, "date(event_time)");
+  EXPECT_DOUBLE_EQ(p.streams[0].max_quarantine_share, 0.01);
+  EXPECT_DOUBLE_EQ(p.streams[2].max_late_share, 0.01);
+  EXPECT_EQ(p.streams[2].max_staleness_us, 3LL * 3600 * 1000000);
 }
 
 }  // namespace

@@ -107,8 +107,8 @@ TEST(CheckpointSafety, CheckReportsADataFileTheLogNamesButIsMissing) {
   CommandResult check = f.lakestream("check");
   EXPECT_EQ(check.exit_code, 1);
   EXPECT_EQ(check.out, "PROBLEM bronze_orders version 0 names data file " + removed +
-                           ", which is missing: the table cannot be read. Restore the file from a backup (nothing in "
-                           "lakestream deletes data files)\n");
+                           ", which is missing: the table cannot be read. Restore the file from a backup (lakestream "
+                           "vacuum never deletes a file the current version names)\n");
 }
 
 }  // namespace

@@ -16,13 +16,7 @@ using fixtures::orders_metadata;
 using fixtures::orders_rows;
 using fixtures::orders_schema;
 
-class RoundTrip : public ::testing::Test {
- protected:
-  testing::TempDir dir;
-  std::string table = dir / "orders";
-  sql::Database db;
-  sql::Connection con{db};
-};
+class RoundTrip : public fixtures::TableTest {};
 
 TEST_F(RoundTrip, TwoBatchesWithTxnReadBackWithValuesTypesAndStats) {
   Snapshot empty = load_snapshot(table);

@@ -1,14 +1,27 @@
 // What the table tests share: a small orders schema, and creating a table with rows in one call.
 #pragma once
 
+#include <gtest/gtest.h>
+
 #include <string>
 #include <vector>
+
+#include "support/test_support.h"
 
 #include "sql/duckdb.h"
 #include "table/delta_table.h"
 #include "table/parquet_file.h"
 
 namespace lakestream::delta::fixtures {
+
+// What most table tests start from: a fresh folder with the table's path in it, and DuckDB.
+class TableTest : public ::testing::Test {
+ protected:
+  testing::TempDir dir;
+  std::string table = dir / "table";
+  sql::Database db;
+  sql::Connection con{db};
+};
 
 inline std::vector<Column> orders_schema() {
   return {{"order_id", "long"}, {"qty", "integer"}, {"price", "double"}, {"paid", "boolean"},

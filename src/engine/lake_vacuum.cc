@@ -1,0 +1,48 @@
+#include "engine/lake_vacuum.h"
+
+#include <algorithm>
+#include <optional>
+
+#include "checkpoint/checkpoint.h"
+#include "table/delta_table.h"
+#include "util/error.h"
+
+namespace lakestream {
+
+namespace {
+
+// The oldest version of its source table a latest or window stream may still read: after its
+// newest batch when that batch is in the stream's table, else that batch's first version (a
+// rerun replays it); 0 for a stream that never ran.
+int64_t source_version_needed(const Pipeline& pipeline, const Stream& stream) {
+  auto position = read_stream_position(pipeline, stream);
+  if (!position || !position->newest) return 0;
+  const PlannedBatch& batch = *position->newest;
+  try {
+    bool committed = delta::load_snapshot(pipeline.table_path(stream.table)).txn_version(position->id) >= batch.id;
+    return committed ? batch.input.at("to").get<int64_t>() + 1 : batch.input.at("from").get<int64_t>();
+  } catch (const nlohmann::json::exception& e) {
+    throw Error("the checkpoint of stream " + stream.name + " has a batch without its version range (" + e.what() +
+                "); restore it, or start the stream over with a new checkpoint");
+  }
+}
+
+}  // namespace
+
+delta::VacuumPlan plan_table_vacuum(const Pipeline& pipeline, const std::string& table, int64_t retain_ms) {
+  auto tables = pipeline.table_names();
+  if (std::find(tables.begin(), tables.end(), table) == tables.end()) {
+    std::string list;
+    for (const auto& name : tables) list += (list.empty() ? "" : ", ") + name;
+    throw Error("table '" + table + "' is not written by pipeline " + pipeline.path + " (its tables: " + list + ")");
+  }
+  std::optional<int64_t> needed;
+  for (const auto& stream : pipeline.streams) {
+    if (stream.kind == StreamKind::Ingest || stream.from != table) continue;
+    int64_t version = source_version_needed(pipeline, stream);
+    needed = needed ? std::min(*needed, version) : version;
+  }
+  return delta::plan_vacuum(pipeline.table_path(table), retain_ms, needed);
+}
+
+}  // namespace lakestream

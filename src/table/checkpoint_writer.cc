@@ -1,0 +1,110 @@
+// Writing a classic checkpoint: the snapshot's actions go out as JSON lines (the same action JSON
+// the commits use) and DuckDB turns them into Parquet with Spark's nested checkpoint schema, so
+// Spark, delta-rs and DuckDB's delta extension can start from it as this reader does.
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <filesystem>
+
+#include "sql/duckdb.h"
+#include "table/delta_log_json.h"
+#include "table/delta_table.h"
+#include "table/log_files.h"
+#include "util/error.h"
+#include "util/fault.h"
+#include "util/files.h"
+
+namespace lakestream::delta {
+
+namespace {
+
+constexpr int64_t kDefaultTombstoneRetentionMs = 7LL * 24 * 3600 * 1000;  // Spark's 1 week
+
+// Spark's checkpoint columns (the parts of them lakestream's actions use).
+constexpr const char* kCheckpointColumns =
+    "{'txn': 'STRUCT(appId VARCHAR, version BIGINT, lastUpdated BIGINT)', "
+    "'add': 'STRUCT(path VARCHAR, partitionValues MAP(VARCHAR, VARCHAR), size BIGINT, modificationTime BIGINT, "
+    "dataChange BOOLEAN, stats VARCHAR)', "
+    "'remove': 'STRUCT(path VARCHAR, deletionTimestamp BIGINT, dataChange BOOLEAN)', "
+    "'metaData': 'STRUCT(id VARCHAR, format STRUCT(provider VARCHAR, options MAP(VARCHAR, VARCHAR)), "
+    "schemaString VARCHAR, partitionColumns VARCHAR[], configuration MAP(VARCHAR, VARCHAR), createdTime BIGINT)', "
+    "'protocol': 'STRUCT(minReaderVersion INTEGER, minWriterVersion INTEGER)'}";
+
+int64_t now_ms() {
+  return std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::system_clock::now().time_since_epoch())
+      .count();
+}
+
+// "interval 1 week", "interval 7 days", "interval 168 hours" (Spark's calendar-interval text).
+int64_t tombstone_retention_ms(const Metadata& metadata) {
+  auto it = metadata.configuration.find("delta.deletedFileRetentionDuration");
+  if (it == metadata.configuration.end()) return kDefaultTombstoneRetentionMs;
+  long long count = 0;
+  char unit[32] = {0};
+  if (std::sscanf(it->second.c_str(), "interval %lld %31s", &count, unit) != 2) return kDefaultTombstoneRetentionMs;
+  std::string u = unit;
+  if (u.starts_with("week")) return count * 7 * 24 * 3600 * 1000;
+  if (u.starts_with("day")) return count * 24 * 3600 * 1000;
+  if (u.starts_with("hour")) return count * 3600 * 1000;
+  if (u.starts_with("minute")) return count * 60 * 1000;
+  return kDefaultTombstoneRetentionMs;
+}
+
+std::string checkpoint_file_path(const std::string& table_path, int64_t version) {
+  char name[64];
+  std::snprintf(name, sizeof name, "%020lld.checkpoint.parquet", static_cast<long long>(version));
+  return join_path(log_dir(table_path), name);
+}
+
+}  // namespace
+
+int64_t checkpoint_interval(const Metadata& metadata) {
+  auto it = metadata.configuration.find("delta.checkpointInterval");
+  if (it == metadata.configuration.end()) return 10;
+  try {
+    int64_t interval = std::stoll(it->second);
+    return interval > 0 ? interval : 10;
+  } catch (const std::exception&) {
+    return 10;
+  }
+}
+
+void write_checkpoint(const std::string& table_path, int64_t version) {
+  Snapshot snapshot = load_snapshot(table_path, version);
+  const std::string& table = snapshot.table_path;
+  const int64_t now = now_ms();
+
+  std::string lines = protocol_action(snapshot.min_reader_version, snapshot.min_writer_version).dump() + "\n";
+  lines += metadata_action(snapshot.metadata).dump() + "\n";
+  for (const auto& [app_id, txn_version] : snapshot.txn_versions) lines += txn_action(app_id, txn_version, now).dump() + "\n";
+  for (const auto& file : snapshot.files) lines += add_action(file).dump() + "\n";
+  const int64_t expired_before = now - tombstone_retention_ms(snapshot.metadata);
+  for (const auto& removed : snapshot.tombstones)
+    if (removed.deletion_timestamp >= expired_before) lines += remove_action(removed).dump() + "\n";
+  const int64_t actions = static_cast<int64_t>(std::count(lines.begin(), lines.end(), '\n'));
+
+  std::string final_path = checkpoint_file_path(table, version);
+  std::string json_path = final_path + "." + new_uuid() + ".json.tmp";
+  std::string parquet_path = final_path + "." + new_uuid() + ".tmp";
+  write_file_atomic(json_path, lines);
+  try {
+    sql::Database db;
+    sql::Connection con(db);
+    con.exec("COPY (SELECT txn, \"add\", remove, metaData, protocol FROM read_json(" + sql::quote_literal(json_path) +
+             ", format = 'newline_delimited', columns = " + kCheckpointColumns + ")) TO " +
+             sql::quote_literal(parquet_path) + " (FORMAT parquet)");
+    fault_point("before_checkpoint_rename");
+    std::filesystem::rename(parquet_path, final_path);
+    sync_dir(log_dir(table));
+  } catch (const std::exception& e) {
+    remove_all(json_path);
+    remove_all(parquet_path);
+    throw Error("cannot write the checkpoint of version " + std::to_string(version) + " of table " + table + ": " +
+                e.what());
+  }
+  remove_all(json_path);
+  nlohmann::json hint = {{"version", version}, {"size", actions}};
+  write_file_atomic(join_path(log_dir(table), "_last_checkpoint"), hint.dump() + "\n");
+}
+
+}  // namespace lakestream::delta

@@ -1,0 +1,92 @@
+// Checkpoints we write: every 10 commits, in Spark's checkpoint schema, holding protocol,
+// metaData, the live adds, the unexpired removes and every txn; a reader starts from them, even
+// with the commits before them gone.
+#include <gtest/gtest.h>
+
+#include "support/test_support.h"
+#include "table/log_files.h"
+#include "table_fixtures.h"
+#include "util/files.h"
+
+namespace lakestream::delta {
+namespace {
+
+using fixtures::create_ids_table;
+using fixtures::scanned_ids;
+using fixtures::write_ids;
+
+class CheckpointWriter : public fixtures::TableTest {
+ protected:
+  // Versions 1..n: each adds id = version, as batch `version` of app "stream-a"; version 5
+  // removes the first file.
+  void commit_versions(int64_t n, const AddFile& first) {
+    for (int64_t v = 1; v <= n; v++) {
+      Commit commit(load_snapshot(table));
+      commit.add(write_ids(con, table, std::to_string(v * 100)));
+      if (v == 5) commit.remove(first.path);
+      commit.set_txn("stream-a", v);
+      EXPECT_EQ(commit.publish(), v);
+    }
+  }
+};
+
+TEST_F(CheckpointWriter, EveryTenCommitsWithLastCheckpointAndSparkSchema) {
+  AddFile first = create_ids_table(con, table, "1, 2");
+  commit_versions(23, first);
+  LogListing listing = list_log(table);
+  ASSERT_EQ(listing.checkpoints.size(), 2u);
+  EXPECT_TRUE(listing.checkpoints.count(10));
+  EXPECT_TRUE(listing.checkpoints.count(20));
+  auto hint = nlohmann::json::parse(read_file(table + "/_delta_log/_last_checkpoint"));
+  EXPECT_EQ(hint["version"], 20);
+  // 1 protocol + 1 metaData + 1 txn + 20 adds + 1 remove
+  EXPECT_EQ(hint["size"], 24);
+
+  std::string checkpoint = sql::quote_literal(table + "/_delta_log/00000000000000000020.checkpoint.parquet");
+  EXPECT_EQ(con.scalar("SELECT string_agg(column_name, ',' ORDER BY column_name) FROM (DESCRIBE SELECT * FROM "
+                       "read_parquet(" + checkpoint + "))"),
+            "add,metaData,protocol,remove,txn");
+  EXPECT_EQ(con.scalar("SELECT count(*) FILTER (WHERE \"add\" IS NOT NULL) || '/' || count(*) FILTER (WHERE remove IS "
+                       "NOT NULL) || '/' || max(txn.version) || '/' || max(protocol.minWriterVersion) || '/' || "
+                       "max(metaData.partitionColumns::VARCHAR) FROM read_parquet(" + checkpoint + ")"),
+            "20/1/20/2/[]");
+  EXPECT_EQ(con.scalar("SELECT remove.path FROM read_parquet(" + checkpoint + ") WHERE remove IS NOT NULL"), first.path);
+
+  // Without the commits the checkpoint covers, the table reads the same.
+  std::string expected = scanned_ids(con, load_snapshot(table));
+  for (int64_t v = 0; v <= 20; v++) remove_all(commit_file_path(table, v));
+  Snapshot from_checkpoint = load_snapshot(table);
+  EXPECT_EQ(from_checkpoint.version, 23);
+  EXPECT_EQ(scanned_ids(con, from_checkpoint), expected);
+  EXPECT_EQ(from_checkpoint.txn_version("stream-a"), 23);
+  ASSERT_EQ(from_checkpoint.tombstones.size(), 1u);
+  EXPECT_EQ(from_checkpoint.tombstones[0].path, first.path);
+}
+
+TEST_F(CheckpointWriter, PartitionValuesAndIntervalFromTheTableConfiguration) {
+  Commit create(load_snapshot(table));
+  Metadata metadata;
+  metadata.schema = {{"id", "long"}, {"dt", "date"}};
+  metadata.partition_columns = {"dt"};
+  metadata.configuration["delta.checkpointInterval"] = "2";
+  create.set_metadata(metadata);
+  for (const auto& file : write_partitioned_files(con, table, "SELECT 1 AS id, DATE '2026-03-02' AS dt UNION ALL "
+                                                              "SELECT 2, NULL", metadata.schema, {"dt"}))
+    create.add(file);
+  create.publish();
+  Commit second(load_snapshot(table));
+  second.set_txn("x", 0);
+  second.publish();
+  ASSERT_TRUE(list_log(table).checkpoints.empty());
+  Commit third(load_snapshot(table));
+  third.set_txn("x", 1);
+  EXPECT_EQ(third.publish(), 2);
+  ASSERT_TRUE(list_log(table).checkpoints.count(2));
+  for (int64_t v = 0; v <= 2; v++) remove_all(commit_file_path(table, v));
+  EXPECT_EQ(con.scalar("SELECT string_agg(id || ':' || coalesce(dt::VARCHAR, 'null'), ' ' ORDER BY id) FROM (" +
+                       scan_sql(load_snapshot(table)) + ")"),
+            "1:2026-03-02 2:null");
+}
+
+}  // namespace
+}  // namespace lakestream::delta

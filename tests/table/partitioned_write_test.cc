@@ -1,0 +1,93 @@
+// Partitioned tables: one file per partition value per batch, Hive folders with Delta's escaping
+// and null folder, string partition values in the log, and typed values back through scan_sql.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+
+#include "support/test_support.h"
+#include "table_fixtures.h"
+#include "util/files.h"
+
+namespace lakestream::delta {
+namespace {
+
+class PartitionedWrite : public fixtures::TableTest {
+ protected:
+  std::vector<Column> schema{{"id", "long"}, {"ts", "timestamp"}, {"dt", "date"}, {"region", "string"}};
+
+  std::vector<AddFile> write(const std::string& values, const std::vector<std::string>& partition_by) {
+    Snapshot snapshot = load_snapshot(table);
+    Commit commit(snapshot);
+    if (!snapshot.exists()) {
+      Metadata metadata;
+      metadata.schema = schema;
+      metadata.partition_columns = partition_by;
+      commit.set_metadata(metadata);
+    }
+    auto files = write_partitioned_files(con, table, "SELECT * FROM (VALUES " + values + ") AS t(id, ts, dt, region)",
+                                         schema, partition_by);
+    for (const auto& file : files) commit.add(file);
+    commit.publish();
+    return files;
+  }
+};
+
+TEST_F(PartitionedWrite, OneFilePerPartitionWithDeltaPartitionValuesAndEscaping) {
+  auto files = write("(1, TIMESTAMPTZ '2026-03-02 09:00:00+00', DATE '2026-03-02', 'eu/west 1'), "
+                     "(2, TIMESTAMPTZ '2026-03-02 10:00:00+00', DATE '2026-03-02', 'eu/west 1'), "
+                     "(3, TIMESTAMPTZ '2026-03-03 01:00:00+00', DATE '2026-03-03', NULL), "
+                     "(4, TIMESTAMPTZ '2026-03-03 02:00:00+00', DATE '2026-03-03', ''), "
+                     "(5, TIMESTAMPTZ '2026-03-04 02:00:00+00', NULL, 'us')",
+                     {"dt", "region"});
+  // (2026-03-02, eu/west 1), (2026-03-03, null) twice ('' is null, as in Spark), (null, us).
+  ASSERT_EQ(files.size(), 3u);
+  std::map<std::string, AddFile> by_folder;
+  for (const auto& file : files) by_folder[std::filesystem::path(file.path).parent_path().string()] = file;
+  ASSERT_TRUE(by_folder.count("dt=2026-03-02/region=eu%2Fwest%201"));
+  ASSERT_TRUE(by_folder.count("dt=2026-03-03/region=__HIVE_DEFAULT_PARTITION__"));
+  ASSERT_TRUE(by_folder.count("dt=__HIVE_DEFAULT_PARTITION__/region=us"));
+  const auto& eu = by_folder["dt=2026-03-02/region=eu%2Fwest%201"];
+  EXPECT_EQ(eu.partition_values.at("dt"), std::optional<std::string>("2026-03-02"));
+  EXPECT_EQ(eu.partition_values.at("region"), std::optional<std::string>("eu/west 1"));
+  EXPECT_EQ(by_folder["dt=2026-03-03/region=__HIVE_DEFAULT_PARTITION__"].partition_values.at("region"), std::nullopt);
+  EXPECT_NE(eu.stats.find("\"numRecords\":2"), std::string::npos) << eu.stats;
+
+  // The log holds the strings; the file holds no partition column; a scan types them back.
+  std::string log = read_file(table + "/_delta_log/00000000000000000000.json");
+  EXPECT_NE(log.find("\"partitionColumns\":[\"dt\",\"region\"]"), std::string::npos);
+  EXPECT_NE(log.find("\"region\":\"eu/west 1\""), std::string::npos);
+  EXPECT_EQ(con.scalar("SELECT string_agg(name, ',' ORDER BY name) FROM parquet_schema(" +
+                       sql::quote_literal(table + "/" + eu.path) + ") WHERE num_children IS NULL"),
+            "id,ts");
+  EXPECT_EQ(con.scalar("SELECT string_agg(id || ':' || coalesce(CAST(dt AS VARCHAR), '-') || ':' || "
+                       "coalesce(region, '-'), ' ' ORDER BY id) FROM (" + scan_sql(load_snapshot(table)) + ")"),
+            "1:2026-03-02:eu/west 1 2:2026-03-02:eu/west 1 3:2026-03-03:- 4:2026-03-03:- 5:-:us");
+}
+
+TEST_F(PartitionedWrite, TimestampPartitionValuesAreUtcTextAsSparkWritesThem) {
+  schema = {{"id", "long"}, {"ts", "timestamp"}};
+  Commit commit(load_snapshot(table));
+  Metadata metadata;
+  metadata.schema = schema;
+  metadata.partition_columns = {"ts"};
+  commit.set_metadata(metadata);
+  auto files = write_partitioned_files(con, table, "SELECT 1 AS id, TIMESTAMPTZ '2026-03-02 09:30:00.25+02' AS ts",
+                                       schema, {"ts"});
+  ASSERT_EQ(files.size(), 1u);
+  EXPECT_EQ(files[0].partition_values.at("ts"), std::optional<std::string>("2026-03-02 07:30:00.250000"));
+  EXPECT_TRUE(files[0].path.starts_with("ts=2026-03-02%2007%3A30%3A00.250000/")) << files[0].path;
+  for (const auto& file : files) commit.add(file);
+  commit.publish();
+  EXPECT_EQ(con.scalar("SELECT epoch_ms(ts) FROM (" + scan_sql(load_snapshot(table)) + ")"),
+            std::to_string(1772436600250LL));
+}
+
+TEST_F(PartitionedWrite, AnEmptyBatchWritesNoFile) {
+  EXPECT_TRUE(write_partitioned_files(con, table, "SELECT 1::BIGINT AS id, NULL::TIMESTAMPTZ AS ts, NULL::DATE AS dt, "
+                                                  "'x' AS region WHERE false", schema, {"dt"})
+                  .empty());
+  EXPECT_FALSE(std::filesystem::exists(table));
+}
+
+}  // namespace
+}  // namespace lakestream::delta
