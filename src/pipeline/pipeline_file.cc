@@ -24,9 +24,10 @@ namespace {
 namespace fs = std::filesystem;
 
 const std::vector<std::string> kIngestKeys{"kind", "table", "source"};
-const std::vector<std::string> kLatestKeys{"kind", "table", "from", "key", "order_by", "entity"};
+const std::vector<std::string> kLatestKeys{"kind", "table", "from", "key", "order_by", "entity", "max_files_per_trigger"};
 const std::vector<std::string> kWindowKeys{"kind",   "table",    "from",   "filter",        "event_time", "watermark",
-                                           "dedup",  "window",   "window_column", "group_by", "output", "aggregates"};
+                                           "dedup",  "window",   "window_column", "group_by", "output", "aggregates",
+                                           "max_files_per_trigger"};
 // The columns ingest adds after the event's fields; a field of the same name would collide.
 const std::vector<std::string> kIngestMetadataColumns{"partition", "offset", "kafka_timestamp",
                                                       "key",       "_batch_id", "_ingested_at"};
@@ -414,6 +415,7 @@ Stream read_stream(const TomlSection& streams, const std::string& name, const Pi
   }
 
   stream.from = section->required_string("from", "name the table this stream reads, written by another stream of this file");
+  if (auto cap = section->positive_integer("max_files_per_trigger")) stream.max_files_per_trigger = *cap;
   if (stream.kind == StreamKind::Latest) {
     stream.key = column_list(*section, "key", true, "name the key column(s), e.g. key = [\"order_id\"]");
     stream.order_by = section->required_string("order_by", "name the column that orders versions of a row, e.g. \"event_time\"");
