@@ -84,6 +84,23 @@ TEST(SmallFiles, ACrashBeforeTheCompactionCommitLeavesTheTableAsItWas) {
   EXPECT_EQ(f.query("select count(*) as events from bronze_orders"), "events\n6\n");
 }
 
+TEST(SmallFiles, EachBatchWritesAtMostOneFilePerTable) {
+  PipelineFixture f(shop_pipeline(), {{"orders", 3}});
+  play_shop(f, [&] { run_ok(f); });
+  int commits_with_data = 0;
+  for (const std::string table : {"bronze_orders", "bronze_orders_quarantine", "orders", "hourly_sales"}) {
+    std::string path = f.dir() + "/lake/" + table;
+    int64_t latest = delta::latest_version(path);
+    if (latest < 0 && table.ends_with("_quarantine")) continue;  // nothing quarantined, no table
+    ASSERT_GE(latest, 0) << table;
+    for (const auto& commit : delta::read_commits(path, 0, latest)) {
+      EXPECT_LE(commit.adds.size(), 1u) << table << " version " << commit.version;
+      commits_with_data += commit.adds.empty() ? 0 : 1;
+    }
+  }
+  EXPECT_GE(commits_with_data, 6 + 6 + 2);  // bronze and silver every send, gold when an hour closed
+}
+
 // With one bronze version per batch, one run over all six versions makes the batches that six
 // runs (one after each send) make: the same watermarks, the same late and duplicate rows.
 TEST(SmallFiles, BatchesCappedAtOneFileGiveTheScenariosAnswers) {
