@@ -82,10 +82,14 @@ std::string WindowAggregates::argument_select() const {
   return s;
 }
 
-std::string WindowAggregates::partial_select_over_arguments() const {
-  return partial_select_of([&](size_t i) {
+std::string WindowAggregates::partials_by_window(const std::string& relation) const {
+  std::string groups;
+  for (const auto& g : stream_.group_by) groups += ", " + q(g);
+  std::string partials = partial_select_of([&](size_t i) {
     return stream_.aggregates[i].argument == "*" ? std::string("*") : argument_column(i);
   });
+  return "SELECT make_timestamp(ws_us)::TIMESTAMPTZ AS ws" + groups + ", " + partial_columns() + " FROM (SELECT " +
+         window_start_us() + " AS ws_us" + groups + ", " + partials + " FROM " + relation + " GROUP BY ALL)";
 }
 
 std::string WindowAggregates::partial_columns() const {

@@ -27,8 +27,11 @@ class WindowAggregates {
   // The aggregate arguments evaluated once per row, "(amount) AS __arg1, ..." ("" when all are
   // count(*)), so that a batch keeps only these columns of its rows, not every source column.
   std::string argument_select() const;
-  // partial_select() over the columns of argument_select() instead of the source's.
-  std::string partial_select_over_arguments() const;
+  // A query for the partials per window of `relation` (rows with the event-time and group columns
+  // and those of argument_select()), with the state's columns: ws, the group columns, the partials.
+  // It groups by the window start in microseconds, a BIGINT, and makes it a timestamp once per
+  // window, not once per row.
+  std::string partials_by_window(const std::string& relation) const;
   // "c0 = w.c0 + p.c0, ..." for UPDATE <state> w ... FROM <partials> p.
   std::string merge_assignments() const;
   // "w.ws = p.ws AND w.g IS NOT DISTINCT FROM p.g ..." for a window state row w and partial p.

@@ -306,8 +306,7 @@ class WindowRun {
         kept = "window_kept";
         batch.duplicates_dropped = on_time_rows - con.scalar_int("SELECT count(*) FROM window_kept");
       }
-      con.exec("CREATE OR REPLACE TEMP TABLE window_partial AS SELECT " + aggregates_->window_key_select() + ", " +
-               aggregates_->partial_select_over_arguments() + " FROM " + kept + " GROUP BY ALL");
+      con.exec("CREATE OR REPLACE TEMP TABLE window_partial AS " + aggregates_->partials_by_window(kept));
     }
 
     auto updating = std::chrono::steady_clock::now();
