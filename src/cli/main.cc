@@ -26,6 +26,7 @@ int main(int argc, char** argv) {
   lakestream::cli::add_check_command(app);
   lakestream::cli::add_recount_command(app);
   lakestream::cli::add_vacuum_command(app);
+  lakestream::cli::add_optimize_command(app);
   lakestream::cli::add_demo_command(app);
   lakestream::cli::add_bench_command(app);
   lakestream::cli::add_status_command(app);

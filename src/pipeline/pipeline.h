@@ -87,6 +87,9 @@ struct Stream {
 
   // latest and window: the table it reads
   std::string from;
+  // The most data files one batch reads (whole versions, at least one), as Spark's Delta source's
+  // maxFilesPerTrigger: memory follows the batch, not the backlog.
+  int64_t max_files_per_trigger = 1000;
 
   // latest
   std::vector<std::string> key;

@@ -24,10 +24,12 @@ namespace {
 namespace fs = std::filesystem;
 
 const std::vector<std::string> kIngestKeys{"kind", "table", "source", "derived", "partition_by", "max_quarantine_share"};
-const std::vector<std::string> kLatestKeys{"kind", "table", "from", "key", "order_by", "entity", "max_staleness"};
+const std::vector<std::string> kLatestKeys{"kind", "table", "from", "key", "order_by", "entity", "max_staleness",
+                                           "max_files_per_trigger"};
 const std::vector<std::string> kWindowKeys{"kind",   "table",    "from",          "filter",   "event_time",
                                            "watermark", "dedup", "window",        "window_column", "group_by",
-                                           "output", "aggregates", "max_late_share", "max_staleness"};
+                                           "output", "aggregates", "max_late_share", "max_staleness",
+                                           "max_files_per_trigger"};
 // The columns ingest adds after the event's fields; a field of the same name would collide.
 const std::vector<std::string> kIngestMetadataColumns{"partition", "offset", "kafka_timestamp",
                                                       "key",       "_batch_id", "_ingested_at"};
@@ -470,6 +472,7 @@ Stream read_stream(const TomlSection& streams, const std::string& name, const Pi
   }
 
   stream.from = section->required_string("from", "name the table this stream reads, written by another stream of this file");
+  if (auto cap = section->positive_integer("max_files_per_trigger")) stream.max_files_per_trigger = *cap;
   if (stream.kind == StreamKind::Latest) {
     stream.key = column_list(*section, "key", true, "name the key column(s), e.g. key = [\"order_id\"]");
     stream.order_by = section->required_string("order_by", "name the column that orders versions of a row, e.g. \"event_time\"");

@@ -33,15 +33,21 @@ class LatestRun {
     checkpoint_.check_definition(committed >= 0);
     std::optional<PlannedBatch> last = checkpoint_.last_planned();
     if (last && last->id > committed) run_batch(*last, true);
+    int64_t next_id = last ? last->id + 1 : 0;
     int64_t next_from = last ? last->input["to"].get<int64_t>() + 1 : 0;
+    // What the source holds now, in batches of at most max_files_per_trigger files, each planned
+    // before it reads so that a replay reads the same versions.
     int64_t source_version = delta::latest_version(source_path_);
-    if (source_version >= next_from) {
-      PlannedBatch batch{last ? last->id + 1 : 0, {{"from", next_from}, {"to", source_version}}};
+    for (;;) {
+      int64_t to = last_version_of_batch(source_path_, next_from, source_version, ctx_.stream.max_files_per_trigger);
+      if (to < next_from) break;
+      PlannedBatch batch{next_id++, {{"from", next_from}, {"to", to}}};
       checkpoint_.plan(batch.id, batch.input);
       fault_point("after_plan");
       run_batch(batch, false);
-      if (batch.id > 100) checkpoint_.forget_before(batch.id - 100);
+      next_from = to + 1;
     }
+    if (next_id > 100) checkpoint_.forget_before(next_id - 100);
     report_.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
     return report_;
   }
@@ -72,13 +78,14 @@ class LatestRun {
     // A tie on the ordering column goes to the later record in Kafka.
     for (const char* tie : {"partition", "offset"})
       if (delta::has_column(columns, tie)) order += ", " + sql::quote_ident(tie) + " DESC";
-    con.exec("CREATE OR REPLACE TEMP TABLE latest_input AS SELECT * FROM (" + changes_scan_sql(changes) + ")");
-    batch.input_rows = con.scalar_int("SELECT count(*) FROM latest_input");
+    std::string source = "(" + changes_scan_sql(changes) + ") AS source";
+    auto counted = rows_by_statistics(changes);
+    batch.input_rows = counted ? *counted : con.scalar_int("SELECT count(*) FROM " + source);
     batch.durations_ms["getBatch"] = ms_since(started);
     auto merging = std::chrono::steady_clock::now();
-    con.exec("CREATE OR REPLACE TEMP TABLE latest_newest AS SELECT * EXCLUDE (_rank) FROM (SELECT *, row_number() OVER "
-             "(PARTITION BY " + keys + " ORDER BY " + order + ") AS _rank FROM latest_input WHERE " + key_not_null +
-             ") WHERE _rank = 1");
+    // The newest row per key, straight from the batch's files.
+    con.exec("CREATE OR REPLACE TEMP TABLE latest_newest AS SELECT * FROM " + source + " WHERE " + key_not_null +
+             " QUALIFY row_number() OVER (PARTITION BY " + keys + " ORDER BY " + order + ") = 1");
 
     // The existing row stays unless the incoming one is strictly newer.
     std::string ob = sql::quote_ident(s.order_by);
@@ -90,7 +97,7 @@ class LatestRun {
       batch.output_rows = upsert_rows(con, table_path_, commit, snapshot, "latest_newest", s.key, keep_existing, columns).rows_written;
     });
     batch.already_committed = !written;
-    con.exec("DROP TABLE IF EXISTS latest_input; DROP TABLE IF EXISTS latest_newest");
+    con.exec("DROP TABLE IF EXISTS latest_newest");
     batch.durations_ms["addBatch"] = ms_since(merging);
     batch.durations_ms["triggerExecution"] = ms_since(started);
     ctx_.finish_batch(report_, batch, started);

@@ -1,5 +1,9 @@
 #include "streams/table_source.h"
 
+#include <algorithm>
+
+#include <nlohmann/json.hpp>
+
 #include "table/parquet_file.h"
 #include "util/error.h"
 
@@ -27,6 +31,35 @@ TableChanges read_table_changes(const std::string& table_path, int64_t from_vers
   }
   changes.shape.files = changes.added;
   return changes;
+}
+
+int64_t last_version_of_batch(const std::string& table_path, int64_t from_version, int64_t until, int64_t max_files) {
+  int64_t to = from_version - 1;
+  int64_t files = 0;
+  // Read the log in steps of max_files versions: a backlog of many versions is not read whole
+  // for each batch (a version adds at least one file, unless it only compacts or changes metadata).
+  while (to < until) {
+    int64_t step_end = std::min(until, to + std::max<int64_t>(1, max_files));
+    for (const auto& commit : delta::read_commits(table_path, to + 1, step_end)) {
+      int64_t added = 0;
+      for (const auto& add : commit.adds) added += add.data_change ? 1 : 0;
+      if (to >= from_version && files + added > max_files) return to;
+      files += added;
+      to = commit.version;
+    }
+  }
+  return to;
+}
+
+std::optional<int64_t> rows_by_statistics(const TableChanges& changes) {
+  int64_t rows = 0;
+  for (const auto& add : changes.added) {
+    auto stats = nlohmann::json::parse(add.stats, nullptr, false);
+    if (stats.is_discarded() || !stats.is_object() || !stats.contains("numRecords") || !stats["numRecords"].is_number_integer())
+      return std::nullopt;
+    rows += stats["numRecords"].get<int64_t>();
+  }
+  return rows;
 }
 
 std::string changes_scan_sql(const TableChanges& changes) { return delta::scan_sql(changes.shape); }

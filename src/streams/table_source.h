@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -21,6 +22,15 @@ struct TableChanges {
 
 // The files added by versions from..to (inclusive) of the table at `table_path`.
 TableChanges read_table_changes(const std::string& table_path, int64_t from_version, int64_t to_version);
+
+// The last version of the next batch, which starts at `from_version` and reads no further than
+// `until`: versions are taken whole, in order, while their new data files add up to at most
+// `max_files` (always at least one version, however many files it has). from_version - 1 when
+// there is nothing to read.
+int64_t last_version_of_batch(const std::string& table_path, int64_t from_version, int64_t until, int64_t max_files);
+
+// The number of rows `changes` holds, from the files' statistics; nullopt when a file has none.
+std::optional<int64_t> rows_by_statistics(const TableChanges& changes);
 
 // SQL for the rows of `changes` (an empty relation of the table's shape when there are none).
 std::string changes_scan_sql(const TableChanges& changes);

@@ -65,38 +65,47 @@ UpsertResult upsert_rows(sql::Connection& con, const std::string& table_path, de
   std::vector<delta::AddFile> affected =
       first_key ? files_that_may_hold(con, snapshot, incoming, *first_key) : snapshot.files;
 
+  std::string column_list;
+  for (const auto& c : columns) column_list += (column_list.empty() ? "" : ", ") + sql::quote_ident(c.name);
+  std::string rows;
   if (affected.empty()) {
-    con.exec("CREATE OR REPLACE TEMP TABLE upsert_existing AS SELECT * FROM " + incoming + " LIMIT 0");
+    // No file can hold an incoming key: every incoming row is new, appended as it is.
+    result.rows_written = con.scalar_int("SELECT count(*) FROM " + incoming);
+    if (result.rows_written == 0) return result;
+    rows = "SELECT " + column_list + " FROM " + incoming;
   } else {
+    // The affected files are read in place, never copied: DuckDB reads only the columns each
+    // statement needs (the keys and what keep_existing looks at, then everything for the rewrite).
     delta::Snapshot affected_only = snapshot;
     affected_only.files = affected;
     // Read in the writer's shape: after a schema change, columns the old files lack come as null.
     affected_only.metadata.schema = columns;
-    con.exec("CREATE OR REPLACE TEMP TABLE upsert_existing AS SELECT * FROM (" + delta::scan_sql(affected_only) + ")");
-  }
-
-  std::string match = key_match(key);
-  // Incoming rows that win: new keys, and keys whose existing row does not stay.
-  con.exec("CREATE OR REPLACE TEMP TABLE upsert_winners AS SELECT s.* FROM " + incoming +
-           " s WHERE NOT EXISTS (SELECT 1 FROM upsert_existing t WHERE " + match + " AND (" + keep_existing + "))");
-  result.rows_written = con.scalar_int("SELECT count(*) FROM upsert_winners");
-  if (result.rows_written == 0) return result;
-
-  bool touches_existing = con.scalar_int("SELECT count(*) FROM upsert_winners s JOIN upsert_existing t ON " + match) > 0;
-  std::string column_list;
-  for (const auto& c : columns) column_list += (column_list.empty() ? "" : ", ") + sql::quote_ident(c.name);
-  std::string rows;
-  if (touches_existing) {
-    // Rewrite the affected files: their rows minus the replaced ones, plus the winners.
-    rows = "SELECT " + column_list + " FROM upsert_existing t WHERE NOT EXISTS (SELECT 1 FROM upsert_winners s WHERE " +
-           match + ") UNION ALL SELECT " + column_list + " FROM upsert_winners";
-    for (const auto& f : affected) commit.remove(f.path);
-    result.files_rewritten = static_cast<int64_t>(affected.size());
-  } else {
-    rows = "SELECT " + column_list + " FROM upsert_winners";  // only new keys: append them
+    std::string existing = "(" + delta::scan_sql(affected_only) + ")";
+    std::string match = key_match(key);
+    std::string key_columns;
+    for (const auto& k : key) key_columns += (key_columns.empty() ? "" : ", ") + ("s." + sql::quote_ident(k));
+    // Incoming rows that win: all but those whose existing row stays. Hash joins on the keys
+    // only (keep_existing is filtered after the join, not a join condition DuckDB cannot hash).
+    con.exec("CREATE OR REPLACE TEMP TABLE upsert_winners AS SELECT s.* FROM " + incoming + " s ANTI JOIN (SELECT " +
+             key_columns + " FROM " + incoming + " s JOIN " + existing + " t ON " + match + " WHERE (" + keep_existing +
+             ")) t ON " + match);
+    result.rows_written = con.scalar_int("SELECT count(*) FROM upsert_winners");
+    if (result.rows_written == 0) return result;
+    bool touches_existing =
+        con.scalar_int("SELECT count(*) FROM upsert_winners s SEMI JOIN " + existing + " t ON " + match) > 0;
+    if (touches_existing) {
+      // Rewrite the affected files: their rows minus the replaced ones, plus the winners.
+      rows = "SELECT " + column_list + " FROM " + existing + " t ANTI JOIN upsert_winners s ON " + match +
+             " UNION ALL SELECT " + column_list + " FROM upsert_winners";
+      for (const auto& f : affected) commit.remove(f.path);
+      result.files_rewritten = static_cast<int64_t>(affected.size());
+    } else {
+      rows = "SELECT " + column_list + " FROM upsert_winners";  // only new keys: append them
+    }
   }
   delta::AddFile added = delta::write_data_file(con, table_path, rows, columns);
   if (!added.path.empty()) commit.add(added);
+  con.exec("DROP TABLE IF EXISTS upsert_winners");
   fault_point("after_data_files");
   return result;
 }

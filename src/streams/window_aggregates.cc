@@ -47,20 +47,49 @@ std::string WindowAggregates::window_key_select() const {
   return s;
 }
 
-std::string WindowAggregates::partial_select() const {
+std::string WindowAggregates::partial_select_of(const std::function<std::string(size_t)>& argument) const {
   std::string s;
   for (size_t i = 0; i < stream_.aggregates.size(); i++) {
     const auto& a = stream_.aggregates[i];
     std::string n = std::to_string(i);
+    std::string arg = argument(i);
     if (!s.empty()) s += ", ";
-    if (a.function == "count") s += "count(" + a.argument + ") AS c" + n;
-    else if (a.function == "sum") s += "sum(" + a.argument + ") AS s" + n;
-    else if (a.function == "min") s += "min(" + a.argument + ") AS m" + n;
-    else if (a.function == "max") s += "max(" + a.argument + ") AS m" + n;
-    else if (a.function == "avg") s += "sum(" + a.argument + ") AS s" + n + ", count(" + a.argument + ") AS c" + n;
+    if (a.function == "count") s += "count(" + arg + ") AS c" + n;
+    else if (a.function == "sum") s += "sum(" + arg + ") AS s" + n;
+    else if (a.function == "min") s += "min(" + arg + ") AS m" + n;
+    else if (a.function == "max") s += "max(" + arg + ") AS m" + n;
+    else if (a.function == "avg") s += "sum(" + arg + ") AS s" + n + ", count(" + arg + ") AS c" + n;
     else throw Error("internal: unknown aggregate " + a.function);
   }
   return s;
+}
+
+std::string WindowAggregates::partial_select() const {
+  return partial_select_of([&](size_t i) { return stream_.aggregates[i].argument; });
+}
+
+namespace {
+std::string argument_column(size_t i) { return "__arg" + std::to_string(i); }
+}  // namespace
+
+std::string WindowAggregates::argument_select() const {
+  std::string s;
+  for (size_t i = 0; i < stream_.aggregates.size(); i++) {
+    const auto& a = stream_.aggregates[i];
+    if (a.argument == "*") continue;
+    s += (s.empty() ? "" : ", ") + ("(" + a.argument + ") AS " + argument_column(i));
+  }
+  return s;
+}
+
+std::string WindowAggregates::partials_by_window(const std::string& relation) const {
+  std::string groups;
+  for (const auto& g : stream_.group_by) groups += ", " + q(g);
+  std::string partials = partial_select_of([&](size_t i) {
+    return stream_.aggregates[i].argument == "*" ? std::string("*") : argument_column(i);
+  });
+  return "SELECT make_timestamp(ws_us)::TIMESTAMPTZ AS ws" + groups + ", " + partial_columns() + " FROM (SELECT " +
+         window_start_us() + " AS ws_us" + groups + ", " + partials + " FROM " + relation + " GROUP BY ALL)";
 }
 
 std::string WindowAggregates::partial_columns() const {

@@ -3,6 +3,7 @@
 // are all mergeable, so a window's state is a handful of numbers however many events it has.
 #pragma once
 
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -23,6 +24,14 @@ class WindowAggregates {
   std::string window_start_us() const;
   // "count(*) AS c0, sum(amount) AS s1, ..." over the source's rows.
   std::string partial_select() const;
+  // The aggregate arguments evaluated once per row, "(amount) AS __arg1, ..." ("" when all are
+  // count(*)), so that a batch keeps only these columns of its rows, not every source column.
+  std::string argument_select() const;
+  // A query for the partials per window of `relation` (rows with the event-time and group columns
+  // and those of argument_select()), with the state's columns: ws, the group columns, the partials.
+  // It groups by the window start in microseconds, a BIGINT, and makes it a timestamp once per
+  // window, not once per row.
+  std::string partials_by_window(const std::string& relation) const;
   // "c0 = w.c0 + p.c0, ..." for UPDATE <state> w ... FROM <partials> p.
   std::string merge_assignments() const;
   // "w.ws = p.ws AND w.g IS NOT DISTINCT FROM p.g ..." for a window state row w and partial p.
@@ -33,6 +42,9 @@ class WindowAggregates {
   std::string partial_columns() const;
 
  private:
+  // partial_select() with the argument of aggregate i given by `argument(i)`.
+  std::string partial_select_of(const std::function<std::string(size_t)>& argument) const;
+
   const Stream& stream_;
   std::vector<std::string> argument_types_;  // DuckDB type of each aggregate's argument ("" for *)
 };

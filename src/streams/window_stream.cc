@@ -2,6 +2,7 @@
 
 #include <sys/stat.h>
 
+#include <algorithm>
 #include <chrono>
 #include <regex>
 
@@ -58,13 +59,17 @@ class WindowRun {
     int64_t next_id = last ? last->id + 1 : 0;
     int64_t next_from = last ? last->input["to"].get<int64_t>() + 1 : 0;
 
+    // What the source holds now, in batches of at most max_files_per_trigger files; each batch
+    // is planned (in the checkpoint) before it reads, so a replay reads exactly the same versions.
     int64_t source_version = delta::latest_version(source_path_);
-    if (source_version >= next_from) {
-      PlannedBatch batch{next_id++, {{"from", next_from}, {"to", source_version}}};
+    for (;;) {
+      int64_t to = last_version_of_batch(source_path_, next_from, source_version, s_.max_files_per_trigger);
+      if (to < next_from) break;
+      PlannedBatch batch{next_id++, {{"from", next_from}, {"to", to}}};
       checkpoint_.plan(batch.id, batch.input);
       fault_point("after_plan");
       run_batch(batch, false);
-      next_from = source_version + 1;
+      next_from = to + 1;
     }
     // Spark's trailing no-data batch: what the moved watermark closed is written in this run.
     if (needs_no_data_batch()) {
@@ -186,15 +191,6 @@ class WindowRun {
     return rows;
   }
 
-  // Min, max and mean event time of a batch's rows; nullopt when none has one.
-  std::optional<EventTimeStats> event_time_stats(const std::string& relation) {
-    std::string e = "epoch_us(" + q(s_.event_time) + ")";
-    sql::Rows rows = ctx_.con.query("SELECT min(" + e + ")::VARCHAR AS lo, max(" + e + ")::VARCHAR AS hi, avg(" + e +
-                                    ")::VARCHAR AS mean FROM " + relation);
-    if (!rows.at(0, "hi")) return std::nullopt;
-    return EventTimeStats{std::stoll(rows.text(0, "lo")), std::stoll(rows.text(0, "hi")), std::stod(rows.text(0, "mean"))};
-  }
-
   bool needs_no_data_batch() {
     int64_t watermark = meta("watermark", 0);
     if (watermark <= meta("watermark_used", 0)) return false;
@@ -233,29 +229,51 @@ class WindowRun {
 
     if (!no_data) {
       TableChanges changes = read_table_changes(source_path_, from, to);
-      con.exec("CREATE OR REPLACE TEMP TABLE window_input AS SELECT * FROM (" + changes_scan_sql(changes) + ")");
-      batch.input_rows = con.scalar_int("SELECT count(*) FROM window_input");
-      std::string filtered = "SELECT * FROM window_input" + (s_.filter.empty() ? "" : " WHERE (" + s_.filter + ")");
-      con.exec("CREATE OR REPLACE TEMP TABLE window_filtered AS " + filtered);
-      batch.durations_ms["getBatch"] = ms_since(started);
-      batch.event_time = event_time_stats("window_filtered");
-      if (batch.event_time)
-        new_watermark = std::max<int64_t>(watermark, batch.event_time->max_us - s_.watermark_delay_us);
-      if (delta::has_column(source_columns_, "_batch_id"))
-        source_max_batch_id = std::max<int64_t>(source_max_batch_id, con.scalar_int("SELECT coalesce(max(_batch_id), -1) FROM window_input"));
-
+      std::string source = "(" + changes_scan_sql(changes) + ") AS source";
+      std::string filter = s_.filter.empty() ? std::string("true") : "(" + s_.filter + ")";
       // Late: with dedup, an event time at or before the watermark; without, a window that
       // ended at or before it (Spark's rules for each operator).
-      std::string on_time = s_.dedup.empty()
-                                ? aggregates_->window_start_us() + " + " + std::to_string(s_.window_us) + " > " + w
-                                : "epoch_us(" + et + ") > " + w;
-      con.exec("CREATE OR REPLACE TEMP TABLE window_on_time AS SELECT * FROM window_filtered WHERE " + et +
-               " IS NOT NULL AND " + on_time);
-      int64_t filtered_rows = con.scalar_int("SELECT count(*) FROM window_filtered");
-      int64_t on_time_rows = con.scalar_int("SELECT count(*) FROM window_on_time");
-      batch.late_dropped = filtered_rows - on_time_rows;
+      std::string on_time = et + " IS NOT NULL AND " +
+                            (s_.dedup.empty() ? aggregates_->window_start_us() + " + " + std::to_string(s_.window_us) + " > " + w
+                                              : "epoch_us(" + et + ") > " + w);
+      bool has_batch_id = delta::has_column(source_columns_, "_batch_id");
 
-      std::string kept = "window_on_time";
+      // The batch's counters and event-time figures (over the filtered rows) in one pass over its
+      // files, reading only the columns they need.
+      std::string event_us = "epoch_us(" + et + ")";
+      sql::Rows counts = con.query(
+          "SELECT count(*) AS input_rows, count(*) FILTER (WHERE " + filter + ") AS filtered_rows, "
+          "min(" + event_us + ") FILTER (WHERE " + filter + ") AS min_event, "
+          "max(" + event_us + ") FILTER (WHERE " + filter + ") AS max_event, "
+          "avg(" + event_us + ") FILTER (WHERE " + filter + ")::VARCHAR AS mean_event, "
+          "count(*) FILTER (WHERE " + filter + " AND " + on_time + ") AS on_time_rows, " +
+          (has_batch_id ? "max(_batch_id)" : "NULL") + " AS max_batch_id FROM " + source);
+      auto count_of = [&](const char* column) { return std::stoll(counts.text(0, column)); };
+      batch.input_rows = count_of("input_rows");
+      int64_t on_time_rows = count_of("on_time_rows");
+      batch.late_dropped = count_of("filtered_rows") - on_time_rows;
+      batch.durations_ms["getBatch"] = ms_since(started);
+      if (counts.at(0, "max_event")) {
+        batch.event_time = EventTimeStats{count_of("min_event"), count_of("max_event"), std::stod(counts.text(0, "mean_event"))};
+        new_watermark = std::max<int64_t>(watermark, batch.event_time->max_us - s_.watermark_delay_us);
+      }
+      if (auto max_batch = counts.at(0, "max_batch_id")) source_max_batch_id = std::max<int64_t>(source_max_batch_id, std::stoll(*max_batch));
+
+      // The rows that count, with only the columns the state and the aggregates need.
+      std::vector<std::string> needed;
+      auto need = [&](const std::string& column) {
+        if (std::find(needed.begin(), needed.end(), column) == needed.end()) needed.push_back(column);
+      };
+      for (const auto& column : s_.dedup) need(column);
+      need(s_.event_time);
+      for (const auto& column : s_.group_by) need(column);
+      std::string projection;
+      for (const auto& column : needed) projection += (projection.empty() ? "" : ", ") + q(column);
+      std::string arguments = aggregates_->argument_select();
+      if (!arguments.empty()) projection += ", " + arguments;
+      std::string rows = "SELECT " + projection + " FROM " + source + " WHERE " + filter + " AND " + on_time;
+
+      std::string kept = "(" + rows + ")";
       if (!s_.dedup.empty()) {
         std::string keys, match, order;
         for (const auto& d : s_.dedup) {
@@ -265,17 +283,15 @@ class WindowRun {
         for (const char* col : {"_batch_id", "partition", "offset"})
           if (delta::has_column(source_columns_, col)) order += (order.empty() ? "" : ", ") + q(col);
         if (order.empty()) order = et;
-        // The first copy of a key in this batch, unless the state remembers the key already.
-        con.exec("CREATE OR REPLACE TEMP TABLE window_kept AS SELECT f.* FROM (SELECT * EXCLUDE (_copy) FROM "
-                 "(SELECT *, row_number() OVER (PARTITION BY " + keys + " ORDER BY " + order +
-                 ") AS _copy FROM window_on_time) WHERE _copy = 1) f WHERE NOT EXISTS (SELECT 1 FROM " + st("dedup") +
-                 " d WHERE " + match + ")");
+        // The first copy of a key in this batch, unless the state remembers the key already
+        // (a hash anti-join on the keys).
+        con.exec("CREATE OR REPLACE TEMP TABLE window_kept AS SELECT f.* FROM (" + rows +
+                 " QUALIFY row_number() OVER (PARTITION BY " + keys + " ORDER BY " + order + ") = 1) f ANTI JOIN " +
+                 st("dedup") + " d ON " + match);
         kept = "window_kept";
         batch.duplicates_dropped = on_time_rows - con.scalar_int("SELECT count(*) FROM window_kept");
       }
-      con.exec("CREATE OR REPLACE TEMP TABLE window_partial AS SELECT " + aggregates_->window_key_select() + ", " +
-               aggregates_->partial_select() + " FROM " + kept + " GROUP BY ALL");
-      kept_table_ = kept;
+      con.exec("CREATE OR REPLACE TEMP TABLE window_partial AS " + aggregates_->partials_by_window(kept));
     }
 
     auto updating = std::chrono::steady_clock::now();
@@ -287,7 +303,7 @@ class WindowRun {
       if (!s_.dedup.empty()) {
         std::string cols;
         for (const auto& d : s_.dedup) cols += q(d) + ", ";
-        tx += "INSERT INTO " + st("dedup") + " SELECT " + cols + et + " FROM " + kept_table_ + ";";
+        tx += "INSERT INTO " + st("dedup") + " SELECT " + cols + et + " FROM window_kept;";
       }
       tx += "UPDATE " + windows + " w SET " + aggregates_->merge_assignments() + " FROM window_partial p WHERE " +
             aggregates_->same_window("w", "p") + ";";
@@ -325,14 +341,13 @@ class WindowRun {
     state.rows_total = state_rows();
     // Every kept row and every partial updates a state row; what is gone beyond that was removed.
     state.rows_updated = no_data ? 0 : con.scalar_int("SELECT count(*) FROM window_partial") +
-                                           (s_.dedup.empty() ? 0 : con.scalar_int("SELECT count(*) FROM " + kept_table_));
+                                           (s_.dedup.empty() ? 0 : con.scalar_int("SELECT count(*) FROM window_kept"));
     state.rows_removed = std::max<int64_t>(0, state_rows_before + state.rows_updated - state.rows_total);
     state.memory_bytes = file_size_or_zero(checkpoint_.state_db_path());
     batch.state = state;
     batch.durations_ms["addBatch"] = ms_since(updating);
     batch.durations_ms["triggerExecution"] = ms_since(started);
-    con.exec("DROP TABLE IF EXISTS window_input; DROP TABLE IF EXISTS window_filtered; DROP TABLE IF EXISTS "
-             "window_on_time; DROP TABLE IF EXISTS window_kept; DROP TABLE IF EXISTS window_partial");
+    con.exec("DROP TABLE IF EXISTS window_kept; DROP TABLE IF EXISTS window_partial");
     ctx_.finish_batch(report_, batch, started);
   }
 
@@ -343,7 +358,6 @@ class WindowRun {
   std::string table_path_;
   std::vector<delta::Column> source_columns_;
   std::optional<WindowAggregates> aggregates_;
-  std::string kept_table_;
   StreamReport report_;
 };
 

@@ -1,14 +1,18 @@
-// One aggregate query over the written file gives every column's count, min, max and nulls; the
-// values come back as text and are turned into the JSON types Spark expects.
+// Every column's count, min, max and nulls of a written file, from its Parquet footer when that is
+// exact, else from one aggregate query over the data; the values come back as text and are turned
+// into the JSON types Spark expects.
 #include "table/file_stats.h"
 
 #include <cmath>
 #include <ctime>
+#include <functional>
+#include <optional>
 #include <regex>
 
 #include <nlohmann/json.hpp>
 
 #include "table/delta_types.h"
+#include "table/parquet_file.h"
 #include "util/error.h"
 
 namespace lakestream::delta {
@@ -62,6 +66,69 @@ class JsonObjectText {
   std::string text_;
 };
 
+// The select list of the stats query: per column i, nulls_i, min_i and max_i as text, over the
+// column named by `value(i, "min"|"max")`, null counts by `nulls(i)`; the row count as `n`.
+std::string stats_select(const std::vector<Column>& file_columns, const std::string& rows,
+                         const std::function<std::string(size_t)>& nulls,
+                         const std::function<std::string(size_t, const char*)>& value) {
+  std::string select = "CAST(" + rows + " AS VARCHAR) AS n";
+  for (size_t i = 0; i < file_columns.size(); i++) {
+    std::string idx = std::to_string(i);
+    StatKind kind = stat_kind(file_columns[i].type);
+    if (kind == StatKind::kNone) continue;
+    select += ", CAST(" + nulls(i) + " AS VARCHAR) AS nulls_" + idx;
+    std::string lo = value(i, "min"), hi = value(i, "max");
+    switch (kind) {
+      case StatKind::kTimestamp:
+      case StatKind::kTimestampNtz:
+        select += ", CAST(epoch_us(" + lo + ") AS VARCHAR) AS min_" + idx + ", CAST(epoch_us(" + hi + ") AS VARCHAR) AS max_" + idx;
+        break;
+      case StatKind::kString:
+        select += ", left(" + lo + ", " + std::to_string(kStringPrefixLength) + ") AS min_" + idx + ", CASE WHEN length(" +
+                  hi + ") <= " + std::to_string(kStringPrefixLength) + " THEN " + hi + " END AS max_" + idx;
+        break;
+      case StatKind::kNumber:
+      case StatKind::kDecimal:
+      case StatKind::kDate:
+        select += ", CAST(" + lo + " AS VARCHAR) AS min_" + idx + ", CAST(" + hi + " AS VARCHAR) AS max_" + idx;
+        break;
+      default:
+        break;
+    }
+  }
+  return select;
+}
+
+// The stats from the Parquet footer's row-group statistics (which DuckDB writes for every column),
+// without reading the data: nullopt unless they are there and exact for every column. Files with
+// nested or floating-point columns are always read instead (NaN is left out of Parquet's min/max).
+std::optional<sql::Rows> stats_from_footer(sql::Connection& con, const std::string& parquet_path,
+                                           const std::vector<Column>& file_columns) {
+  if (file_columns.empty()) return std::nullopt;
+  for (const auto& column : file_columns) {
+    std::string name = delta_type_name(column.type);
+    if (is_nested_type(column.type) || name == "float" || name == "double") return std::nullopt;
+  }
+  auto of = [&](size_t i) { return "path_in_schema = " + sql::quote_literal(file_columns[i].name); };
+  std::string usable;
+  for (size_t i = 0; i < file_columns.size(); i++)
+    usable += (usable.empty() ? "" : " AND ") + std::string("coalesce(bool_and(stats_null_count IS NOT NULL AND (stats_null_count = "
+              "row_group_num_rows OR (stats_min_value IS NOT NULL AND stats_max_value IS NOT NULL AND min_is_exact AND "
+              "max_is_exact))) FILTER (WHERE ") + of(i) + "), false)";
+  std::string select = stats_select(
+      file_columns, "sum(row_group_num_rows) FILTER (WHERE " + of(0) + ")",
+      [&](size_t i) { return "sum(stats_null_count) FILTER (WHERE " + of(i) + ")"; },
+      [&](size_t i, const char* fn) {
+        // CASE, not FILTER: DuckDB would cast the other columns' values too, and fail on them.
+        return std::string(fn) + "(CASE WHEN " + of(i) + " THEN CAST(stats_" + fn + "_value AS " +
+               duckdb_type_of(file_columns[i].type) + ") END)";
+      });
+  sql::Rows rows = con.query("SELECT " + usable + " AS usable, " + select + " FROM parquet_metadata(" +
+                             sql::quote_literal(parquet_path) + ")");
+  if (rows.empty() || rows.text(0, "usable") != "true") return std::nullopt;
+  return rows;
+}
+
 }  // namespace
 
 std::string stats_timestamp(int64_t epoch_micros, bool round_up, bool utc_suffix) {
@@ -78,35 +145,17 @@ std::string stats_timestamp(int64_t epoch_micros, bool round_up, bool utc_suffix
 
 std::string compute_file_stats(sql::Connection& con, const std::string& parquet_path,
                                const std::vector<Column>& file_columns) {
-  // Every aggregate is cast to VARCHAR: the result reader renders text only.
-  std::string select = "CAST(count(*) AS VARCHAR) AS n";
-  for (size_t i = 0; i < file_columns.size(); i++) {
-    std::string c = sql::quote_ident(file_columns[i].name), idx = std::to_string(i);
-    StatKind kind = stat_kind(file_columns[i].type);
-    if (kind == StatKind::kNone) continue;
-    select += ", CAST(count(*) - count(" + c + ") AS VARCHAR) AS nulls_" + idx;
-    switch (kind) {
-      case StatKind::kTimestamp:
-      case StatKind::kTimestampNtz:
-        select += ", CAST(epoch_us(min(" + c + ")) AS VARCHAR) AS min_" + idx + ", CAST(epoch_us(max(" + c +
-                  ")) AS VARCHAR) AS max_" + idx;
-        break;
-      case StatKind::kString:
-        select += ", left(min(" + c + "), " + std::to_string(kStringPrefixLength) + ") AS min_" + idx +
-                  ", CASE WHEN length(max(" + c + ")) <= " + std::to_string(kStringPrefixLength) + " THEN max(" + c +
-                  ") END AS max_" + idx;
-        break;
-      case StatKind::kNumber:
-      case StatKind::kDecimal:
-      case StatKind::kDate:
-        select += ", CAST(min(" + c + ") AS VARCHAR) AS min_" + idx + ", CAST(max(" + c + ") AS VARCHAR) AS max_" + idx;
-        break;
-      default:
-        break;
-    }
-  }
-  sql::Rows rows = con.query("SELECT " + select + " FROM read_parquet(" + sql::quote_literal(parquet_path) +
-                             ", hive_partitioning = false)");
+  // The footer when it has exact statistics; otherwise one aggregate query over the data.
+  std::optional<sql::Rows> footer = stats_from_footer(con, parquet_path, file_columns);
+  sql::Rows rows = footer ? std::move(*footer)
+                          : con.query("SELECT " +
+                                      stats_select(
+                                          file_columns, "count(*)",
+                                          [&](size_t i) { return "count(*) - count(" + sql::quote_ident(file_columns[i].name) + ")"; },
+                                          [&](size_t i, const char* fn) {
+                                            return std::string(fn) + "(" + sql::quote_ident(file_columns[i].name) + ")";
+                                          }) +
+                                      " FROM read_parquet(" + sql::quote_literal(parquet_path) + ", hive_partitioning = false)");
 
   JsonObjectText min_values, max_values, null_count;
   for (size_t i = 0; i < file_columns.size(); i++) {

@@ -1,0 +1,47 @@
+// `lakestream optimize [-p FILE] [--target-size 128MB] TABLE`: compacts a table's small files.
+#include <algorithm>
+#include <iostream>
+
+#include "cli/commands.h"
+#include "pipeline/did_you_mean.h"
+#include "pipeline/pipeline.h"
+#include "sql/duckdb.h"
+#include "table/compaction.h"
+#include "util/byte_size.h"
+#include "util/error.h"
+
+namespace lakestream::cli {
+
+void add_optimize_command(CLI::App& app) {
+  auto* cmd = app.add_subcommand("optimize", "Compact a table's small files into files of a target size (dataChange=false)");
+  auto pipeline_file = std::make_shared<std::string>("lakestream.toml");
+  auto target = std::make_shared<std::string>("128MB");
+  auto table = std::make_shared<std::string>();
+  cmd->add_option("-p,--pipeline", *pipeline_file, "the pipeline file")->capture_default_str();
+  cmd->add_option("--target-size", *target, "the size of the files to make, e.g. 128MB, 1GB")->capture_default_str();
+  cmd->add_option("table", *table, "the table to compact")->required();
+  cmd->callback([pipeline_file, target, table] {
+    Pipeline pipeline = load_pipeline(*pipeline_file);
+    auto names = pipeline.table_names();
+    if (std::find(names.begin(), names.end(), *table) == names.end()) {
+      std::string list;
+      for (const auto& name : names) list += (list.empty() ? "" : ", ") + name;
+      throw Error("table '" + *table + "' is not written by any stream of " + pipeline.path + " (its tables: " + list +
+                  ")" + did_you_mean(*table, names));
+    }
+    auto bytes = parse_byte_size(*target);
+    if (!bytes) throw Error("--target-size '" + *target + "' is not a size; write e.g. 128MB, 64MiB, 1GB");
+    sql::Database db;
+    sql::Connection con(db);
+    auto result = delta::compact_table(con, pipeline.table_path(*table), *bytes);
+    if (result.version < 0) {
+      std::cout << "optimize: " << *table << " has no two small files to merge; nothing changed\n";
+      return;
+    }
+    std::cout << "optimize: " << *table << " version " << result.version << ": " << result.files_removed << " files ("
+              << result.bytes_removed << " bytes) -> " << result.files_added << " (" << result.bytes_added
+              << " bytes), dataChange=false\n";
+  });
+}
+
+}  // namespace lakestream::cli
