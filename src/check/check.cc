@@ -289,9 +289,28 @@ void Checker::check_window(const Stream& stream) {
   for (const auto& g : stream.group_by) same += " AND e." + q(g) + " IS NOT DISTINCT FROM g." + q(g);
   std::string e_key = "e.ws";
   for (const auto& g : stream.group_by) e_key += ", e." + q(g);
-  // The recount of only the events that had arrived when the window was written.
+  // Late by design: an event older than the watermark its source batch met (the stream records
+  // that watermark per source batch); with dedup by its event time, without by its window's end.
+  con_.exec("CREATE OR REPLACE TEMP TABLE check_watermarks (source_batch_id BIGINT, watermark BIGINT)");
+  if (progress) {
+    sql::Appender appender(con_, "check_watermarks");
+    for (const auto& [batch, mark] : progress->watermark_history) {
+      appender.append_int64(batch);
+      appender.append_int64(mark);
+      appender.end_row();
+    }
+  }
+  std::string judged = stream.dedup.empty() ? "epoch_us(e.ws) + " + std::to_string(stream.window_us)
+                                            : "epoch_us(e." + q(stream.event_time) + ")";
+  con_.exec("CREATE OR REPLACE TEMP TABLE check_timed AS SELECT e.*, coalesce(" + judged +
+            " <= (SELECT arg_min(h.watermark, h.source_batch_id) FROM check_watermarks h WHERE h.source_batch_id >= "
+            "e._first_batch), false) AS _late FROM check_events e");
+  // The recount of only the events that had arrived when the window was written, and were on time.
+  con_.exec("CREATE OR REPLACE TEMP TABLE check_arrived AS SELECT " + e_key + ", count(*) AS _arrived FROM check_timed e "
+            "JOIN check_gold g ON " + same + " WHERE e._first_batch <= g.boundary GROUP BY " + e_key);
   con_.exec("CREATE OR REPLACE TEMP TABLE check_before AS SELECT " + e_key + ", " + aggs +
-            " FROM check_events e JOIN check_gold g ON " + same + " WHERE e._first_batch <= g.boundary GROUP BY " + e_key);
+            " FROM check_timed e JOIN check_gold g ON " + same + " WHERE e._first_batch <= g.boundary AND NOT e._late GROUP BY " +
+            e_key);
 
   auto join_on = [&](const std::string& alias) {
     std::string on = alias + ".ws = k.ws";
@@ -300,7 +319,7 @@ void Checker::check_window(const Stream& stream) {
   };
   std::string select = "SELECT epoch_us(k.ws) AS ws_us, strftime(k.ws, '%H:%M') AS hm, strftime(k.ws, '%Y-%m-%d %H:%M') "
                        "AS ymdhm, strftime(k.ws, '%Y-%m-%d') AS ymd, g.ws IS NOT NULL AS written, r.ws IS NOT NULL AS counted, "
-                       "coalesce(r._events, 0) AS r_events, coalesce(b._events, 0) AS b_events";
+                       "coalesce(r._events, 0) AS r_events, coalesce(b._events, 0) AS b_events, coalesce(a._arrived, 0) AS a_events";
   std::string g_eq_r = "true", g_eq_b = "true";
   for (const auto& gname : stream.group_by) select += ", k." + q(gname) + "::VARCHAR AS " + q("k_" + gname);
   for (size_t i = 0; i < stream.aggregates.size(); i++) {
@@ -312,7 +331,8 @@ void Checker::check_window(const Stream& stream) {
   select += ", (" + g_eq_r + ") AS g_eq_r, (b.ws IS NOT NULL AND " + g_eq_b + ") AS g_eq_b";
   sql::Rows rows = con_.query(select + " FROM (SELECT " + key + " FROM check_gold UNION SELECT " + key +
                               " FROM check_recount) k LEFT JOIN check_gold g ON " + join_on("g") +
-                              " LEFT JOIN check_recount r ON " + join_on("r") + " LEFT JOIN check_before b ON " +
+                              " LEFT JOIN check_recount r ON " + join_on("r") + " LEFT JOIN check_arrived a ON " + join_on("a") +
+                              " LEFT JOIN check_before b ON " +
                               join_on("b") + " ORDER BY k.ws" + (stream.group_by.empty() ? "" : ", " + key.substr(4)));
 
   constexpr int64_t kDayUs = 24LL * 3600 * 1000 * 1000;
@@ -350,8 +370,13 @@ void Checker::check_window(const Stream& stream) {
     } else if (rows.text(i, "g_eq_r") == "true") {
       add("ok", label + " " + values_phrase(stream, g));
     } else if (rows.text(i, "g_eq_b") == "true" && r_events > b_events) {
-      add("late", label + " " + counted_phrase + "; " + source + " has " + values_phrase(stream, r) + ": " +
-                      std::to_string(r_events - b_events) + " arrived after the " + noun + " was written");
+      int64_t arrived = std::stoll(rows.text(i, "a_events"));
+      std::string why;
+      if (r_events > arrived) why = std::to_string(r_events - arrived) + " arrived after the " + noun + " was written";
+      if (arrived > b_events)
+        why += (why.empty() ? "" : " and ") + std::to_string(arrived - b_events) +
+               (arrived - b_events == 1 ? " was" : " were") + " older than the watermark when it arrived";
+      add("late", label + " " + counted_phrase + "; " + source + " has " + values_phrase(stream, r) + ": " + why);
     } else if (stream.output == OutputMode::Update && !final) {
       add("waiting", label + " " + counted_phrase + " so far; it is not final until the watermark passes its end");
     } else if (count_index >= 0 && g[count_index] && r[count_index] && std::stoll(*g[count_index]) > std::stoll(*r[count_index])) {

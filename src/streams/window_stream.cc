@@ -129,7 +129,15 @@ class WindowRun {
     empty_source.files.clear();
     std::string shape = delta::scan_sql(empty_source);  // the source's columns and types, no rows
     aggregates_.emplace(con, s_, shape);
-    if (con.scalar_int("SELECT count(*) FROM duckdb_tables() WHERE database_name = '" + std::string(kState) + "'") > 0) return;
+    // The watermark each source batch met, for check to tell events dropped as late by design.
+    // Created apart from the rest so that state made before it gains it too.
+    auto record_history = [&] {
+      con.exec("CREATE TABLE IF NOT EXISTS " + st("watermark_history") + " (source_batch_id BIGINT, watermark BIGINT)");
+    };
+    if (con.scalar_int("SELECT count(*) FROM duckdb_tables() WHERE database_name = '" + std::string(kState) + "'") > 0) {
+      record_history();
+      return;
+    }
     std::string windows = "SELECT " + aggregates_->window_key_select() + ", " + aggregates_->partial_select() +
                           " FROM (" + shape + ") GROUP BY ALL LIMIT 0";
     std::string dedup_cols;
@@ -143,6 +151,7 @@ class WindowRun {
                                : "CREATE TABLE " + st("dedup") + " AS SELECT " + dedup_cols + q(s_.event_time) +
                                      " AS event_time FROM (" + shape + ") LIMIT 0;") +
              "COMMIT");
+    record_history();
   }
 
   std::vector<delta::Column> gold_columns() {
@@ -323,6 +332,9 @@ class WindowRun {
     if (!s_.dedup.empty())
       tx += "DELETE FROM " + st("dedup") + " WHERE epoch_us(event_time) + " + std::to_string(s_.watermark_delay_us) +
             " <= " + w + ";";
+    // Source batches up to source_max_batch_id were judged against `watermark`.
+    if (!no_data && source_max_batch_id >= 0)
+      tx += "INSERT INTO " + st("watermark_history") + " VALUES (" + std::to_string(source_max_batch_id) + ", " + w + ");";
     tx += set_meta("watermark", new_watermark) + set_meta("watermark_used", watermark) +
           set_meta("last_batch", planned.id) + set_meta("source_version", no_data ? meta("source_version", -1) : to) +
           set_meta("source_max_batch_id", source_max_batch_id);
@@ -385,6 +397,9 @@ std::optional<WindowProgress> read_window_progress(const Pipeline& pipeline, con
   p.last_batch = meta("last_batch", -1);
   p.open_windows = con.scalar_int("SELECT count(*) FROM s.windows");
   if (!stream.dedup.empty()) p.dedup_keys = con.scalar_int("SELECT count(*) FROM s.dedup");
+  if (con.scalar_int("SELECT count(*) FROM duckdb_tables() WHERE database_name = 's' AND table_name = 'watermark_history'") > 0)
+    for (const auto& row : con.query("SELECT source_batch_id, watermark FROM s.watermark_history ORDER BY 1").rows)
+      p.watermark_history.emplace_back(std::stoll(*row[0]), std::stoll(*row[1]));
   return p;
 }
 

@@ -14,6 +14,8 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "streams/stream_context.h"
 
@@ -28,6 +30,9 @@ struct WindowProgress {
   int64_t last_batch = -1;
   int64_t open_windows = 0;
   int64_t dedup_keys = 0;
+  // (source _batch_id, watermark): source batches up to that id (and after the previous entry's)
+  // were judged late or not against that watermark.
+  std::vector<std::pair<int64_t, int64_t>> watermark_history;
 };
 std::optional<WindowProgress> read_window_progress(const Pipeline& pipeline, const Stream& stream);
 
