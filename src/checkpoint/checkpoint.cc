@@ -155,6 +155,23 @@ void Checkpoint::check_definition(bool has_committed_work) {
   changes_.clear();
 }
 
+std::optional<nlohmann::json> Checkpoint::idle_mark() const {
+  std::string file = path_ + "/idle.json";
+  if (!path_exists(file)) return std::nullopt;
+  auto mark = nlohmann::json::parse(read_file(file), nullptr, false);
+  if (mark.is_discarded()) return std::nullopt;  // unreadable: do the work the long way
+  return mark;
+}
+
+void Checkpoint::set_idle_mark(const nlohmann::json& mark) {
+  write_file_atomic(path_ + "/idle.json", mark.dump() + "\n", 0600);
+}
+
+void Checkpoint::clear_idle_mark() {
+  std::string file = path_ + "/idle.json";
+  if (::unlink(file.c_str()) == 0) sync_dir(path_);
+}
+
 Checkpoint::~Checkpoint() {
   if (lock_fd_ >= 0) ::close(lock_fd_);  // closing releases the flock
 }

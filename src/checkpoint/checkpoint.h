@@ -57,6 +57,14 @@ class Checkpoint {
 
   std::string state_db_path() const { return path_ + "/state.duckdb"; }
 
+  // The idle mark: written when a run leaves the stream with nothing pending (every planned
+  // batch committed, no output waiting), so that the next run with nothing new can stop before
+  // it opens the state. It holds what that run had read (`mark`); it is removed before any work
+  // starts, so a run that dies mid-batch never leaves one behind.
+  std::optional<nlohmann::json> idle_mark() const;
+  void set_idle_mark(const nlohmann::json& mark);
+  void clear_idle_mark();
+
  private:
   std::string path_;
   std::string id_;

@@ -52,6 +52,13 @@ class WindowRun {
     auto started = std::chrono::steady_clock::now();
     if (delta::latest_version(source_path_) < 0) return report_;  // nothing upstream yet
     if (checkpoint_.definition_changed()) checkpoint_.check_definition(has_committed_work());
+    // Nothing pending and nothing new since the last run: done, without opening the state.
+    std::optional<PlannedBatch> planned = checkpoint_.last_planned();
+    auto idle = checkpoint_.idle_mark();
+    if (idle && planned && idle->value("batch", int64_t{-1}) == planned->id &&
+        delta::latest_version(source_path_) <= idle->value("to", int64_t{-1}))
+      return report_;
+    checkpoint_.clear_idle_mark();
     open_state();
     flush_outbox();
     std::optional<PlannedBatch> last = checkpoint_.last_planned();
@@ -79,6 +86,9 @@ class WindowRun {
       run_batch(batch, false);
     }
     if (next_id > 100) checkpoint_.forget_before(next_id - 100);
+    // Every planned batch is committed and the outbox flushed: the next run may skip the state.
+    if (auto newest = checkpoint_.last_planned())
+      checkpoint_.set_idle_mark({{"batch", newest->id}, {"to", newest->input["to"]}});
     report_.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
     return report_;
   }
