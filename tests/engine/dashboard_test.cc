@@ -36,7 +36,8 @@ TEST(Dashboard, ChromiumRendersTheChartsAndTheLatestCheck) {
   const char* sends[][2] = {{"0905", "0950"}, {"1130", "1010"}, {"0910", "1240"}, {"1300", "1350"}, {"1420", "1500"}};
   int id = 0;
   for (const auto& send : sends) {
-    f.produce("orders", order_at(++id, send[0]) + order_at(++id, send[1]), "order_id");
+    std::string first = order_at(++id, send[0]);
+    f.produce("orders", first + order_at(++id, send[1]), "order_id");
     ASSERT_EQ(f.lakestream("run").exit_code, 0);
   }
   ASSERT_EQ(f.lakestream("check").exit_code, 0);
