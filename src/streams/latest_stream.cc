@@ -35,18 +35,8 @@ class LatestRun {
     if (last && last->id > committed) run_batch(*last, true);
     int64_t next_id = last ? last->id + 1 : 0;
     int64_t next_from = last ? last->input["to"].get<int64_t>() + 1 : 0;
-    // What the source holds now, in batches of at most max_files_per_trigger files, each planned
-    // before it reads so that a replay reads the same versions.
-    int64_t source_version = delta::latest_version(source_path_);
-    for (;;) {
-      int64_t to = last_version_of_batch(source_path_, next_from, source_version, ctx_.stream.max_files_per_trigger);
-      if (to < next_from) break;
-      PlannedBatch batch{next_id++, {{"from", next_from}, {"to", to}}};
-      checkpoint_.plan(batch.id, batch.input);
-      fault_point("after_plan");
-      run_batch(batch, false);
-      next_from = to + 1;
-    }
+    run_planned_table_batches(source_path_, checkpoint_, ctx_.stream.max_files_per_trigger, next_id, next_from,
+                              [&](const PlannedBatch& batch) { run_batch(batch, false); });
     if (next_id > 100) checkpoint_.forget_before(next_id - 100);
     report_.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
     return report_;

@@ -9,6 +9,9 @@
 #include <string>
 #include <vector>
 
+#include <functional>
+
+#include "checkpoint/checkpoint.h"
 #include "table/delta_table.h"
 
 namespace lakestream {
@@ -34,5 +37,12 @@ std::optional<int64_t> rows_by_statistics(const TableChanges& changes);
 
 // SQL for the rows of `changes` (an empty relation of the table's shape when there are none).
 std::string changes_scan_sql(const TableChanges& changes);
+
+// Plans and runs the batches over what the source table holds now, at most `max_files` files
+// each, from version `next_from` on with ids from `next_id` (both advanced). Each batch is planned
+// in the checkpoint before `run` reads it, so that a replay reads exactly the same versions.
+void run_planned_table_batches(const std::string& source_path, Checkpoint& checkpoint, int64_t max_files,
+                               int64_t& next_id, int64_t& next_from,
+                               const std::function<void(const PlannedBatch&)>& run);
 
 }  // namespace lakestream
