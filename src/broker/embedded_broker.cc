@@ -5,8 +5,16 @@
 #include <librdkafka/rdkafka.h>
 #include <librdkafka/rdkafka_mock.h>
 
+#include <arpa/inet.h>
+#include <dirent.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <sys/socket.h>
+
 #include <cctype>
 #include <charconv>
+#include <cstdlib>
+#include <set>
 
 #include "util/error.h"
 
@@ -44,6 +52,39 @@ namespace {
 void quiet_log(const rd_kafka_t*, int level, const char* facility, const char* message) {
   if (level <= 3) fprintf(stderr, "embedded broker: %s: %s\n", facility, message);
 }
+
+// The mock cluster's sockets keep Nagle's algorithm on. A response written in two parts then
+// waits for the client's delayed ACK: 40 ms added to about every other request (a run with
+// nothing new took 70 ms instead of 30). Accepted sockets inherit TCP_NODELAY from their
+// listening socket, and librdkafka gives no handle on it, so the listening sockets on the
+// cluster's ports are found among this process's descriptors.
+void answer_without_delay(const std::string& bootstrap) {
+  std::set<int> ports;
+  for (size_t at = 0; at < bootstrap.size();) {
+    size_t end = bootstrap.find(',', at);
+    if (end == std::string::npos) end = bootstrap.size();
+    size_t colon = bootstrap.rfind(':', end - 1);
+    if (colon != std::string::npos && colon > at) ports.insert(std::atoi(bootstrap.substr(colon + 1, end - colon - 1).c_str()));
+    at = end + 1;
+  }
+  DIR* fds = opendir("/proc/self/fd");
+  if (!fds) return;  // only slower, never wrong
+  while (dirent* entry = readdir(fds)) {
+    int fd = std::atoi(entry->d_name);
+    if (fd <= 2 || fd == dirfd(fds)) continue;
+    int listening = 0;
+    socklen_t size = sizeof listening;
+    if (getsockopt(fd, SOL_SOCKET, SO_ACCEPTCONN, &listening, &size) != 0 || !listening) continue;
+    sockaddr_in address{};
+    size = sizeof address;
+    if (getsockname(fd, reinterpret_cast<sockaddr*>(&address), &size) != 0 || address.sin_family != AF_INET) continue;
+    if (!ports.count(ntohs(address.sin_port))) continue;
+    int on = 1;
+    setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &on, sizeof on);
+  }
+  closedir(fds);
+}
+
 }  // namespace
 
 void EmbeddedBroker::start() {
@@ -61,6 +102,7 @@ void EmbeddedBroker::start() {
     throw Error("cannot start the embedded broker: librdkafka could not open its listening sockets on 127.0.0.1");
   }
   bootstrap_ = rd_kafka_mock_cluster_bootstraps(mock_);
+  answer_without_delay(bootstrap_);
   auto wanted = std::move(topics_);
   topics_.clear();
   for (const auto& topic : wanted) create_topic(topic);

@@ -64,7 +64,7 @@ class IngestRun {
       : ctx_(ctx),
         source_(*ctx.pipeline.find_source(ctx.stream.source)),
         checkpoint_(ctx.pipeline, ctx.stream),
-        reader_(ctx.pipeline.kafka, source_.topic),
+        reader_(ctx.pipeline.kafka, source_.topic, source_.max_offsets_per_trigger),
         bronze_path_(ctx.pipeline.table_path(ctx.stream.table)),
         quarantine_path_(ctx.pipeline.table_path(ctx.stream.table + "_quarantine")) {
     report_.stream = ctx.stream.name;
