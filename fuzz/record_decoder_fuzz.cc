@@ -8,7 +8,7 @@
 
 #include "decode/fast_decoder.h"
 #include "decode/record_decoder.h"
-#include "sql/chunk_appender.h"
+#include "sql/chunk_table.h"
 #include "sql/duckdb.h"
 #include "util/utf8.h"
 
@@ -61,19 +61,17 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   auto text = reinterpret_cast<const char*>(data);
   if (size == 0 || size > static_cast<size_t>(source.max_value_bytes) || !lakestream::is_valid_utf8(text, size))
     return 0;  // the gate sends these to the SQL decoder
-  std::string columns, same;
+  std::vector<std::pair<std::string, std::string>> columns;
+  std::string same;
   for (const auto& f : source.schema.fields) {
+    columns.push_back({f.name, f.duckdb_type()});
     std::string name = lakestream::sql::quote_ident(f.name);
-    columns += (columns.empty() ? "" : ", ") + name + " " + f.duckdb_type();
     same += " AND f." + name + " IS NOT DISTINCT FROM d." + name;
   }
-  con.exec("CREATE OR REPLACE TEMP TABLE fast (" + columns + ")");
-  {
-    lakestream::sql::ChunkAppender fast(con, "fast");
-    if (!fast_decoder.decode(std::string_view(text, size), fast)) return 0;
-    fast.end_row();
-    fast.flush();
-  }
-  if (con.scalar_int("SELECT count(*) FROM fast f, decoded d WHERE d.reason IS NULL" + same) != 1) std::abort();
+  lakestream::sql::ChunkTable fast(con, columns);
+  if (!fast_decoder.decode(std::string_view(text, size), fast)) return 0;
+  fast.end_row();
+  if (con.scalar_int("SELECT count(*) FROM " + fast.scan_sql() + " f, decoded d WHERE d.reason IS NULL" + same) != 1)
+    std::abort();
   return 0;
 }

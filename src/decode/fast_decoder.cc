@@ -220,7 +220,7 @@ FastDecoder::FastDecoder(const Source& source) {
   }
 }
 
-bool FastDecoder::decode(std::string_view json, sql::ChunkAppender& out) const {
+bool FastDecoder::decode(std::string_view json, sql::ChunkTable& out) const {
   if (!usable_) return false;
   Cursor c{json.data(), json.data() + json.size()};
   c.skip_spaces();

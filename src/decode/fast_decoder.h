@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "pipeline/pipeline.h"
-#include "sql/chunk_appender.h"
+#include "sql/chunk_table.h"
 
 namespace lakestream {
 
@@ -27,7 +27,7 @@ class FastDecoder {
   // twice, a required field missing or null, a value of the wrong JSON kind, a number with an
   // exponent, more decimals than the scale or more digits than fit, a timestamp not written
   // 2026-10-01T09:05:00[.ffffff](Z|+hh:mm), and so on.
-  bool decode(std::string_view json, sql::ChunkAppender& out) const;
+  bool decode(std::string_view json, sql::ChunkTable& out) const;
 
  private:
   struct Slot {

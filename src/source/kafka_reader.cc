@@ -22,23 +22,24 @@ constexpr auto kStallTimeout = std::chrono::seconds(30);
 // batch rather than per record), waiting at most kBatchWaitMs for a batch to fill.
 constexpr size_t kPollBatch = 1000;
 constexpr int kBatchWaitMs = 10;
+constexpr int kWakeTimeoutMs = 200;
 
 struct PrefetchLimits {
   int64_t messages;
   int64_t kbytes;
 };
 
-// librdkafka 2.0 stops fetching a partition for a whole second once the consumer queue holds
-// queued.min.messages records or queued.max.messages.kbytes of them (there is no setting for
-// that pause before 2.1). A read that outruns our decoding fills the queue, and with the
-// defaults (100,000 records) every batch of more records paused for up to a second: 2 of 8
-// batches of 250,000 took 1.1 s instead of 0.12 s. So the queue may hold two reads' worth of
-// records (what a read needs plus what partitions that finished early fetched past their end),
-// which bounds memory by the batch cap; the bytes bound is for large records.
+// How much librdkafka may fetch ahead into each partition's queue. It fetches while the read
+// (or, between reads, DuckDB) is busy, up to queued.min.messages records or
+// queued.max.messages.kbytes per partition queue; a full queue stops that partition's fetching
+// until the broker thread looks again (read() wakes it when it runs dry). With the defaults
+// (100,000 records into one common queue) a batch larger than that waited up to a second: 2 of
+// 8 batches of 250,000 took 1.1 s instead of 0.12 s. A sixteenth of the batch cap per partition
+// holds a whole batch across 16 partitions, so memory follows the cap, not the backlog.
 PrefetchLimits prefetch_limits(int64_t records_per_read) {
-  constexpr int64_t kMaxKbytes = 256 * 1024;
-  if (records_per_read <= 0) return {1'000'000, kMaxKbytes};  // no cap: the batch is all there is
-  return {std::clamp<int64_t>(2 * records_per_read, 10'000, 10'000'000), kMaxKbytes};
+  constexpr int64_t kKbytesPerPartition = 8 * 1024;
+  if (records_per_read <= 0) return {100'000, kKbytesPerPartition};  // librdkafka's default count
+  return {std::clamp<int64_t>(records_per_read / 16, 1'000, 100'000), kKbytesPerPartition};
 }
 
 std::string offsets_text(const PartitionRange& r) {
@@ -65,6 +66,76 @@ struct KafkaReader::Impl {
   std::string topic;
   std::string bootstrap;  // resolved, for messages
   rd_kafka_t* consumer = nullptr;
+
+  // The assignment is kept from one read to the next: a run's batches read on where the last
+  // one ended, so what librdkafka fetched and decompressed past a batch's end (a fetch brings
+  // whole compressed record batches, ~1 MiB per partition) is the next batch's start rather
+  // than thrown away and fetched again. Reassigning for every batch decompressed 2.6 times the
+  // topic. Each partition has its own queue, so a read takes exactly its range from it.
+  struct Assigned {
+    rd_kafka_queue_t* queue = nullptr;
+    int64_t next = -1;  // the offset the queue continues at: the end of the last read's range
+  };
+  std::map<int32_t, Assigned> assigned;
+
+  // Whether every range starts where the kept assignment continues.
+  bool continues(const std::vector<PartitionRange>& ranges) const {
+    if (assigned.empty()) return false;
+    for (const auto& r : ranges) {
+      auto it = assigned.find(r.partition);
+      if (it == assigned.end() || it->second.next != r.start) return false;
+    }
+    return true;
+  }
+
+  void assign(const std::vector<PartitionRange>& ranges) {
+    unassign();
+    rd_kafka_topic_partition_list_t* list = rd_kafka_topic_partition_list_new(static_cast<int>(ranges.size()));
+    for (const auto& r : ranges) {
+      rd_kafka_queue_t* queue = rd_kafka_queue_get_partition(consumer, topic.c_str(), r.partition);
+      if (!queue) {
+        rd_kafka_topic_partition_list_destroy(list);
+        unassign();
+        throw Error("cannot read topic " + topic + ": partition " + std::to_string(r.partition) + " is unknown");
+      }
+      // Before the assignment starts fetching: its records stay in the partition's queue
+      // instead of going to the consumer's common one.
+      rd_kafka_queue_forward(queue, nullptr);
+      assigned[r.partition] = {queue, r.start};
+      rd_kafka_topic_partition_list_add(list, topic.c_str(), r.partition)->offset = r.start;
+    }
+    rd_kafka_resp_err_t err = rd_kafka_assign(consumer, list);
+    rd_kafka_topic_partition_list_destroy(list);
+    if (err) {
+      unassign();
+      throw Error("cannot read topic " + topic + ": " + rd_kafka_err2str(err));
+    }
+  }
+
+  void unassign() {
+    if (assigned.empty()) return;
+    rd_kafka_assign(consumer, nullptr);
+    for (auto& [partition, a] : assigned) rd_kafka_queue_destroy(a.queue);
+    assigned.clear();
+  }
+
+  // Any request to a partition's leader wakes the broker thread that fetches it. The answer
+  // does not matter, and a broker that is down is the stall timeout's to report.
+  void wake_fetcher(int32_t partition) {
+    int64_t low = 0, high = 0;
+    rd_kafka_query_watermark_offsets(consumer, topic.c_str(), partition, &low, &high, kWakeTimeoutMs);
+  }
+
+  void throw_if_fatal(rd_kafka_message_t* message) {
+    if (message->err == RD_KAFKA_RESP_ERR_UNKNOWN_TOPIC_OR_PART || message->err == RD_KAFKA_RESP_ERR__UNKNOWN_TOPIC ||
+        message->err == RD_KAFKA_RESP_ERR__UNKNOWN_PARTITION)
+      throw Error("topic " + topic + " or one of its partitions vanished from brokers " + bootstrap +
+                  " while reading: " + rd_kafka_message_errstr(message) + "; was the topic deleted?");
+    if (message->err == RD_KAFKA_RESP_ERR_TOPIC_AUTHORIZATION_FAILED ||
+        message->err == RD_KAFKA_RESP_ERR__AUTHENTICATION || message->err == RD_KAFKA_RESP_ERR__FATAL)
+      throw Error("cannot read topic " + topic + " from brokers " + bootstrap + ": " +
+                  rd_kafka_message_errstr(message) + "; check the kafka security properties");
+  }
 
   Watermarks query_watermarks(int32_t partition) {
     Watermarks w;
@@ -176,6 +247,7 @@ void KafkaReader::commit_to_group(const std::map<int32_t, int64_t>& next_offsets
 
 KafkaReader::~KafkaReader() {
   if (impl_->consumer) {
+    impl_->unassign();  // the partition queues go before the consumer closes
     rd_kafka_consumer_close(impl_->consumer);
     rd_kafka_destroy(impl_->consumer);
   }
@@ -196,6 +268,7 @@ void KafkaReader::read(const std::vector<PartitionRange>& ranges,
     PartitionRange range;
     int64_t next;  // the next offset expected
     bool done = false;
+    rd_kafka_queue_t* queue = nullptr;  // the partition's own queue (the kept assignment's)
     // When `next` was last seen to move (checked only while waiting: reading the clock for
     // every record costs more than the record).
     Clock::time_point last_progress;
@@ -208,65 +281,48 @@ void KafkaReader::read(const std::vector<PartitionRange>& ranges,
     if (progress.count(r.partition))
       throw Error("reading topic " + impl_->topic + ": partition " + std::to_string(r.partition) +
                   " appears twice in one read (a planning bug)");
-    progress[r.partition] = {r, r.start, false, Clock::now(), r.start};
+    progress[r.partition] = {r, r.start, false, nullptr, Clock::now(), r.start};
     wanted.push_back(r);
   }
   if (wanted.empty()) return;
   impl_->check_ranges_exist(wanted);
-
-  rd_kafka_topic_partition_list_t* assignment = rd_kafka_topic_partition_list_new(static_cast<int>(wanted.size()));
-  for (const auto& r : wanted)
-    rd_kafka_topic_partition_list_add(assignment, impl_->topic.c_str(), r.partition)->offset = r.start;
-  rd_kafka_resp_err_t err = rd_kafka_assign(impl_->consumer, assignment);
-  rd_kafka_topic_partition_list_destroy(assignment);
-  if (err) throw Error("cannot read topic " + impl_->topic + ": " + rd_kafka_err2str(err));
-  // Whatever happens, leave nothing assigned: the next read assigns its own offsets.
-  struct Unassign {
-    rd_kafka_t* consumer;
-    ~Unassign() { rd_kafka_assign(consumer, nullptr); }
-  } unassign{impl_->consumer};
+  if (!impl_->continues(wanted)) impl_->assign(wanted);
+  // Whatever goes wrong, the next read starts from a fresh assignment.
+  struct DropOnFailure {
+    Impl& impl;
+    bool read_whole = false;
+    ~DropOnFailure() {
+      if (!read_whole) impl.unassign();
+    }
+  } drop_on_failure{*impl_};
+  for (auto& [partition, p] : progress) p.queue = impl_->assigned.at(partition).queue;
 
   size_t remaining = wanted.size();
   std::string last_client_error;
-  // A finished partition is not paused: librdkafka 2.0 may wait up to a second before fetching
-  // a resumed partition again in the next read. Its prefetched records are ignored and dropped
-  // when the read unassigns (bounded by queued.max.messages.kbytes).
   auto finish = [&](Progress& p) {
     p.done = true;
     remaining--;
   };
 
-  // One message: a record of ours goes to on_record; errors and partition ends update progress.
-  auto handle = [&](rd_kafka_message_t* message) {
-    auto found = message->rkt ? progress.find(message->partition) : progress.end();
-    Progress* p = found == progress.end() ? nullptr : &found->second;
-
+  // One message of partition p's queue: a record of ours goes to on_record; errors and the
+  // partition's end update progress.
+  auto handle = [&](Progress& p, rd_kafka_message_t* message) {
     if (message->err == RD_KAFKA_RESP_ERR__PARTITION_EOF) {
-      if (p && !p->done && message->offset >= p->range.end) finish(*p);
+      if (!p.done && message->offset >= p.range.end) finish(p);
       return;
     }
     if (message->err == RD_KAFKA_RESP_ERR_OFFSET_OUT_OF_RANGE || message->err == RD_KAFKA_RESP_ERR__AUTO_OFFSET_RESET) {
-      if (!p) return;
-      Watermarks w = impl_->query_watermarks(p->range.partition);
-      if (p->next < w.low) throw impl_->gone_error(p->range, w.low);
-      throw impl_->not_yet_error(p->range, w.high);
+      Watermarks w = impl_->query_watermarks(p.range.partition);
+      if (p.next < w.low) throw impl_->gone_error(p.range, w.low);
+      throw impl_->not_yet_error(p.range, w.high);
     }
-    if (message->err == RD_KAFKA_RESP_ERR_UNKNOWN_TOPIC_OR_PART || message->err == RD_KAFKA_RESP_ERR__UNKNOWN_TOPIC ||
-        message->err == RD_KAFKA_RESP_ERR__UNKNOWN_PARTITION)
-      throw Error("topic " + impl_->topic + " or one of its partitions vanished from brokers " + impl_->bootstrap +
-                  " while reading: " + rd_kafka_message_errstr(message) + "; was the topic deleted?");
-    if (message->err == RD_KAFKA_RESP_ERR_TOPIC_AUTHORIZATION_FAILED ||
-        message->err == RD_KAFKA_RESP_ERR__AUTHENTICATION || message->err == RD_KAFKA_RESP_ERR__FATAL)
-      throw Error("cannot read topic " + impl_->topic + " from brokers " + impl_->bootstrap + ": " +
-                  rd_kafka_message_errstr(message) + "; check the kafka security properties");
     if (message->err) {
-      // Transient (a broker down, a connection reset): librdkafka retries; the stall timeout decides.
-      last_client_error = rd_kafka_message_errstr(message);
+      impl_->throw_if_fatal(message);
+      last_client_error = rd_kafka_message_errstr(message);  // transient: librdkafka retries
       return;
     }
-
-    if (!p || p->done || message->offset < p->next) return;  // not ours, or already delivered
-    if (message->offset < p->range.end) {
+    if (p.done || message->offset < p.next) return;  // already delivered
+    if (message->offset < p.range.end) {
       rd_kafka_timestamp_type_t type;
       KafkaRecord record{message->partition,
                          message->offset,
@@ -276,37 +332,72 @@ void KafkaReader::read(const std::vector<PartitionRange>& ranges,
                          static_cast<const char*>(message->payload),
                          message->len};
       on_record(record);
-      p->next = message->offset + 1;
+      p.next = message->offset + 1;
     }
     // Transaction markers take offsets but are never delivered, so the last record may sit
     // below end-1; a record at or past end-1, or the partition's end (EOF), closes the range.
-    if (message->offset >= p->range.end - 1) finish(*p);
+    if (message->offset >= p.range.end - 1) finish(p);
   };
 
-  rd_kafka_queue_t* queue = rd_kafka_queue_get_consumer(impl_->consumer);
-  QueueGuard queue_guard{queue};
+  // Takes at most what is left of p's range from its queue, so that the records after it stay
+  // queued for the next read. Returns how many messages it took.
   std::vector<rd_kafka_message_t*> messages(kPollBatch);
-  while (remaining > 0) {
-    ssize_t count = rd_kafka_consume_batch_queue(queue, kBatchWaitMs, messages.data(), messages.size());
-    if (count <= 0) {
-      auto now = Clock::now();
-      for (auto& [partition, p] : progress) {
-        if (p.next != p.next_at_last_progress) {
-          p.last_progress = now;
-          p.next_at_last_progress = p.next;
-        }
-        if (p.done || now - p.last_progress < kStallTimeout) continue;
-        throw Error("partition " + std::to_string(partition) + " of topic " + impl_->topic +
-                    ": no records for 30 s while reading offsets " + offsets_text(p.range) + " (next " +
-                    std::to_string(p.next) + ") from brokers " + impl_->bootstrap +
-                    (last_client_error.empty() ? "" : " (last client error: " + last_client_error + ")") +
-                    "; is the broker reachable?");
-      }
-      continue;
-    }
+  auto take = [&](Progress& p, int wait_ms) -> ssize_t {
+    size_t left = static_cast<size_t>(std::max<int64_t>(1, p.range.end - p.next));
+    ssize_t count =
+        rd_kafka_consume_batch_queue(p.queue, wait_ms, messages.data(), std::min(messages.size(), left));
     MessagesGuard guard{messages.data(), count};
-    for (ssize_t i = 0; i < count && remaining > 0; i++) handle(messages[i]);
+    for (ssize_t i = 0; i < count; i++) handle(p, messages[i]);
+    return count;
+  };
+
+  rd_kafka_queue_t* client_events = rd_kafka_queue_get_consumer(impl_->consumer);
+  QueueGuard client_events_guard{client_events};
+  size_t starved_rounds = 0;
+  while (remaining > 0) {
+    ssize_t taken = 0;
+    for (auto& [partition, p] : progress)
+      if (!p.done) taken += std::max<ssize_t>(0, take(p, 0));
+    if (taken > 0 || remaining == 0) continue;
+
+    // Nothing queued for any open range. Client-wide errors (a broker down) arrive on the
+    // consumer's own queue.
+    if (rd_kafka_message_t* event = rd_kafka_consume_queue(client_events, 0)) {
+      MessagesGuard guard{&event, 1};
+      if (event->err) {
+        impl_->throw_if_fatal(event);
+        last_client_error = rd_kafka_message_errstr(event);
+      }
+    }
+    Progress* waiting = nullptr;
+    for (auto& [partition, p] : progress)
+      if (!p.done) waiting = &p;
+    if (take(*waiting, kBatchWaitMs) > 0) continue;
+    // Still nothing: librdkafka 2.0 stops fetching a partition whose queue was full and looks
+    // again only when its broker thread wakes for a request, a response or after up to a
+    // second; a watermark request to the partition's leader wakes it now. (Between reads the
+    // kept queues fill up while the batch is written, so the next read often gets here.)
+    std::vector<Progress*> open;
+    for (auto& [partition, p] : progress)
+      if (!p.done) open.push_back(&p);
+    impl_->wake_fetcher(open[starved_rounds++ % open.size()]->range.partition);
+
+    auto now = Clock::now();
+    for (auto& [partition, p] : progress) {
+      if (p.next != p.next_at_last_progress) {
+        p.last_progress = now;
+        p.next_at_last_progress = p.next;
+      }
+      if (p.done || now - p.last_progress < kStallTimeout) continue;
+      throw Error("partition " + std::to_string(partition) + " of topic " + impl_->topic +
+                  ": no records for 30 s while reading offsets " + offsets_text(p.range) + " (next " +
+                  std::to_string(p.next) + ") from brokers " + impl_->bootstrap +
+                  (last_client_error.empty() ? "" : " (last client error: " + last_client_error + ")") +
+                  "; is the broker reachable?");
+    }
   }
+  for (const auto& [partition, p] : progress) impl_->assigned.at(partition).next = p.range.end;
+  drop_on_failure.read_whole = true;
 }
 
 }  // namespace lakestream

@@ -48,6 +48,11 @@ std::string Rows::text(size_t row, const std::string& column) const {
   return v ? *v : std::string();
 }
 
+bool Database::first_time(const std::string& name) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return done_.insert(name).second;
+}
+
 duckdb_connection Connection::handle() {
   if (con_) return con_;
   if (duckdb_connect(db_.handle(), &con_) == DuckDBError) {

@@ -6,7 +6,9 @@
 #include <duckdb.h>
 
 #include <cstdint>
+#include <mutex>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -22,10 +24,14 @@ class Database {
   Database& operator=(const Database&) = delete;
   // Opens the database if it is not open yet; throws Error when it cannot be opened.
   duckdb_database handle();
+  // True the first time it is asked for `name` (a function of ours to register once).
+  bool first_time(const std::string& name);
 
  private:
   std::string path_;
   duckdb_database db_ = nullptr;
+  std::mutex mutex_;
+  std::set<std::string> done_;
 };
 
 // A query's result with every value rendered as text (NULL as nullopt): for small results such
@@ -61,6 +67,8 @@ class Connection {
 
   // Connects (opening the database) if not connected yet.
   duckdb_connection handle();
+  // The database this connection is to (for a second connection that works alongside).
+  Database& database() { return db_; }
 
  private:
   Database& db_;

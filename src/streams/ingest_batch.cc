@@ -9,7 +9,6 @@ namespace lakestream {
 
 namespace {
 
-constexpr const char* kFastTable = "ingest_fast";
 constexpr const char* kRawTable = "ingest_raw";
 constexpr const char* kDecodedTable = "ingest_decoded";
 
@@ -19,20 +18,28 @@ std::string field_list(const Source& source) {
   return fields;
 }
 
+std::vector<std::pair<std::string, std::string>> fast_columns(const Source& source) {
+  std::vector<std::pair<std::string, std::string>> columns;
+  for (const auto& f : source.schema.fields) columns.push_back({f.name, f.duckdb_type()});
+  for (const auto& kafka_column : std::vector<std::pair<std::string, std::string>>{
+           {"partition", "INTEGER"}, {"offset", "BIGINT"}, {"kafka_timestamp", "TIMESTAMPTZ"}, {"key", "VARCHAR"}})
+    columns.push_back(kafka_column);
+  return columns;
+}
+
 }  // namespace
 
 IngestBatch::IngestBatch(sql::Connection& con, const Source& source)
-    : con_(con), source_(source), decoder_(source), kafka_columns_at_(source.schema.fields.size()) {
-  std::string fast_columns;
-  for (const auto& f : source.schema.fields) fast_columns += sql::quote_ident(f.name) + " " + f.duckdb_type() + ", ";
-  con_.exec(std::string("CREATE OR REPLACE TEMP TABLE ") + kFastTable + " (" + fast_columns +
-            "partition INTEGER, \"offset\" BIGINT, kafka_timestamp TIMESTAMPTZ, key VARCHAR)");
+    : con_(con),
+      source_(source),
+      decoder_(source),
+      fast_(std::make_unique<sql::ChunkTable>(con, fast_columns(source))),
+      kafka_columns_at_(source.schema.fields.size()) {
   con_.exec(std::string("CREATE OR REPLACE TEMP TABLE ") + kRawTable +
             " (partition INTEGER, \"offset\" BIGINT, kafka_timestamp TIMESTAMPTZ, key BLOB, value BLOB, utf8 BOOLEAN)");
   // DuckDB's allocator keeps up to 128 MiB (512 MiB after bulk frees) of freed memory for reuse;
   // given back after each task instead, peak memory follows the batch cap, not the backlog.
   con_.exec("SET allocator_flush_threshold = '8MiB'; SET allocator_bulk_deallocation_flush_threshold = '8MiB'");
-  fast_ = std::make_unique<sql::ChunkAppender>(con_, kFastTable);
   raw_ = std::make_unique<sql::Appender>(con_, kRawTable);
 }
 
@@ -40,8 +47,7 @@ IngestBatch::~IngestBatch() {
   fast_.reset();
   raw_.reset();
   try {
-    con_.exec(std::string("DROP TABLE IF EXISTS ") + kFastTable + "; DROP TABLE IF EXISTS " + kRawTable +
-              "; DROP TABLE IF EXISTS " + kDecodedTable);
+    con_.exec(std::string("DROP TABLE IF EXISTS ") + kRawTable + "; DROP TABLE IF EXISTS " + kDecodedTable);
   } catch (...) {
     // The connection is going away with the failed run; nothing to keep.
   }
@@ -85,7 +91,6 @@ void IngestBatch::add_raw(const KafkaRecord& r, bool utf8) {
 }
 
 void IngestBatch::finish() {
-  fast_->flush();
   raw_->flush();
   // Every batch is checked by the SQL decoder's rules; a batch of plain records has nothing
   // left for it (and skips compiling its statement).
@@ -96,7 +101,7 @@ void IngestBatch::finish() {
 
 std::string IngestBatch::good_rows_sql() const {
   std::string columns = field_list(source_) + "partition, \"offset\", kafka_timestamp, key";
-  std::string fast = "SELECT " + columns + " FROM " + kFastTable;
+  std::string fast = "SELECT " + columns + " FROM " + fast_->scan_sql();
   if (declined_ == 0) return fast;
   return fast + " UNION ALL SELECT " + columns + " FROM " + kDecodedTable + " WHERE reason IS NULL";
 }

@@ -1,7 +1,8 @@
 // One micro-batch of the ingest stream inside DuckDB: every Kafka record goes either straight to
 // typed rows (the fast decoder: plain, well-formed JSON, nearly all of a topic) or, raw, to the
-// SQL decoder, which decodes or quarantines the rest with its reasons. Both end in temporary
-// tables the batch's Parquet files are written from.
+// SQL decoder, which decodes or quarantines the rest with its reasons. The typed rows are held
+// as DuckDB data chunks (sql::ChunkTable), the SQL decoder's in temporary tables; the batch's
+// Parquet files are written from both.
 #pragma once
 
 #include <memory>
@@ -10,7 +11,7 @@
 #include "decode/fast_decoder.h"
 #include "pipeline/pipeline.h"
 #include "source/kafka_reader.h"
-#include "sql/chunk_appender.h"
+#include "sql/chunk_table.h"
 #include "sql/duckdb.h"
 
 namespace lakestream {
@@ -42,7 +43,7 @@ class IngestBatch {
   sql::Connection& con_;
   const Source& source_;
   FastDecoder decoder_;
-  std::unique_ptr<sql::ChunkAppender> fast_;
+  std::unique_ptr<sql::ChunkTable> fast_;
   std::unique_ptr<sql::Appender> raw_;
   size_t kafka_columns_at_;  // the column of `partition` in the fast table
   int64_t records_ = 0;

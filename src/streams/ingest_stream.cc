@@ -1,7 +1,9 @@
 #include "streams/ingest_stream.h"
 
 #include <chrono>
+#include <future>
 #include <map>
+#include <memory>
 
 #include "checkpoint/checkpoint.h"
 #include "source/kafka_reader.h"
@@ -87,8 +89,10 @@ class IngestRun {
                   "with a new checkpoint and a new table.");
     if (last && last->id > committed) {
       // A run died after planning this batch: replay exactly its input.
-      run_batch(last->id, offsets_from(last->input["start"]), offsets_from(last->input["end"]),
-                last->input.value("dataLoss", nlohmann::json()), true, 0);
+      auto batch = read_batch(last->id, offsets_from(last->input["start"]), offsets_from(last->input["end"]),
+                              last->input.value("dataLoss", nlohmann::json()), true, ctx_.con);
+      write_batch(*batch);
+      ctx_.finish_batch(report_, batch->report, batch->started);
     }
     int64_t next_id = last ? last->id + 1 : 0;
     Offsets start = last ? offsets_from(last->input["end"]) : Offsets{};
@@ -101,21 +105,41 @@ class IngestRun {
     // An empty first batch records where a `latest` start begins; an empty batch after a loss
     // records the gap (in the plan, then in the bronze commit), even when nothing new is there.
     if (plans.empty() && (first_ever || !data_loss.empty())) plans.push_back({});
+    // Batch N+1 is read from Kafka and decoded while batch N is written and committed on a
+    // second thread (each batch has its own DuckDB connection: the batch tables are
+    // per connection). Reading changes nothing durable; N+1 is planned only once N is
+    // committed, so a crash at any point leaves at most the last planned batch to replay.
+    sql::Connection second_con(ctx_.con.database());
+    sql::Connection* cons[2] = {&ctx_.con, &second_con};
+    std::unique_ptr<Batch> writing_batch;  // outlives `writing`, which refers to it
+    std::future<void> writing;
+    auto finish_writing = [&] {
+      if (!writing.valid()) return;
+      writing.get();  // rethrows the writer's error
+      ctx_.finish_batch(report_, writing_batch->report, writing_batch->started);
+      writing_batch.reset();
+    };
     for (const auto& ranges : plans) {
       // A stop request (SIGTERM in continuous mode) lets the batch in flight finish, no more.
       if (stop_requested()) break;
-      auto planning = std::chrono::steady_clock::now();
       Offsets batch_end = start;
       for (const auto& r : ranges) batch_end[r.partition] = r.end;
+      auto batch = read_batch(next_id, start, batch_end, data_loss, false, *cons[next_id % 2]);
+      finish_writing();
+      if (stop_requested()) break;  // read but not planned: nothing to undo
+      auto planning = std::chrono::steady_clock::now();
       nlohmann::json input = {{"start", to_json(start)}, {"end", to_json(batch_end)}};
       if (!data_loss.empty()) input["dataLoss"] = data_loss;
       checkpoint_.plan(next_id, input);
       fault_point("after_plan");
-      run_batch(next_id, start, batch_end, data_loss, false, ms_since(planning));
+      batch->report.durations_ms["walCommit"] = ms_since(planning);
+      writing_batch = std::move(batch);
+      writing = std::async(std::launch::async, [this, b = writing_batch.get()] { write_batch(*b); });
       data_loss = nlohmann::json::array();  // recorded by the first batch after it
       start = batch_end;
       next_id++;
     }
+    finish_writing();
     if (next_id > 100) checkpoint_.forget_before(next_id - 100);
     report_.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
     return report_;
@@ -174,43 +198,65 @@ class IngestRun {
     return end;
   }
 
-  void run_batch(int64_t id, const Offsets& start, const Offsets& end, const nlohmann::json& data_loss, bool replay,
-                 int64_t plan_ms) {
-    auto started = std::chrono::steady_clock::now();
-    BatchReport batch;
-    batch.batch_id = id;
-    batch.replayed = replay;
-    batch.started_at_us = wall_clock_us();
-    batch.start_offset = to_json(start);
-    batch.end_offset = to_json(end);
-    batch.latest_offset = to_json(latest_.empty() ? end : latest_);
-    batch.durations_ms["walCommit"] = plan_ms;
+  // A batch read from Kafka into its DuckDB connection, to be written.
+  struct Batch {
+    int64_t id;
+    Offsets start, end;
+    nlohmann::json data_loss;
+    std::unique_ptr<IngestBatch> records;
+    sql::Connection& con;
+    BatchReport report;
+    std::chrono::steady_clock::time_point started;
+    std::chrono::steady_clock::time_point processing;  // when the writing began
+  };
+
+  std::unique_ptr<Batch> read_batch(int64_t id, const Offsets& start, const Offsets& end,
+                                    const nlohmann::json& data_loss, bool replay, sql::Connection& con) {
+    auto batch = std::unique_ptr<Batch>(new Batch{id, start, end, data_loss, nullptr, con, {}, {}, {}});
+    batch->started = std::chrono::steady_clock::now();
+    BatchReport& report = batch->report;
+    report.batch_id = id;
+    report.replayed = replay;
+    report.started_at_us = wall_clock_us();
+    report.start_offset = to_json(start);
+    report.end_offset = to_json(end);
+    report.latest_offset = to_json(latest_.empty() ? end : latest_);
+    report.durations_ms["walCommit"] = 0;
     std::vector<PartitionRange> ranges;
     for (const auto& [p, e] : end) {
       auto s = start.count(p) ? start.at(p) : e;
       if (e > s) ranges.push_back({p, s, e});
     }
-    batch.description = describe(ranges);
+    report.description = describe(ranges);
 
-    auto& con = ctx_.con;
-    IngestBatch records(con, source_);
+    batch->records = std::make_unique<IngestBatch>(con, source_);
+    IngestBatch& records = *batch->records;
     reader_.read(ranges, [&](const KafkaRecord& r) { records.add(r); });
-    batch.input_rows = records.records();
+    report.input_rows = records.records();
     fault_point("after_kafka_read");
-    batch.durations_ms["getBatch"] = ms_since(started);
-    auto processing = std::chrono::steady_clock::now();
     records.finish();
-    batch.quarantined = records.quarantined();
-    batch.output_rows = batch.input_rows - batch.quarantined;
+    report.quarantined = records.quarantined();
+    report.output_rows = report.input_rows - report.quarantined;
+    report.durations_ms["getBatch"] = ms_since(batch->started);
+    return batch;
+  }
 
+  // Writes a read batch: its quarantine and bronze commits (each once: a replay skips what is
+  // in), then the consumer-group copy of its offsets. Runs on the writer thread.
+  void write_batch(Batch& b) {
+    b.processing = std::chrono::steady_clock::now();
+    BatchReport& batch = b.report;
+    sql::Connection& con = b.con;
+    IngestBatch& records = *b.records;
+    int64_t id = b.id;
     std::string ingested_at = "make_timestamp(" + std::to_string(wall_clock_us()) + ")::TIMESTAMPTZ";
     std::string batch_id = std::to_string(id) + "::BIGINT";
     nlohmann::json info = {{"lakestream", {{"stream", ctx_.stream.name},
                                            {"batchId", id},
                                            {"source", {{"topic", source_.topic},
-                                                       {"startOffsets", to_json(start)},
-                                                       {"endOffsets", to_json(end)}}}}}};
-    if (data_loss.is_array() && !data_loss.empty()) info["lakestream"]["dataLoss"] = data_loss;
+                                                       {"startOffsets", to_json(b.start)},
+                                                       {"endOffsets", to_json(b.end)}}}}}};
+    if (b.data_loss.is_array() && !b.data_loss.empty()) info["lakestream"]["dataLoss"] = b.data_loss;
 
     // Quarantine first, bronze last: each commit is skipped on a replay once it is in.
     if (batch.quarantined > 0) {
@@ -228,7 +274,7 @@ class IngestRun {
       derived += ", (" + expression + ") AS " + sql::quote_ident(name);
     std::string select = "SELECT *, " + batch_id + " AS _batch_id, " + ingested_at + " AS _ingested_at" + derived +
                          " FROM (" + records.good_rows_sql() + ")";
-    SinkCommit sink{bronze_path_, with_derived_columns(select), checkpoint_.id(), id, "STREAMING UPDATE", info,
+    SinkCommit sink{bronze_path_, with_derived_columns(con, select), checkpoint_.id(), id, "STREAMING UPDATE", info,
                     ctx_.stream.partition_by};
     bool written = commit_once(sink, [&](delta::Commit& commit, const delta::Snapshot&) {
       if (batch.output_rows > 0)
@@ -238,28 +284,28 @@ class IngestRun {
       fault_point("after_data_files");
     });
     batch.already_committed = !written;
+    b.records.reset();  // the batch's tables and memory go before the next batch is read into them
     // With a group.id, the offsets now durable in bronze are copied to that consumer group, so
     // that kafka-consumer-groups and Burrow see the stream's lag.
     if (has_kafka_property(ctx_.pipeline.kafka, "group.id")) {
       try {
-        reader_.commit_to_group(end);
+        reader_.commit_to_group(b.end);
       } catch (const Error& e) {
         batch.warning = e.what();
       }
     }
-    batch.durations_ms["addBatch"] = ms_since(processing);
-    batch.durations_ms["triggerExecution"] = ms_since(started) + plan_ms;
-    ctx_.finish_batch(report_, batch, started);
+    batch.durations_ms["addBatch"] = ms_since(b.processing);
+    batch.durations_ms["triggerExecution"] = ms_since(b.started) + batch.durations_ms["walCommit"];
   }
 
   // The bronze schema: the source's fields and ingest's columns, then the derived columns typed
   // as DuckDB types their expressions.
-  std::vector<delta::Column> with_derived_columns(const std::string& select) {
+  std::vector<delta::Column> with_derived_columns(sql::Connection& con, const std::string& select) {
     std::vector<delta::Column> columns = bronze_columns(source_);
     if (ctx_.stream.derived.empty()) return columns;
     sql::Rows described;
     try {
-      described = ctx_.con.query("DESCRIBE " + select);
+      described = con.query("DESCRIBE " + select);
     } catch (const Error& e) {
       std::string list;
       for (const auto& [name, expression] : ctx_.stream.derived) list += "\n  " + name + " = \"" + expression + "\"";

@@ -36,8 +36,8 @@ TEST(Bench, SmallRunWritesWellFormedFigures) {
     if (m["events"].get<int64_t>() > 0)
       EXPECT_NEAR(m["events_per_second"].get<double>(), m["events"].get<double>() / m["seconds"].get<double>(), 1e-6 * m["events_per_second"].get<double>()) << name;
   }
-  EXPECT_EQ(names, (std::set<std::string>{"kafka_limit", "ingest", "ingest_small", "gold", "silver_1k", "silver_10k",
-                                          "batch_limit", "shop", "idle_run"}));
+  EXPECT_EQ(names, (std::set<std::string>{"kafka_limit", "ingest", "ingest_capped", "ingest_small", "gold",
+                                          "silver_1k", "silver_10k", "batch_limit", "shop", "idle_run"}));
   std::set<std::string> targets;
   for (const auto& t : j["targets"]) {
     targets.insert(t["name"].get<std::string>());

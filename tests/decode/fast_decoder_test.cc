@@ -10,7 +10,7 @@
 #include "decode/fast_decoder.h"
 #include "decode/raw_batch.h"
 #include "decode/record_decoder.h"
-#include "sql/chunk_appender.h"
+#include "sql/chunk_table.h"
 
 namespace lakestream {
 namespace {
@@ -100,14 +100,14 @@ TEST(FastDecoder, AcceptsWhatTheSqlDecoderReadsTheSameAndDeclinesTheRest) {
   sql::Connection con(db);
   Source source = orders_source();
   testing::RawBatch raw(con);
-  std::string columns;
-  for (const auto& f : source.schema.fields) columns += sql::quote_ident(f.name) + " " + f.duckdb_type() + ", ";
-  con.exec("CREATE TABLE fast (" + columns + "\"offset\" BIGINT)");
+  std::vector<std::pair<std::string, std::string>> columns;
+  for (const auto& f : source.schema.fields) columns.push_back({f.name, f.duckdb_type()});
+  columns.push_back({"offset", "BIGINT"});
 
   FastDecoder decoder(source);
   std::vector<Case> all = cases();
   {
-    sql::ChunkAppender fast(con, "fast");
+    sql::ChunkTable fast(con, columns);
     for (const auto& c : all) {
       int64_t offset = raw.add(c.json);
       bool accepted = decoder.decode(c.json, fast);
@@ -116,7 +116,7 @@ TEST(FastDecoder, AcceptsWhatTheSqlDecoderReadsTheSameAndDeclinesTheRest) {
       fast.set<int64_t>(source.schema.fields.size(), offset);
       fast.end_row();
     }
-    fast.flush();
+    con.exec("CREATE TABLE fast AS SELECT * FROM " + fast.scan_sql());
   }
   decode_records(con, source, "raw", "decoded");
 
@@ -143,8 +143,7 @@ TEST(FastDecoder, DecimalsWiderThanEighteenDigitsAlwaysTakeTheSqlPath) {
     if (f.type == FieldType::Decimal) f.precision = 38;
   sql::Database db;
   sql::Connection con(db);
-  con.exec("CREATE TABLE fast (a BIGINT)");
-  sql::ChunkAppender fast(con, "fast");
+  sql::ChunkTable fast(con, {{"a", "BIGINT"}});
   EXPECT_FALSE(FastDecoder(source).decode(order_json(1), fast));
 }
 
