@@ -104,8 +104,10 @@ class BenchRun {
     Pipeline pipeline = load_pipeline(pipeline_file_);
     seed_silver_tables(pipeline);
 
-    auto limit = measure("kafka_limit", "plain librdkafka consumer, records dropped", o_.events,
-                         {"kafka-limit", broker.bootstrap(), "orders"});
+    // The limit is the best of three reads: a slow one (the machine busy for a moment)
+    // would flatter every ratio against it.
+    auto limit = measure_best_of(3, "kafka_limit", "plain librdkafka consumer, records dropped (best of 3)",
+                                 o_.events, {"kafka-limit", broker.bootstrap(), "orders"});
     expect(parse_count(limit.out, "the Kafka-limit consumer"), o_.events,
            "records read by the plain consumer (the broker dropped some: pass more --partitions)");
     measure("ingest", "Kafka -> bronze (decode, Parquet, Delta commit)", o_.events, run_args("read_orders"));
@@ -136,6 +138,18 @@ class BenchRun {
     ChildRun run = run_measured(binary_, args, dir_);
     result_.measurements.push_back({name, what, events, run.seconds, run.cpu_seconds, run.peak_rss_mib});
     return run;
+  }
+
+  ChildRun measure_best_of(int runs, const std::string& name, const std::string& what, int64_t events,
+                           const std::vector<std::string>& args) {
+    say(name + ": " + what);
+    ChildRun best;
+    for (int i = 0; i < runs; i++) {
+      ChildRun run = run_measured(binary_, args, dir_);
+      if (i == 0 || run.seconds < best.seconds) best = run;
+    }
+    result_.measurements.push_back({name, what, events, best.seconds, best.cpu_seconds, best.peak_rss_mib});
+    return best;
   }
 
   void measure_idle_run() {

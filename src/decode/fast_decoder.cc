@@ -220,12 +220,23 @@ FastDecoder::FastDecoder(const Source& source) {
   }
 }
 
+// Producers write a schema's fields in one order, usually the schema's: the search starts at
+// the slot after the last one found.
+size_t FastDecoder::find_slot(std::string_view key, size_t from) const {
+  for (size_t tried = 0; tried < slots_.size(); tried++) {
+    size_t i = (from + tried) % slots_.size();
+    if (slots_[i].field->name == key) return i;
+  }
+  return slots_.size();
+}
+
 bool FastDecoder::decode(std::string_view json, sql::ChunkTable& out) const {
   if (!usable_) return false;
   Cursor c{json.data(), json.data() + json.size()};
   c.skip_spaces();
   if (!c.take('{')) return false;
   uint64_t seen = 0;
+  size_t next_slot = 0;
   c.skip_spaces();
   if (!c.take('}')) {
     while (true) {
@@ -235,8 +246,8 @@ bool FastDecoder::decode(std::string_view json, sql::ChunkTable& out) const {
       c.skip_spaces();
       if (!c.take(':')) return false;
       c.skip_spaces();
-      size_t i = 0;
-      while (i < slots_.size() && slots_[i].field->name != key) i++;
+      size_t i = find_slot(key, next_slot);
+      if (i < slots_.size()) next_slot = i + 1;
       if (i == slots_.size()) {
         if (!skip_value(c)) return false;
       } else {

@@ -30,6 +30,9 @@ class FastDecoder {
   bool decode(std::string_view json, sql::ChunkTable& out) const;
 
  private:
+  // The slot of field `key`, or slots_.size() when the schema has no such field.
+  size_t find_slot(std::string_view key, size_t from) const;
+
   struct Slot {
     const Field* field;
     duckdb_type storage;  // decimals: the integer width

@@ -1,6 +1,7 @@
 #include "sql/chunk_table.h"
 
 #include <atomic>
+#include <cstring>
 #include <map>
 #include <mutex>
 
@@ -142,7 +143,16 @@ void ChunkTable::start_chunk() {
 }
 
 void ChunkTable::set_text(size_t column, const char* data, size_t size) {
-  duckdb_vector_assign_string_element_len(vectors_[column], row_, data, size);
+  if (size <= sizeof(duckdb_string_t::value.inlined.inlined)) {
+    // Short strings (keys, codes, statuses: most of an event) live inside the vector's slot,
+    // zero-padded, as DuckDB's string_t keeps them; only longer ones need its string heap.
+    duckdb_string_t& slot = static_cast<duckdb_string_t*>(data_[column])[row_];
+    slot = {};
+    slot.value.inlined.length = static_cast<uint32_t>(size);
+    std::memcpy(slot.value.inlined.inlined, data, size);
+  } else {
+    duckdb_vector_assign_string_element_len(vectors_[column], row_, data, size);
+  }
   duckdb_validity_set_row_valid(validity_[column], row_);
 }
 

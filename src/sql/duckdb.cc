@@ -63,6 +63,19 @@ duckdb_connection Connection::handle() {
   return con_;
 }
 
+ScopedSetting::ScopedSetting(Connection& con, const std::string& name, const std::string& value)
+    : con_(con), name_(name), old_value_(con.scalar("SELECT current_setting(" + quote_literal(name) + ")").value_or("")) {
+  con_.exec("SET " + name_ + " = " + quote_literal(value));
+}
+
+ScopedSetting::~ScopedSetting() {
+  try {
+    con_.exec("SET " + name_ + " = " + quote_literal(old_value_));
+  } catch (const Error&) {
+    // The connection is failing with the run; the setting goes with it.
+  }
+}
+
 Connection::~Connection() {
   if (con_) duckdb_disconnect(&con_);
 }

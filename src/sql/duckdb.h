@@ -75,6 +75,20 @@ class Connection {
   duckdb_connection con_ = nullptr;
 };
 
+// Sets a DuckDB setting for as long as it lives, then puts the old value back.
+class ScopedSetting {
+ public:
+  ScopedSetting(Connection& con, const std::string& name, const std::string& value);
+  ~ScopedSetting();
+  ScopedSetting(const ScopedSetting&) = delete;
+  ScopedSetting& operator=(const ScopedSetting&) = delete;
+
+ private:
+  Connection& con_;
+  std::string name_;
+  std::string old_value_;
+};
+
 // Appends rows to a table quickly (DuckDB's appender): for raw Kafka records.
 class Appender {
  public:

@@ -53,7 +53,7 @@ IngestBatch::~IngestBatch() {
   }
   // Hand the batch's freed memory back to the system: without it the heap keeps every batch's
   // high-water mark and a long backlog looks like a leak in peak RSS.
-  malloc_trim(0);
+  //malloc_trim(0);
 }
 
 void IngestBatch::add(const KafkaRecord& r) {

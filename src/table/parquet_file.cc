@@ -69,7 +69,7 @@ AddFile write_data_file(sql::Connection& con, const std::string& table_path, con
   int64_t rows = 0;
   try {
     rows = con.scalar_int("COPY (SELECT " + projection + " FROM (" + select_sql + ") AS q) TO " +
-                          sql::quote_literal(path) + " (FORMAT parquet, COMPRESSION zstd, COMPRESSION_LEVEL 1)");
+                          sql::quote_literal(path) + " (FORMAT parquet, COMPRESSION zstd, COMPRESSION_LEVEL 1, DICTIONARY_SIZE_LIMIT 4096)");
   } catch (const Error& e) {
     remove_all(path);
     throw Error("cannot write a data file to table " + table + ": " + e.what());
