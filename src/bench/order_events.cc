@@ -83,8 +83,8 @@ int64_t produce_order_feed(const std::string& bootstrap, const std::string& topi
   set("bootstrap.servers", bootstrap);
   set("enable.idempotence", "true");
   set("compression.type", "zstd");
-  set("linger.ms", "20");
-  set("batch.size", "1000000");
+  // librdkafka's own batching (linger.ms 5, batches up to 1 MB): what a producer does unless
+  // tuned.
   set("queue.buffering.max.messages", "1000000");
   rd_kafka_conf_set_opaque(conf, &delivery);
   rd_kafka_conf_set_dr_msg_cb(conf, [](rd_kafka_t*, const rd_kafka_message_t* m, void* opaque) {

@@ -32,7 +32,7 @@ std::map<int32_t, int64_t> committed_offsets(const Pipeline& pipeline, const Str
   std::map<int32_t, int64_t> offsets;
   auto id = read_checkpoint_id(pipeline, stream);
   if (!id) return offsets;
-  int64_t committed = delta::load_snapshot(pipeline.table_path(stream.table)).txn_version(*id);
+  int64_t committed = delta::txn_version(pipeline.table_path(stream.table), *id);
   if (committed < 0) return offsets;
   auto batch = read_planned_batch(pipeline.checkpoint_path(stream.name), committed);
   if (!batch) return offsets;

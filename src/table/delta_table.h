@@ -76,6 +76,11 @@ Snapshot load_snapshot(const std::string& table_path, std::optional<int64_t> ver
 // The newest version in the log (-1 when there is no table), without replaying it.
 int64_t latest_version(const std::string& table_path);
 
+// The newest txn version committed for appId (-1 when none, or no table): the same as
+// load_snapshot(table_path).txn_version(app_id), read from the newest JSON commits back where
+// they have it (table/txn_lookup.cc) rather than by replaying the log.
+int64_t txn_version(const std::string& table_path, const std::string& app_id);
+
 // One committed version as the log holds it, for incremental readers (the latest/window
 // streams) and for check.
 struct CommitEntry {

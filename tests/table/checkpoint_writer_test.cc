@@ -90,3 +90,34 @@ TEST_F(CheckpointWriter, PartitionValuesAndIntervalFromTheTableConfiguration) {
 
 }  // namespace
 }  // namespace lakestream::delta
+
+namespace lakestream::delta {
+namespace {
+
+// txn_version reads JSON commits from the newest back; wherever the txn is (the newest commit,
+// an older one, only the checkpoint, nowhere) it must agree with a full replay.
+TEST_F(CheckpointWriter, TxnLookupAgreesWithTheReplayWhereverTheTxnIs) {
+  AddFile first = create_ids_table(con, table, "1, 2");
+  commit_versions(23, first);  // stream-a sets its txn in versions 1..23
+  // Thirty commits of another writer: stream-a's last txn is now older than the read-back window.
+  for (int64_t v = 1; v <= 30; v++) {
+    Commit commit(load_snapshot(table));
+    commit.add(write_ids(con, table, std::to_string(5000 + v)));
+    commit.set_txn("stream-b", v);
+    commit.publish();
+  }
+  for (const std::string app : {"stream-a", "stream-b", "never-wrote"})
+    EXPECT_EQ(txn_version(table, app), load_snapshot(table).txn_version(app)) << app;
+  EXPECT_EQ(txn_version(table, "stream-a"), 23);
+  EXPECT_EQ(txn_version(table, "stream-b"), 30);
+  EXPECT_EQ(txn_version(table, "never-wrote"), -1);
+  // With the commits up to the newest checkpoint gone, the rest comes from the checkpoint.
+  int64_t checkpoint = list_log(table).checkpoint_at_or_below(list_log(table).latest());
+  for (int64_t v = 0; v <= checkpoint; v++) remove_all(commit_file_path(table, v));
+  EXPECT_EQ(txn_version(table, "stream-a"), 23);
+  EXPECT_EQ(txn_version(table, "stream-b"), 30);
+  EXPECT_EQ(txn_version(join_path(table, "missing"), "stream-a"), -1);
+}
+
+}  // namespace
+}  // namespace lakestream::delta
