@@ -5,8 +5,10 @@
 
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <set>
 #include <sstream>
+#include <thread>
 
 #include "broker/embedded_broker.h"
 #include "source/json_producer.h"
@@ -150,6 +152,45 @@ TEST_F(KafkaReaderTest, OffsetsPastTheEndFailClearly) {
                          " are not in topic orders (it ends at offset " + std::to_string(high)),
             std::string::npos)
       << message;
+}
+
+// A run's batches read on from one kept assignment. Between batches (while a batch is written)
+// librdkafka fills each partition's queue up to its limit and stops fetching it; the next reads
+// drain the queues and must get the fetcher going again. Every record comes once, in order.
+TEST(KafkaReaderBatches, ReadOnAfterTheQueuesFilledUpBetweenBatches) {
+  EmbeddedBroker broker({parse_topic_spec("orders:3")});
+  KafkaSettings kafka{broker.bootstrap(), {}};
+  std::stringstream lines;
+  for (int i = 0; i < 12000; i++) lines << order_line(i) << "\n";
+  ASSERT_EQ(produce_json_lines(kafka, "orders", "order_id", lines).delivered, 12000);
+
+  // 1,500 records a batch: each partition queue holds at most 1,000 (the smallest limit).
+  KafkaReader reader(kafka, "orders", 1500);
+  std::map<int32_t, int64_t> start, end;
+  for (const auto& [partition, w] : reader.watermarks()) {
+    start[partition] = w.low;
+    end[partition] = w.high;
+  }
+  std::map<int32_t, int64_t> next = start;
+  int64_t total = 0;
+  auto batches = plan_batches(start, end, 1500);
+  ASSERT_GE(batches.size(), 8u);
+  for (size_t b = 0; b < batches.size(); b++) {
+    for (const auto& r : read_all(reader, batches[b])) {
+      ASSERT_EQ(r.offset, next[r.partition]) << "partition " << r.partition << " in batch " << b;
+      next[r.partition]++;
+      total++;
+    }
+    for (const auto& range : batches[b]) EXPECT_EQ(next[range.partition], range.end) << "batch " << b;
+    // The time a batch takes to write: the fetcher fills the queues and stops.
+    if (b % 3 == 0) std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  }
+  EXPECT_EQ(total, 12000);
+  // A range that does not continue the kept assignment (a replay) reassigns and reads exactly it.
+  auto again = read_all(reader, batches[1]);
+  int64_t expected = 0;
+  for (const auto& range : batches[1]) expected += range.end - range.start;
+  EXPECT_EQ(static_cast<int64_t>(again.size()), expected);
 }
 
 TEST(KafkaReaderRetention, RecordsDeletedByRetentionFailWithTheEarliestOffset) {
