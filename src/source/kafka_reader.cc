@@ -369,17 +369,14 @@ void KafkaReader::read(const std::vector<PartitionRange>& ranges,
         last_client_error = rd_kafka_message_errstr(event);
       }
     }
-    Progress* waiting = nullptr;
-    for (auto& [partition, p] : progress)
-      if (!p.done) waiting = &p;
-    if (take(*waiting, kBatchWaitMs) > 0) continue;
-    // Still nothing: librdkafka 2.0 stops fetching a partition whose queue was full and looks
-    // again only when its broker thread wakes for a request, a response or after up to a
-    // second; a watermark request to the partition's leader wakes it now. (Between reads the
-    // kept queues fill up while the batch is written, so the next read often gets here.)
     std::vector<Progress*> open;
     for (auto& [partition, p] : progress)
       if (!p.done) open.push_back(&p);
+    if (take(*open.front(), kBatchWaitMs) > 0) continue;
+    // Still nothing: librdkafka 2.0 stops fetching a partition whose queue was full and looks
+    // again only when its broker thread wakes for a request, a response or after up to a
+    // second; a watermark request to the partition's leader wakes it now. (Between reads the
+    // kept queues fill up while the batch is written, so a read may drain them and get here.)
     impl_->wake_fetcher(open[starved_rounds++ % open.size()]->range.partition);
 
     auto now = Clock::now();
