@@ -1,22 +1,29 @@
 #include "bench/bench_report.h"
 
+#include <algorithm>
 #include <cstdio>
 
 namespace lakestream::bench {
 
 std::string format_bench(const BenchResult& result) {
-  char line[256];
+  char line[512];
   std::string text;
-  std::snprintf(line, sizeof line, "%-14s %-52s %12s %9s %9s %9s\n", "step", "what", "events/s", "seconds", "cpu s", "peak MiB");
+  // The columns line up whatever the descriptions' lengths.
+  int what = 52;
+  for (const auto& m : result.measurements) what = std::max(what, static_cast<int>(m.what.size()));
+  int goal = 52;
+  for (const auto& t : result.targets) goal = std::max(goal, static_cast<int>(t.goal.size()));
+  std::snprintf(line, sizeof line, "%-14s %-*s %12s %9s %9s %9s\n", "step", what, "what", "events/s", "seconds", "cpu s",
+                "peak MiB");
   text += line;
   for (const auto& m : result.measurements) {
-    std::snprintf(line, sizeof line, "%-14s %-52s %12.0f %9.3f %9.3f %9.1f\n", m.name.c_str(), m.what.c_str(),
+    std::snprintf(line, sizeof line, "%-14s %-*s %12.0f %9.3f %9.3f %9.1f\n", m.name.c_str(), what, m.what.c_str(),
                   m.per_second(), m.seconds, m.cpu_seconds, m.peak_rss_mib);
     text += line;
   }
   text += "\n";
   for (const auto& t : result.targets) {
-    std::snprintf(line, sizeof line, "%-8s %-52s %.3g\n", t.met ? "met" : "MISSED", t.goal.c_str(), t.value);
+    std::snprintf(line, sizeof line, "%-8s %-*s %.3g\n", t.met ? "met" : "MISSED", goal, t.goal.c_str(), t.value);
     text += line;
   }
   return text;
