@@ -269,6 +269,9 @@ void KafkaReader::read(const std::vector<PartitionRange>& ranges,
     int64_t next;  // the next offset expected
     bool done = false;
     rd_kafka_queue_t* queue = nullptr;  // the partition's own queue (the kept assignment's)
+    // A record past the range's end was taken from the queue (a range ending in offsets
+    // without records, such as transaction markers): the next batch cannot read on from here.
+    bool overshot = false;
     // When `next` was last seen to move (checked only while waiting: reading the clock for
     // every record costs more than the record).
     Clock::time_point last_progress;
@@ -281,7 +284,7 @@ void KafkaReader::read(const std::vector<PartitionRange>& ranges,
     if (progress.count(r.partition))
       throw Error("reading topic " + impl_->topic + ": partition " + std::to_string(r.partition) +
                   " appears twice in one read (a planning bug)");
-    progress[r.partition] = {r, r.start, false, nullptr, Clock::now(), r.start};
+    progress[r.partition] = {r, r.start, false, nullptr, false, Clock::now(), r.start};
     wanted.push_back(r);
   }
   if (wanted.empty()) return;
@@ -333,14 +336,17 @@ void KafkaReader::read(const std::vector<PartitionRange>& ranges,
                          message->len};
       on_record(record);
       p.next = message->offset + 1;
+    } else {
+      p.overshot = true;
     }
     // Transaction markers take offsets but are never delivered, so the last record may sit
     // below end-1; a record at or past end-1, or the partition's end (EOF), closes the range.
     if (message->offset >= p.range.end - 1) finish(p);
   };
 
-  // Takes at most what is left of p's range from its queue, so that the records after it stay
-  // queued for the next read. Returns how many messages it took.
+  // Takes at most as many messages as p's range has offsets left, so that the records after it
+  // stay queued for the next read (when offsets without records, such as transaction markers,
+  // end the range, a record after it may be taken: see `overshot`). Returns how many it took.
   std::vector<rd_kafka_message_t*> messages(kPollBatch);
   auto take = [&](Progress& p, int wait_ms) -> ssize_t {
     size_t left = static_cast<size_t>(std::max<int64_t>(1, p.range.end - p.next));
@@ -393,7 +399,8 @@ void KafkaReader::read(const std::vector<PartitionRange>& ranges,
                   "; is the broker reachable?");
     }
   }
-  for (const auto& [partition, p] : progress) impl_->assigned.at(partition).next = p.range.end;
+  // Where each queue goes on; -1 (never a range's start) makes the next read assign afresh.
+  for (const auto& [partition, p] : progress) impl_->assigned.at(partition).next = p.overshot ? -1 : p.range.end;
   drop_on_failure.read_whole = true;
 }
 
