@@ -1,7 +1,5 @@
 #include "streams/ingest_batch.h"
 
-#include <malloc.h>
-
 #include "decode/record_decoder.h"
 #include "util/utf8.h"
 
@@ -51,9 +49,6 @@ IngestBatch::~IngestBatch() {
   } catch (...) {
     // The connection is going away with the failed run; nothing to keep.
   }
-  // Hand the batch's freed memory back to the system: without it the heap keeps every batch's
-  // high-water mark and a long backlog looks like a leak in peak RSS.
-  //malloc_trim(0);
 }
 
 void IngestBatch::add(const KafkaRecord& r) {

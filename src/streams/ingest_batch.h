@@ -18,7 +18,7 @@ namespace lakestream {
 
 class IngestBatch {
  public:
-  // Creates (replacing) the batch's temporary tables.
+  // Creates (replacing) the batch's temporary table for the SQL decoder and its chunk table.
   IngestBatch(sql::Connection& con, const Source& source);
   // Drops them.
   ~IngestBatch();
