@@ -142,10 +142,7 @@ class BenchRun {
   std::vector<std::string> run_args(const std::string& stream) { return {"run", "-p", pipeline_file_, "-q", stream}; }
 
   ChildRun measure(const std::string& name, const std::string& what, int64_t events, const std::vector<std::string>& args) {
-    say(name + ": " + what);
-    ChildRun run = run_measured(binary_, args, dir_);
-    result_.measurements.push_back({name, what, events, run.seconds, run.cpu_seconds, run.peak_rss_mib});
-    return run;
+    return measure_best_of(1, name, what, events, args);
   }
 
   // Runs a step `runs` times (after `reset`, when given) and keeps the fastest run.

@@ -24,11 +24,6 @@ constexpr size_t kPollBatch = 1000;
 constexpr int kBatchWaitMs = 10;
 constexpr int kWakeTimeoutMs = 200;
 
-struct PrefetchLimits {
-  int64_t messages;
-  int64_t kbytes;
-};
-
 // How much librdkafka may fetch ahead into each partition's queue. It fetches while the read
 // (or, between reads, DuckDB) is busy, up to queued.min.messages records or
 // queued.max.messages.kbytes per partition queue; a full queue stops that partition's fetching
@@ -36,11 +31,11 @@ struct PrefetchLimits {
 // (100,000 records into one common queue) a batch larger than that waited up to a second: 2 of
 // 8 batches of 250,000 took 1.1 s instead of 0.12 s. A sixteenth of the batch cap per partition
 // holds a whole batch across 16 partitions, so memory follows the cap, not the backlog.
-PrefetchLimits prefetch_limits(int64_t records_per_read) {
-  constexpr int64_t kKbytesPerPartition = 8 * 1024;
-  if (records_per_read <= 0) return {100'000, kKbytesPerPartition};  // librdkafka's default count
-  return {std::clamp<int64_t>(records_per_read / 16, 1'000, 100'000), kKbytesPerPartition};
+int64_t queued_records_per_partition(int64_t records_per_read) {
+  if (records_per_read <= 0) return 100'000;  // librdkafka's default
+  return std::clamp<int64_t>(records_per_read / 16, 1'000, 100'000);
 }
+constexpr int64_t kQueuedKbytesPerPartition = 8 * 1024;  // the bound for large records
 
 std::string offsets_text(const PartitionRange& r) {
   return std::to_string(r.start) + ".." + std::to_string(r.end);
@@ -209,11 +204,10 @@ KafkaReader::KafkaReader(const KafkaSettings& kafka, const std::string& topic, i
     if (!has_kafka_property(kafka, "group.id")) set_kafka_property(conf, "group.id", "lakestream-reader");
     // An empty fetch waits this long at the broker; small, so a read ends soon after its last record.
     if (!has_kafka_property(kafka, "fetch.wait.max.ms")) set_kafka_property(conf, "fetch.wait.max.ms", "10");
-    PrefetchLimits limits = prefetch_limits(records_per_read);
     if (!has_kafka_property(kafka, "queued.min.messages"))
-      set_kafka_property(conf, "queued.min.messages", std::to_string(limits.messages));
+      set_kafka_property(conf, "queued.min.messages", std::to_string(queued_records_per_partition(records_per_read)));
     if (!has_kafka_property(kafka, "queued.max.messages.kbytes"))
-      set_kafka_property(conf, "queued.max.messages.kbytes", std::to_string(limits.kbytes));
+      set_kafka_property(conf, "queued.max.messages.kbytes", std::to_string(kQueuedKbytesPerPartition));
     // Not overridable: offsets are ours to keep, the end of a partition must be visible, and a
     // vanished offset must be an error rather than a silent jump.
     set_kafka_property(conf, "enable.auto.commit", "false");
@@ -268,7 +262,6 @@ void KafkaReader::read(const std::vector<PartitionRange>& ranges,
     PartitionRange range;
     int64_t next;  // the next offset expected
     bool done = false;
-    rd_kafka_queue_t* queue = nullptr;  // the partition's own queue (the kept assignment's)
     // A record past the range's end was taken from the queue (a range ending in offsets
     // without records, such as transaction markers): the next batch cannot read on from here.
     bool overshot = false;
@@ -284,7 +277,7 @@ void KafkaReader::read(const std::vector<PartitionRange>& ranges,
     if (progress.count(r.partition))
       throw Error("reading topic " + impl_->topic + ": partition " + std::to_string(r.partition) +
                   " appears twice in one read (a planning bug)");
-    progress[r.partition] = {r, r.start, false, nullptr, false, Clock::now(), r.start};
+    progress[r.partition] = {r, r.start, false, false, Clock::now(), r.start};
     wanted.push_back(r);
   }
   if (wanted.empty()) return;
@@ -298,7 +291,6 @@ void KafkaReader::read(const std::vector<PartitionRange>& ranges,
       if (!read_whole) impl.unassign();
     }
   } drop_on_failure{*impl_};
-  for (auto& [partition, p] : progress) p.queue = impl_->assigned.at(partition).queue;
 
   size_t remaining = wanted.size();
   std::string last_client_error;
@@ -351,7 +343,8 @@ void KafkaReader::read(const std::vector<PartitionRange>& ranges,
   auto take = [&](Progress& p, int wait_ms) -> ssize_t {
     size_t left = static_cast<size_t>(std::max<int64_t>(1, p.range.end - p.next));
     ssize_t count =
-        rd_kafka_consume_batch_queue(p.queue, wait_ms, messages.data(), std::min(messages.size(), left));
+        rd_kafka_consume_batch_queue(impl_->assigned.at(p.range.partition).queue, wait_ms, messages.data(),
+                                     std::min(messages.size(), left));
     MessagesGuard guard{messages.data(), count};
     for (ssize_t i = 0; i < count; i++) handle(p, messages[i]);
     return count;

@@ -38,7 +38,7 @@ class KafkaReader {
  public:
   // Connects with `kafka` (bootstrap resolved, properties passed through) to read `topic`.
   // `records_per_read` is the most records one read() asks for (the batch cap, 0 for none): the
-  // prefetch queue is sized from it (see prefetch_limits in kafka_reader.cc).
+  // prefetch queue is sized from it (see queued_records_per_partition in kafka_reader.cc).
   KafkaReader(const KafkaSettings& kafka, const std::string& topic, int64_t records_per_read = 0);
   ~KafkaReader();
   KafkaReader(const KafkaReader&) = delete;

@@ -1,9 +1,7 @@
 // The newest txn version of a streaming writer, found from the newest commit back: what every
 // stream asks first, and all that a run with nothing new needs of its table.
-#include "table/delta_log_json.h"
 #include "table/delta_table.h"
 #include "table/log_files.h"
-#include "util/files.h"
 
 namespace lakestream::delta {
 
@@ -22,10 +20,9 @@ int64_t txn_version(const std::string& table_path, const std::string& app_id) {
   // hence no DuckDB) keeps a run with nothing new at a few milliseconds.
   for (int64_t v = latest; v >= 0 && v > latest - kCommitsToReadBack; v--) {
     if (!listing.commits.count(v)) break;  // cleaned up: the checkpoint has the rest
-    std::string path = commit_file_path(table_path, v);
-    LogActions actions = parse_commit_text(read_file(path), path);
-    auto found = actions.txns.find(app_id);
-    if (found != actions.txns.end()) return found->second;
+    CommitEntry commit = std::move(read_commits(table_path, v, v).front());
+    auto found = commit.txns.find(app_id);
+    if (found != commit.txns.end()) return found->second;
   }
   return load_snapshot(table_path).txn_version(app_id);
 }
