@@ -1,4 +1,4 @@
-// The shop scenario of ../shared/scenarios/shop: its pipeline (examples/shop), its batches of
+// The shop scenario of tests/data/shop: its pipeline (examples/shop), its batches of
 // events, and a driver that plays "for batch in 1 2 3 3 4 5: send it, run the streams".
 #pragma once
 
@@ -21,7 +21,7 @@ inline std::string read_text(const std::string& path) {
 }
 
 inline std::string expected_check(const std::string& name) {
-  return read_text(shared_dir() + "/scenarios/shop/" + name);
+  return read_text(test_data_dir() + "/shop/" + name);
 }
 
 // The example pipeline pointed at the test's broker; without the dedup line when asked.
@@ -38,7 +38,7 @@ inline std::string shop_pipeline(bool dedup = true) {
 
 // The scenario's events as JSON lines per batch, without the `batch` field.
 inline std::map<std::string, std::string> shop_batches() {
-  return group_json_lines_by(read_text(shared_dir() + "/scenarios/shop/batches.jsonl"), "batch");
+  return group_json_lines_by(read_text(test_data_dir() + "/shop/batches.jsonl"), "batch");
 }
 
 // Sends 1 2 3 3 4 5, calling `run_streams` after each send.

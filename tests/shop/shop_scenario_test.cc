@@ -1,5 +1,5 @@
 // The shop scenario end to end: events in, the three tables and check's lines out, exactly as
-// ../shared/scenarios/shop says, also when every run is killed at a random moment.
+// tests/data/shop says, also when every run is killed at a random moment.
 #include <random>
 
 #include "shop/shop_scenario.h"

@@ -30,7 +30,7 @@ TempDir::~TempDir() {
 }
 
 std::string lakestream_bin() { return LAKESTREAM_BIN; }
-std::string shared_dir() { return SHARED_DIR; }
+std::string test_data_dir() { return std::string(SOURCE_DIR) + "/tests/data"; }
 std::string source_dir() { return SOURCE_DIR; }
 
 void write_text(const std::string& path, const std::string& text) {

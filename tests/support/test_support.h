@@ -57,9 +57,9 @@ class BackgroundProcess {
   std::string out_path_, err_path_;
 };
 
-// The path of the built binary, of ../shared and of the source tree.
+// The path of the built binary, of the test data in the checkout (tests/data) and of the source tree.
 std::string lakestream_bin();
-std::string shared_dir();
+std::string test_data_dir();
 std::string source_dir();
 
 // Writes a file (creating its folder).

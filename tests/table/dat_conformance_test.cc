@@ -22,7 +22,7 @@ struct DatCase {
   std::string expected;  // "latest" or "v<N>"
 };
 
-std::string dat_root() { return testing::shared_dir() + "/conformance/dat"; }
+std::string dat_root() { return testing::test_data_dir() + "/dat"; }
 
 std::vector<DatCase> all_cases() {
   std::vector<DatCase> cases;
