@@ -1,0 +1,72 @@
+#include "storage/local_store.h"
+
+#include <algorithm>
+#include <filesystem>
+#include <system_error>
+
+#include "util/error.h"
+#include "util/files.h"
+
+namespace lakestream::storage {
+namespace {
+
+namespace fs = std::filesystem;
+
+class LocalStore : public ObjectStore {
+ public:
+  explicit LocalStore(std::string root) : root_(std::move(root)) {}
+
+  std::optional<std::string> get(const std::string& key) override {
+    std::string path = join_path(root_, key);
+    if (!path_exists(path)) return std::nullopt;
+    return read_file(path);
+  }
+
+  void put(const std::string& key, const std::string& data) override {
+    std::string path = join_path(root_, key);
+    make_dirs(fs::path(path).parent_path().string());
+    write_file_atomic(path, data);
+  }
+
+  bool put_if_absent(const std::string& key, const std::string& data) override {
+    std::string path = join_path(root_, key);
+    make_dirs(fs::path(path).parent_path().string());
+    return write_file_if_absent(path, data);
+  }
+
+  std::vector<ObjectInfo> list(const std::string& prefix) override {
+    // Walk only the folder the prefix names (its part before the last '/').
+    std::vector<ObjectInfo> out;
+    std::string folder = prefix.substr(0, prefix.rfind('/') == std::string::npos ? 0 : prefix.rfind('/'));
+    fs::path start = folder.empty() ? fs::path(root_) : fs::path(root_) / folder;
+    std::error_code ec;
+    if (!fs::is_directory(start, ec)) return out;
+    for (auto it = fs::recursive_directory_iterator(start, ec); !ec && it != fs::recursive_directory_iterator();
+         it.increment(ec)) {
+      if (!it->is_regular_file(ec)) continue;
+      std::string key = fs::relative(it->path(), root_, ec).generic_string();
+      if (key.rfind(prefix, 0) == 0) out.push_back({key, static_cast<int64_t>(it->file_size(ec))});
+    }
+    std::sort(out.begin(), out.end(), [](const ObjectInfo& a, const ObjectInfo& b) { return a.key < b.key; });
+    return out;
+  }
+
+  void remove(const std::string& key) override {
+    std::error_code ec;
+    fs::remove(join_path(root_, key), ec);
+    if (ec) throw Error("cannot delete " + join_path(root_, key) + ": " + ec.message());
+  }
+
+  std::string describe() const override { return root_; }
+
+ private:
+  std::string root_;
+};
+
+}  // namespace
+
+std::unique_ptr<ObjectStore> open_local_store(const std::string& folder) {
+  return std::make_unique<LocalStore>(folder);
+}
+
+}  // namespace lakestream::storage
