@@ -213,6 +213,12 @@ class Checker {
   }
 
   void check_window(const Stream& stream);
+
+  int window_tables() const {
+    int n = 0;
+    for (const auto& s : pipeline_.streams) n += s.kind == StreamKind::Window;
+    return n;
+  }
   void check_late_share(const Stream& stream,
                         const std::vector<std::pair<std::string, std::pair<int64_t, int64_t>>>& late_by_window);
 
@@ -274,22 +280,17 @@ void Checker::check_window(const Stream& stream) {
       if (added_in.count(file.path)) file.version = added_in.at(file.path);
   }
   std::string key = window_key_sql(stream);
-  std::string aggs = window_aggregates_sql(stream);
+  std::vector<std::string> types = aggregate_types(stream, gold.metadata.schema);
+  std::string aggs = window_aggregates_sql(stream, types);
   std::string gold_columns = q(stream.window_column) + " AS ws";
   for (const auto& g : stream.group_by) gold_columns += ", " + q(g);
   for (const auto& a : stream.aggregates) gold_columns += ", " + q(a.name);
-  con_.exec("CREATE OR REPLACE TEMP TABLE check_events AS " + window_events_sql(stream, source_columns, q(stream.from)));
   con_.exec("CREATE OR REPLACE TEMP TABLE check_gold AS SELECT " + gold_columns + ", b.boundary FROM (" +
             delta::scan_sql(gold_by_commit, true) + ") g LEFT JOIN check_boundary b ON g._file_version = b.version");
   // A file read for the range may hold windows outside it too: those are not checked here.
   if (slices_.count(stream.table))
     con_.exec("DELETE FROM check_gold WHERE NOT (" + slices_.at(stream.table).range.contains_sql("ws") + ")");
-  con_.exec("CREATE OR REPLACE TEMP TABLE check_recount AS SELECT " + key + ", " + aggs + " FROM check_events GROUP BY " + key);
-  std::string same = "e.ws = g.ws";
-  for (const auto& g : stream.group_by) same += " AND e." + q(g) + " IS NOT DISTINCT FROM g." + q(g);
-  std::string e_key = "e.ws";
-  for (const auto& g : stream.group_by) e_key += ", e." + q(g);
-  // Late by design: an event older than the watermark its source batch met (the stream records
+  // Late by design: a copy older than the watermark its source batch met (the stream records
   // that watermark per source batch); with dedup by its event time, without by its window's end.
   con_.exec("CREATE OR REPLACE TEMP TABLE check_watermarks (source_batch_id BIGINT, watermark BIGINT)");
   if (progress) {
@@ -300,17 +301,25 @@ void Checker::check_window(const Stream& stream) {
       appender.end_row();
     }
   }
-  std::string judged = stream.dedup.empty() ? "epoch_us(e.ws) + " + std::to_string(stream.window_us)
-                                            : "epoch_us(e." + q(stream.event_time) + ")";
-  con_.exec("CREATE OR REPLACE TEMP TABLE check_timed AS SELECT e.*, coalesce(" + judged +
-            " <= (SELECT arg_min(h.watermark, h.source_batch_id) FROM check_watermarks h WHERE h.source_batch_id >= "
-            "e._first_batch), false) AS _late FROM check_events e");
+  std::string judged = stream.dedup.empty() ? "epoch_us(c.ws) + " + std::to_string(stream.window_us)
+                                            : "epoch_us(c." + q(stream.event_time) + ")";
+  con_.exec("CREATE OR REPLACE TEMP TABLE check_copies AS SELECT c.*, coalesce(" + judged +
+            " <= h.watermark, false) AS _late FROM (" + window_copies_sql(stream, source_columns, q(stream.from)) +
+            ") c ASOF LEFT JOIN check_watermarks h ON c._batch <= h.source_batch_id");
+  // The batch truth: the first copy of each event. What the stream should have counted: the first
+  // copy of each event that was on time (with dedup, a late first copy leaves its key free).
+  con_.exec("CREATE OR REPLACE TEMP TABLE check_events AS " + window_first_copies_sql(stream, source_columns, "check_copies"));
+  con_.exec("CREATE OR REPLACE TEMP TABLE check_counted AS " +
+            window_first_copies_sql(stream, source_columns, "(SELECT * FROM check_copies WHERE NOT _late)"));
+  con_.exec("CREATE OR REPLACE TEMP TABLE check_recount AS SELECT " + key + ", " + aggs + " FROM check_events GROUP BY " + key);
+  std::string same = "e.ws = g.ws";
+  for (const auto& g : stream.group_by) same += " AND e." + q(g) + " IS NOT DISTINCT FROM g." + q(g);
+  std::string e_key = window_key_sql(stream, "e");
   // The recount of only the events that had arrived when the window was written, and were on time.
-  con_.exec("CREATE OR REPLACE TEMP TABLE check_arrived AS SELECT " + e_key + ", count(*) AS _arrived FROM check_timed e "
-            "JOIN check_gold g ON " + same + " WHERE e._first_batch <= g.boundary GROUP BY " + e_key);
+  con_.exec("CREATE OR REPLACE TEMP TABLE check_arrived AS SELECT " + e_key + ", count(*) AS _arrived FROM check_events e "
+            "JOIN check_gold g ON " + same + " WHERE e._batch <= g.boundary GROUP BY " + e_key);
   con_.exec("CREATE OR REPLACE TEMP TABLE check_before AS SELECT " + e_key + ", " + aggs +
-            " FROM check_timed e JOIN check_gold g ON " + same + " WHERE e._first_batch <= g.boundary AND NOT e._late GROUP BY " +
-            e_key);
+            " FROM check_counted e JOIN check_gold g ON " + same + " WHERE e._batch <= g.boundary GROUP BY " + e_key);
 
   auto join_on = [&](const std::string& alias) {
     std::string on = alias + ".ws = k.ws";
@@ -325,20 +334,24 @@ void Checker::check_window(const Stream& stream) {
   for (size_t i = 0; i < stream.aggregates.size(); i++) {
     std::string a = q(stream.aggregates[i].name), n = std::to_string(i);
     select += ", g." + a + "::VARCHAR AS g" + n + ", r." + a + "::VARCHAR AS r" + n;
-    g_eq_r += " AND g." + a + " IS NOT DISTINCT FROM r." + a;
-    g_eq_b += " AND g." + a + " IS NOT DISTINCT FROM b." + a;
+    g_eq_r += " AND " + same_aggregate_sql(stream, i, types[i], "g", "r");
+    g_eq_b += " AND " + same_aggregate_sql(stream, i, types[i], "g", "b");
   }
   select += ", (" + g_eq_r + ") AS g_eq_r, (b.ws IS NOT NULL AND " + g_eq_b + ") AS g_eq_b";
   sql::Rows rows = con_.query(select + " FROM (SELECT " + key + " FROM check_gold UNION SELECT " + key +
                               " FROM check_recount) k LEFT JOIN check_gold g ON " + join_on("g") +
                               " LEFT JOIN check_recount r ON " + join_on("r") + " LEFT JOIN check_arrived a ON " + join_on("a") +
-                              " LEFT JOIN check_before b ON " +
-                              join_on("b") + " ORDER BY k.ws" + (stream.group_by.empty() ? "" : ", " + key.substr(4)));
+                              " LEFT JOIN check_before b ON " + join_on("b") + " ORDER BY " + window_key_sql(stream, "k"));
 
   constexpr int64_t kDayUs = 24LL * 3600 * 1000 * 1000;
+  // Times alone name the windows when they all start and end within one day; else the date shows.
   bool one_day = true;
-  for (size_t i = 1; i < rows.size(); i++)
-    if (rows.text(i, "ymd") != rows.text(0, "ymd")) one_day = false;
+  for (size_t i = 0; i < rows.size(); i++) {
+    int64_t start_in_day = ((std::stoll(rows.text(i, "ws_us")) % kDayUs) + kDayUs) % kDayUs;
+    if (rows.text(i, "ymd") != rows.text(0, "ymd") || start_in_day + stream.window_us > kDayUs) one_day = false;
+  }
+  // With several window tables, each line names its own.
+  std::string table_prefix = window_tables() > 1 ? stream.table + " " : "";
   std::string noun = window_noun(stream.window_us);
   int count_index = -1;
   for (size_t i = 0; i < stream.aggregates.size(); i++)
@@ -346,12 +359,14 @@ void Checker::check_window(const Stream& stream) {
 
   std::vector<std::pair<std::string, std::pair<int64_t, int64_t>>> late_by_window;  // label -> (late, events)
   for (size_t i = 0; i < rows.size(); i++) {
-    std::string label = stream.window_us >= kDayUs ? rows.text(i, "ymd") : one_day ? rows.text(i, "hm") : rows.text(i, "ymdhm");
+    std::string label = table_prefix + (stream.window_us % kDayUs == 0 ? rows.text(i, "ymd")
+                                        : one_day                     ? rows.text(i, "hm")
+                                                                      : rows.text(i, "ymdhm"));
     for (const auto& gname : stream.group_by) label += " " + rows.text(i, "k_" + gname);
     std::vector<std::optional<std::string>> g, r;
     for (size_t a = 0; a < stream.aggregates.size(); a++) {
-      g.push_back(rows.at(i, "g" + std::to_string(a)));
-      r.push_back(rows.at(i, "r" + std::to_string(a)));
+      g.push_back(value_text(types[a], rows.at(i, "g" + std::to_string(a))));
+      r.push_back(value_text(types[a], rows.at(i, "r" + std::to_string(a))));
     }
     bool written = rows.text(i, "written") == "true", counted = rows.text(i, "counted") == "true";
     int64_t end_us = std::stoll(rows.text(i, "ws_us")) + stream.window_us;
@@ -369,13 +384,16 @@ void Checker::check_window(const Stream& stream) {
       add("PROBLEM", label + " " + counted_phrase + ", but " + source + " has no events for it");
     } else if (rows.text(i, "g_eq_r") == "true") {
       add("ok", label + " " + values_phrase(stream, g));
-    } else if (rows.text(i, "g_eq_b") == "true" && r_events > b_events) {
+    } else if (rows.text(i, "g_eq_b") == "true") {
+      // The stream counted what the watermark let through: late by design.
       int64_t arrived = std::stoll(rows.text(i, "a_events"));
       std::string why;
       if (r_events > arrived) why = std::to_string(r_events - arrived) + " arrived after the " + noun + " was written";
       if (arrived > b_events)
         why += (why.empty() ? "" : " and ") + std::to_string(arrived - b_events) +
                (arrived - b_events == 1 ? " was" : " were") + " older than the watermark when it arrived";
+      if (why.empty())
+        why = "the first copy of an event was older than the watermark when it arrived, and a later copy was counted";
       add("late", label + " " + counted_phrase + "; " + source + " has " + values_phrase(stream, r) + ": " + why);
     } else if (stream.output == OutputMode::Update && !final) {
       add("waiting", label + " " + counted_phrase + " so far; it is not final until the watermark passes its end");

@@ -1,6 +1,7 @@
 #include "check/check_wording.h"
 
 #include <cstdio>
+#include <cstdlib>
 
 namespace lakestream {
 
@@ -28,6 +29,16 @@ std::string values_phrase(const Stream& stream, const std::vector<std::optional<
     phrase += a.function == "count" && values[i] ? count_of(std::stoll(v), a.name) : v;
   }
   return phrase;
+}
+
+std::optional<std::string> value_text(const std::string& type, const std::optional<std::string>& text) {
+  if (!text || (type != "DOUBLE" && type != "FLOAT")) return text;
+  char* end = nullptr;
+  double value = std::strtod(text->c_str(), &end);
+  if (end == text->c_str() || *end != '\0') return text;  // inf, nan and the like as they are
+  char buffer[40];
+  std::snprintf(buffer, sizeof buffer, "%.12g", value);
+  return std::string(buffer);
 }
 
 std::string percent_text(double fraction) {
