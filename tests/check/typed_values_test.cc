@@ -1,0 +1,69 @@
+// check compares and prints each aggregate as its column's type: integers and decimals exactly,
+// doubles within a relative tolerance (a sum of doubles depends on the order of its additions)
+// and rounded to 12 significant digits.
+#include "check/clicks_pipeline.h"
+
+namespace lakestream::testing {
+namespace {
+
+std::string sales(const std::string& amount_type, const std::string& aggregates) {
+  return clicks_pipeline("order_id = \"bigint\"\namount = \"" + amount_type + "\"\nts = \"timestamp\"\n",
+                         "[streams.sales]\nkind = \"window\"\nfrom = \"bronze_clicks\"\ntable = \"sales\"\n"
+                         "event_time = \"ts\"\nwatermark = \"0s\"\nwindow = \"1 hour\"\nwindow_column = \"hour\"\n\n"
+                         "[streams.sales.aggregates]\n" + aggregates);
+}
+
+std::string order(int id, const std::string& amount, const std::string& hhmm) {
+  return "{\"order_id\":" + std::to_string(id) + ",\"amount\":" + amount + ",\"ts\":\"2026-10-01T" + hhmm.substr(0, 2) +
+         ":" + hhmm.substr(2, 2) + ":00Z\"}\n";
+}
+
+// "123.45" from a number of cents.
+std::string cents_text(int64_t cents) {
+  return std::to_string(cents / 100) + "." + (cents % 100 < 10 ? "0" : "") + std::to_string(cents % 100);
+}
+
+TEST(CheckTypedValues, DoublesCompareWithinTheToleranceAndPrintRounded) {
+  PipelineFixture f(sales("double", "orders = \"count(*)\"\nrevenue = \"sum(amount)\"\nmean = \"avg(amount)\"\n"),
+                    {{"clicks", 3}});
+  std::string events;
+  int64_t cents = 0;
+  for (int i = 0; i < 50; i++) {
+    int64_t c = 1000 + (i * 7919) % 90000;  // 10.00 to 909.99, two decimals as the data carries
+    cents += c;
+    events += order(i, cents_text(c), "0901");
+  }
+  send_and_run(f, events);
+  send_and_run(f, order(99, "1.10", "1001"));
+  std::string sum = cents_text(cents);
+  char mean[32];
+  std::snprintf(mean, sizeof mean, "%.12g", static_cast<double>(cents) / 5000);
+  // The batch recount adds in whatever order its threads meet the rows: every call agrees.
+  for (int call = 0; call < 4; call++) {
+    CommandResult check = f.lakestream("check");
+    EXPECT_EQ(check.exit_code, 0) << check.out << check.err;
+    auto ok = lines_with(check.out, "ok");
+    ASSERT_EQ(ok.size(), 2u) << check.out;
+    EXPECT_EQ(ok[1], "ok      09:00 50 orders, " + sum + ", " + mean) << check.out;
+    EXPECT_EQ(ok[1].find("0000"), std::string::npos) << "no rounding residue: " << ok[1];
+    EXPECT_TRUE(lines_with(check.out, "PROBLEM").empty()) << check.out;
+  }
+}
+
+TEST(CheckTypedValues, ADecimalAverageComparesAsTheStreamWritesIt) {
+  PipelineFixture f(sales("decimal(18,2)", "orders = \"count(*)\"\nmean = \"avg(amount)\"\n"), {{"clicks", 1}});
+  send_and_run(f, order(1, "10.00", "0901") + order(2, "10.00", "0902") + order(3, "10.01", "0903"));
+  send_and_run(f, order(4, "5.00", "1001"));
+  CommandResult check = f.lakestream("check");
+  EXPECT_EQ(check.out,
+            "ok      bronze_clicks has 4 events, each offset once\n"
+            "ok      09:00 3 orders, 10.003333\n"
+            "waiting 10:00 is not written yet: the watermark has not passed its end\n")
+      << check.err;
+  EXPECT_EQ(check.exit_code, 0);
+  CommandResult recount = f.lakestream("recount");
+  EXPECT_EQ(recount.out, "recount: every written window already equals the recount; nothing changed\n") << recount.err;
+}
+
+}  // namespace
+}  // namespace lakestream::testing
