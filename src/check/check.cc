@@ -182,17 +182,20 @@ class Checker {
       list += (list.empty() ? "" : ", ") + q(c);
       differs += (differs.empty() ? "" : " OR ") + ("e." + q(c) + " IS DISTINCT FROM s." + q(c));
     }
+    std::string keys_not_null;
     for (const auto& k : stream.key) {
       keys += (keys.empty() ? "" : ", ") + q(k);
       match += (match.empty() ? "" : " AND ") + ("e." + q(k) + " = s." + q(k));
+      keys_not_null += (keys_not_null.empty() ? "" : " AND ") + q(k) + " IS NOT NULL";
     }
     bool kafka_position = delta::has_column(source_columns, "partition") && delta::has_column(source_columns, "offset");
     std::string position = kafka_position ? "max([\"partition\"::BIGINT, \"offset\"])" : "NULL";
-    // The newest distinct event per key, a tie going to the later Kafka position.
+    // The newest distinct event per key, a tie going to the later Kafka position (partition, then
+    // offset, of its last copy); events without every key column are not silver's.
     std::string expected = "SELECT " + list + " FROM (SELECT *, row_number() OVER (PARTITION BY " + keys + " ORDER BY " +
                            q(stream.order_by) + " DESC NULLS LAST, _position DESC) AS _rank FROM (SELECT " + list + ", " +
                            position + " AS _position FROM " + q(stream.from) + " GROUP BY ALL) WHERE " +
-                           q(stream.key[0]) + " IS NOT NULL) WHERE _rank = 1";
+                           keys_not_null + ") WHERE _rank = 1";
     sql::Rows r = con_.query("SELECT count(*) FILTER (WHERE e." + q(stream.key[0]) + " IS NOT NULL) AS expected, "
                              "count(*) FILTER (WHERE s." + q(stream.key[0]) + " IS NULL) AS missing, "
                              "count(*) FILTER (WHERE e." + q(stream.key[0]) + " IS NULL) AS extra, "
