@@ -365,7 +365,7 @@ void Checker::check_window(const Stream& stream) {
     std::string label = table_prefix + (stream.window_us % kDayUs == 0 ? rows.text(i, "ymd")
                                         : one_day                     ? rows.text(i, "hm")
                                                                       : rows.text(i, "ymdhm"));
-    for (const auto& gname : stream.group_by) label += " " + rows.text(i, "k_" + gname);
+    for (const auto& gname : stream.group_by) label += " " + rows.at(i, "k_" + gname).value_or("NULL");
     std::vector<std::optional<std::string>> g, r;
     for (size_t a = 0; a < stream.aggregates.size(); a++) {
       g.push_back(value_text(types[a], rows.at(i, "g" + std::to_string(a))));
