@@ -18,6 +18,14 @@ bool CheckResult::has_problem() const {
   return false;
 }
 
+bool CheckResult::has_error() const {
+  for (const auto& l : lines)
+    if (l.verdict == "error") return true;
+  return false;
+}
+
+int CheckResult::exit_code() const { return has_problem() ? 1 : has_error() ? 2 : 0; }
+
 std::string format_check(const CheckResult& result) {
   std::string out;
   for (const auto& l : result.lines) {
@@ -52,23 +60,51 @@ class Checker {
     // A table whose log names a data file that is gone cannot be read at all: say which, and stop.
     if (report_missing_files()) return result_;
     slices_ = window_slices(pipeline_, range_);
-    snapshots_ = create_lake_views(con_, pipeline_, slices_);
+    snapshots_ = create_lake_views(con_, pipeline_, slices_, &unreadable_);
     for (const Stream* stream : pipeline_.in_dependency_order()) {
-      if (!snapshots_.count(stream->table)) {
-        add("waiting", stream->table + " is not written yet: run `lakestream run` first");
-        continue;
-      }
-      switch (stream->kind) {
-        case StreamKind::Ingest: check_ingest(*stream); break;
-        case StreamKind::Latest:
-          if (range_.is_everything()) check_latest(*stream);
-          else add("note", stream->table + " is not checked for a time range: the newest state of each " + stream->entity +
-                               " needs all of " + stream->from + "; run check without --since/--until for it");
-          break;
-        case StreamKind::Window: check_window(*stream); break;
+      // A table that cannot be checked gets an error line, and the others are checked on.
+      try {
+        check_stream(*stream);
+      } catch (const std::exception& e) {
+        std::string reason = e.what();
+        for (char& c : reason)
+          if (c == '\n') c = ' ';
+        add("error", stream->table + " could not be checked: " + reason);
       }
     }
     return result_;
+  }
+
+ private:
+  void check_stream(const Stream& stream) {
+    std::vector<std::string> read = {stream.table};
+    if (stream.kind == StreamKind::Ingest) read.push_back(stream.table + "_quarantine");
+    else read.push_back(stream.from);
+    for (const auto& table : read)
+      if (unreadable_.count(table)) throw Error(table + " cannot be read: " + unreadable_.at(table));
+    if (!snapshots_.count(stream.table)) {
+      add("waiting", stream.table + " is not written yet: " + not_written_reason(stream));
+      return;
+    }
+    if (stream.kind != StreamKind::Ingest && !snapshots_.count(stream.from))
+      throw Error("its source table " + stream.from + " does not exist");
+    switch (stream.kind) {
+      case StreamKind::Ingest: check_ingest(stream); break;
+      case StreamKind::Latest:
+        if (range_.is_everything()) check_latest(stream);
+        else add("note", stream.table + " is not checked for a time range: the newest state of each " + stream.entity +
+                             " needs all of " + stream.from + "; run check without --since/--until for it");
+        break;
+      case StreamKind::Window: check_window(stream); break;
+    }
+  }
+
+  // Why a table is not there yet: its stream has not run, or (a window table in append mode) ran
+  // but no window has closed.
+  std::string not_written_reason(const Stream& stream) {
+    if (stream.kind == StreamKind::Window && snapshots_.count(stream.from) && read_window_progress(pipeline_, stream))
+      return "no window has closed yet";
+    return "run `lakestream run` first";
   }
 
  private:
@@ -77,7 +113,12 @@ class Checker {
   bool report_missing_files() {
     bool missing = false;
     for (const auto& table : pipeline_.table_names()) {
-      delta::Snapshot snapshot = delta::load_snapshot(pipeline_.table_path(table));
+      delta::Snapshot snapshot;
+      try {
+        snapshot = delta::load_snapshot(pipeline_.table_path(table));
+      } catch (const std::exception&) {
+        continue;  // an unreadable log: its stream's check says so
+      }
       for (const auto& file : snapshot.files) {
         if (path_exists(join_path(snapshot.table_path, file.path))) continue;
         add("PROBLEM", table + " version " + std::to_string(snapshot.version) + " names data file " + file.path +
@@ -252,6 +293,7 @@ class Checker {
   delta::TimeRange range_;
   std::map<std::string, TableSlice> slices_;
   std::map<std::string, delta::Snapshot> snapshots_;
+  std::map<std::string, std::string> unreadable_;  // table -> why it cannot be read
   CheckResult result_;
 };
 
