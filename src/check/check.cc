@@ -257,6 +257,7 @@ class Checker {
   }
 
   void check_window(const Stream& stream);
+  void count_by_dedup_state(const Stream& stream);
 
   int window_tables() const {
     int n = 0;
@@ -348,14 +349,18 @@ void Checker::check_window(const Stream& stream) {
   }
   std::string judged = stream.dedup.empty() ? "epoch_us(c.ws) + " + std::to_string(stream.window_us)
                                             : "epoch_us(c." + q(stream.event_time) + ")";
-  con_.exec("CREATE OR REPLACE TEMP TABLE check_copies AS SELECT c.*, coalesce(" + judged +
-            " <= h.watermark, false) AS _late FROM (" + window_copies_sql(stream, source_columns, q(stream.from)) +
+  con_.exec("CREATE OR REPLACE TEMP TABLE check_copies AS SELECT row_number() OVER () AS _copy, c.*, coalesce(h.watermark, 0) "
+            "AS _met, coalesce(" + judged + " <= h.watermark, false) AS _late FROM (" +
+            window_copies_sql(stream, source_columns, q(stream.from)) +
             ") c ASOF LEFT JOIN check_watermarks h ON c._batch <= h.source_batch_id");
-  // The batch truth: the first copy of each event. What the stream should have counted: the first
-  // copy of each event that was on time (with dedup, a late first copy leaves its key free).
+  // The batch truth: the first copy of each event. What the stream should have counted: the
+  // copies that were on time, each event once (with dedup, by the state's rule).
   con_.exec("CREATE OR REPLACE TEMP TABLE check_events AS " + window_first_copies_sql(stream, source_columns, "check_copies"));
-  con_.exec("CREATE OR REPLACE TEMP TABLE check_counted AS " +
-            window_first_copies_sql(stream, source_columns, "(SELECT * FROM check_copies WHERE NOT _late)"));
+  if (stream.dedup.empty())
+    con_.exec("CREATE OR REPLACE TEMP TABLE check_counted AS " +
+              window_first_copies_sql(stream, source_columns, "(SELECT * FROM check_copies WHERE NOT _late)"));
+  else
+    count_by_dedup_state(stream);
   con_.exec("CREATE OR REPLACE TEMP TABLE check_recount AS SELECT " + key + ", " + aggs + " FROM check_events GROUP BY " + key);
   std::string same = "e.ws = g.ws";
   for (const auto& g : stream.group_by) same += " AND e." + q(g) + " IS NOT DISTINCT FROM g." + q(g);
@@ -438,7 +443,8 @@ void Checker::check_window(const Stream& stream) {
         why += (why.empty() ? "" : " and ") + std::to_string(arrived - b_events) +
                (arrived - b_events == 1 ? " was" : " were") + " older than the watermark when it arrived";
       if (why.empty())
-        why = "the first copy of an event was older than the watermark when it arrived, and a later copy was counted";
+        why = "a later copy of a dedup key was counted, its first copy being older than the watermark or its key "
+              "forgotten when the watermark passed its event time plus the delay";
       add("late", label + " " + counted_phrase + "; " + source + " has " + values_phrase(stream, r) + ": " + why);
     } else if (stream.output == OutputMode::Update && !final) {
       add("waiting", label + " " + counted_phrase + " so far; it is not final until the watermark passes its end");
@@ -455,6 +461,37 @@ void Checker::check_window(const Stream& stream) {
   check_late_share(stream, late_by_window);
   check_staleness(stream, "max(" + q(stream.window_column) + ") + to_microseconds(" + std::to_string(stream.window_us) + ")",
                   "max(" + q(stream.event_time) + ")");
+}
+
+// A dedup stream remembers the key of each copy it counts until the watermark reaches that copy's
+// event time plus the delay: a later on-time copy of the key counts again only once it is
+// forgotten, so that a late first copy, or a key sent again long after, counts. Walks the keys
+// with more than one on-time copy in the order the stream read them.
+void Checker::count_by_dedup_state(const Stream& stream) {
+  std::string keys;
+  for (const auto& d : stream.dedup) keys += (keys.empty() ? "" : ", ") + q(d);
+  sql::Rows copies = con_.query("SELECT _copy, dense_rank() OVER (ORDER BY " + keys + ") AS k, epoch_us(" +
+                                q(stream.event_time) + ") AS t, _met FROM check_copies WHERE NOT _late QUALIFY count(*) OVER "
+                                "(PARTITION BY " + keys + ") > 1 ORDER BY k, _batch NULLS LAST, _position NULLS LAST");
+  con_.exec("CREATE OR REPLACE TEMP TABLE check_dropped (_copy BIGINT)");
+  {
+    sql::Appender dropped(con_, "check_dropped");
+    std::string key;
+    int64_t remembered_until = 0;  // the watermark that forgets the key's last counted copy
+    for (size_t i = 0; i < copies.size(); i++) {
+      int64_t t = std::stoll(copies.text(i, "t")), met = std::stoll(copies.text(i, "_met"));
+      bool same_key = copies.text(i, "k") == key;
+      if (same_key && remembered_until > met) {
+        dropped.append_int64(std::stoll(copies.text(i, "_copy")));
+        dropped.end_row();
+        continue;
+      }
+      key = copies.text(i, "k");
+      remembered_until = t + stream.watermark_delay_us;
+    }
+  }
+  con_.exec("CREATE OR REPLACE TEMP TABLE check_counted AS SELECT * FROM check_copies WHERE NOT _late AND _copy NOT IN "
+            "(SELECT _copy FROM check_dropped)");
 }
 
 void Checker::check_late_share(const Stream& stream,
