@@ -1,5 +1,7 @@
 #include "check/check_wording.h"
 
+#include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 
@@ -36,8 +38,10 @@ std::optional<std::string> value_text(const std::string& type, const std::option
   char* end = nullptr;
   double value = std::strtod(text->c_str(), &end);
   if (end == text->c_str() || *end != '\0') return text;  // inf, nan and the like as they are
-  char buffer[40];
-  std::snprintf(buffer, sizeof buffer, "%.12g", value);
+  // 12 significant digits, and for a large value its integer digits and one decimal.
+  int integer_digits = std::fabs(value) >= 1 ? static_cast<int>(std::floor(std::log10(std::fabs(value)))) + 1 : 1;
+  char buffer[64];
+  std::snprintf(buffer, sizeof buffer, "%.*g", std::max(12, std::min(integer_digits + 1, 17)), value);
   return std::string(buffer);
 }
 

@@ -65,5 +65,22 @@ TEST(CheckTypedValues, ADecimalAverageComparesAsTheStreamWritesIt) {
   EXPECT_EQ(recount.out, "recount: every written window already equals the recount; nothing changed\n") << recount.err;
 }
 
+TEST(CheckTypedValues, IntegersWithNullsCompareExactly) {
+  PipelineFixture f(sales("bigint", "orders = \"count(amount)\"\ntotal = \"sum(amount)\"\nmean = \"avg(amount)\"\n"
+                                    "low = \"min(amount)\"\nhigh = \"max(amount)\"\n"),
+                    {{"clicks", 2}});
+  send_and_run(f, order(1, "7", "0901") + order(2, "null", "0902") + order(3, "9000000000000", "0903") +
+                      order(4, "null", "1001") + order(5, "-2", "1002"));
+  send_and_run(f, order(6, "null", "1101"));
+  CommandResult check = f.lakestream("check");
+  EXPECT_EQ(check.out,
+            "ok      bronze_clicks has 6 events, each offset once\n"
+            "ok      09:00 2 orders, 9000000000007, 4500000000003.5, 7, 9000000000000\n"
+            "ok      10:00 1 order, -2, -2, -2, -2\n"
+            "waiting 11:00 is not written yet: the watermark has not passed its end\n")
+      << check.err;
+  EXPECT_EQ(check.exit_code, 0);
+}
+
 }  // namespace
 }  // namespace lakestream::testing
