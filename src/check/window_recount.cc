@@ -19,6 +19,17 @@ bool rounds(const Aggregate& a, const std::string& type) {
   return (a.function == "sum" || a.function == "avg") && is_double(type);
 }
 
+// Spark's average of a decimal in `type` (DECIMAL(p,s)): the exact sum over the count, rounded half
+// up (away from zero) to scale s, in integers: the sum in units of 10^-s over the count.
+std::string exact_decimal_average(const std::string& argument, const std::string& type) {
+  int scale = std::stoi(type.substr(type.find(',') + 1));
+  std::string units = "CAST(sum(" + argument + ") * 1" + std::string(static_cast<size_t>(scale), '0') + " AS HUGEINT)";
+  std::string twice_count = "(2 * count(" + argument + "))";
+  std::string one_unit = scale == 0 ? "1" : "0." + std::string(static_cast<size_t>(scale - 1), '0') + "1";
+  return "CAST(CAST(sign(" + units + ") * ((abs(" + units + ") * 2 + count(" + argument + ")) // " + twice_count +
+         ") AS DECIMAL(38,0)) * " + one_unit + " AS " + type + ")";
+}
+
 }  // namespace
 
 bool is_lineage_column(const std::string& name) {
@@ -76,9 +87,8 @@ std::string window_aggregates_sql(const Stream& stream, const std::vector<std::s
     const auto& a = stream.aggregates[i];
     std::string type = i < types.size() ? types[i] : "";
     std::string value = a.function + "(" + a.argument + ")";
-    // Spark averages a decimal exactly, in a decimal of 4 more digits of scale.
-    if (a.function == "avg" && is_decimal(type)) value = "sum(" + a.argument + ") / count(" + a.argument + ")";
     if (!type.empty()) value = "CAST(" + value + " AS " + type + ")";
+    if (a.function == "avg" && is_decimal(type)) value = exact_decimal_average(a.argument, type);
     s += value + " AS " + q(a.name) + ", ";
     if (rounds(a, type))
       s += (a.function == "sum" ? "sum" : "avg") + std::string("(abs(") + a.argument + ")) AS _abs" + std::to_string(i) + ", ";

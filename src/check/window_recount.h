@@ -38,8 +38,8 @@ std::vector<std::string> aggregate_types(const Stream& stream, const std::vector
 
 // "CAST(count(*) AS BIGINT) AS "orders", CAST(sum(amount) AS DECIMAL(28,2)) AS "revenue", count(*) AS _events":
 // the stream's aggregates as a batch query computes them, each in its column's type in the
-// window table when `types` gives it (a decimal average as the stream writes it: the exact sum
-// over the count, rounded half up to the column's scale), plus the number of events; for a sum or
+// window table when `types` gives it (a decimal average as Spark computes it: the exact sum over
+// the count, rounded half up to the column's scale), plus the number of events; for a sum or
 // average of doubles also `_abs<i>`, the sum (or mean) of the absolute values, which bounds the
 // rounding of a sum of doubles.
 std::string window_aggregates_sql(const Stream& stream, const std::vector<std::string>& types = {});

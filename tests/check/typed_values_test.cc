@@ -65,6 +65,24 @@ TEST(CheckTypedValues, ADecimalAverageComparesAsTheStreamWritesIt) {
   EXPECT_EQ(recount.out, "recount: every written window already equals the recount; nothing changed\n") << recount.err;
 }
 
+TEST(CheckTypedValues, ADecimalAverageRoundsHalfUpExactly) {
+  PipelineFixture f(sales("decimal(18,2)", "orders = \"count(*)\"\nmean = \"avg(amount)\"\n"), {{"clicks", 2}});
+  // 2.05 over 32 orders is 0.0640625: Spark's decimal(22,6) rounds it half up to 0.064063 (through
+  // a double it would be 0.064062); -0.03 over 32 is -0.0009375, away from zero -0.000938.
+  std::string events = order(0, "2.05", "0900") + order(100, "-0.03", "1000");
+  for (int i = 1; i < 32; i++) events += order(i, "0.00", "0901") + order(100 + i, "0.00", "1001");
+  send_and_run(f, events);
+  send_and_run(f, order(999, "1.00", "1101"));
+  EXPECT_EQ(f.query("select mean from sales order by hour"), "mean\n0.064063\n-0.000938\n");
+  CommandResult check = f.lakestream("check");
+  EXPECT_EQ(check.out,
+            "ok      bronze_clicks has 65 events, each offset once\n"
+            "ok      09:00 32 orders, 0.064063\n"
+            "ok      10:00 32 orders, -0.000938\n"
+            "waiting 11:00 is not written yet: the watermark has not passed its end\n")
+      << check.err;
+}
+
 TEST(CheckTypedValues, IntegersWithNullsCompareExactly) {
   PipelineFixture f(sales("bigint", "orders = \"count(amount)\"\ntotal = \"sum(amount)\"\nmean = \"avg(amount)\"\n"
                                     "low = \"min(amount)\"\nhigh = \"max(amount)\"\n"),
