@@ -18,6 +18,14 @@ bool CheckResult::has_problem() const {
   return false;
 }
 
+bool CheckResult::has_error() const {
+  for (const auto& l : lines)
+    if (l.verdict == "error") return true;
+  return false;
+}
+
+int CheckResult::exit_code() const { return has_problem() ? 1 : has_error() ? 2 : 0; }
+
 std::string format_check(const CheckResult& result) {
   std::string out;
   for (const auto& l : result.lines) {
@@ -52,23 +60,51 @@ class Checker {
     // A table whose log names a data file that is gone cannot be read at all: say which, and stop.
     if (report_missing_files()) return result_;
     slices_ = window_slices(pipeline_, range_);
-    snapshots_ = create_lake_views(con_, pipeline_, slices_);
+    snapshots_ = create_lake_views(con_, pipeline_, slices_, &unreadable_);
     for (const Stream* stream : pipeline_.in_dependency_order()) {
-      if (!snapshots_.count(stream->table)) {
-        add("waiting", stream->table + " is not written yet: run `lakestream run` first");
-        continue;
-      }
-      switch (stream->kind) {
-        case StreamKind::Ingest: check_ingest(*stream); break;
-        case StreamKind::Latest:
-          if (range_.is_everything()) check_latest(*stream);
-          else add("note", stream->table + " is not checked for a time range: the newest state of each " + stream->entity +
-                               " needs all of " + stream->from + "; run check without --since/--until for it");
-          break;
-        case StreamKind::Window: check_window(*stream); break;
+      // A table that cannot be checked gets an error line, and the others are checked on.
+      try {
+        check_stream(*stream);
+      } catch (const std::exception& e) {
+        std::string reason = e.what();
+        for (char& c : reason)
+          if (c == '\n') c = ' ';
+        add("error", stream->table + " could not be checked: " + reason);
       }
     }
     return result_;
+  }
+
+ private:
+  void check_stream(const Stream& stream) {
+    std::vector<std::string> read = {stream.table};
+    if (stream.kind == StreamKind::Ingest) read.push_back(stream.table + "_quarantine");
+    else read.push_back(stream.from);
+    for (const auto& table : read)
+      if (unreadable_.count(table)) throw Error(table + " cannot be read: " + unreadable_.at(table));
+    if (!snapshots_.count(stream.table)) {
+      add("waiting", stream.table + " is not written yet: " + not_written_reason(stream));
+      return;
+    }
+    if (stream.kind != StreamKind::Ingest && !snapshots_.count(stream.from))
+      throw Error("its source table " + stream.from + " does not exist");
+    switch (stream.kind) {
+      case StreamKind::Ingest: check_ingest(stream); break;
+      case StreamKind::Latest:
+        if (range_.is_everything()) check_latest(stream);
+        else add("note", stream.table + " is not checked for a time range: the newest state of each " + stream.entity +
+                             " needs all of " + stream.from + "; run check without --since/--until for it");
+        break;
+      case StreamKind::Window: check_window(stream); break;
+    }
+  }
+
+  // Why a table is not there yet: its stream has not run, or (a window table in append mode) ran
+  // but no window has closed.
+  std::string not_written_reason(const Stream& stream) {
+    if (stream.kind == StreamKind::Window && snapshots_.count(stream.from) && read_window_progress(pipeline_, stream))
+      return "no window has closed yet";
+    return "run `lakestream run` first";
   }
 
  private:
@@ -77,7 +113,12 @@ class Checker {
   bool report_missing_files() {
     bool missing = false;
     for (const auto& table : pipeline_.table_names()) {
-      delta::Snapshot snapshot = delta::load_snapshot(pipeline_.table_path(table));
+      delta::Snapshot snapshot;
+      try {
+        snapshot = delta::load_snapshot(pipeline_.table_path(table));
+      } catch (const std::exception&) {
+        continue;  // an unreadable log: its stream's check says so
+      }
       for (const auto& file : snapshot.files) {
         if (path_exists(join_path(snapshot.table_path, file.path))) continue;
         add("PROBLEM", table + " version " + std::to_string(snapshot.version) + " names data file " + file.path +
@@ -182,17 +223,20 @@ class Checker {
       list += (list.empty() ? "" : ", ") + q(c);
       differs += (differs.empty() ? "" : " OR ") + ("e." + q(c) + " IS DISTINCT FROM s." + q(c));
     }
+    std::string keys_not_null;
     for (const auto& k : stream.key) {
       keys += (keys.empty() ? "" : ", ") + q(k);
       match += (match.empty() ? "" : " AND ") + ("e." + q(k) + " = s." + q(k));
+      keys_not_null += (keys_not_null.empty() ? "" : " AND ") + q(k) + " IS NOT NULL";
     }
     bool kafka_position = delta::has_column(source_columns, "partition") && delta::has_column(source_columns, "offset");
     std::string position = kafka_position ? "max([\"partition\"::BIGINT, \"offset\"])" : "NULL";
-    // The newest distinct event per key, a tie going to the later Kafka position.
+    // The newest distinct event per key, a tie going to the later Kafka position (partition, then
+    // offset, of its last copy); events without every key column are not silver's.
     std::string expected = "SELECT " + list + " FROM (SELECT *, row_number() OVER (PARTITION BY " + keys + " ORDER BY " +
                            q(stream.order_by) + " DESC NULLS LAST, _position DESC) AS _rank FROM (SELECT " + list + ", " +
                            position + " AS _position FROM " + q(stream.from) + " GROUP BY ALL) WHERE " +
-                           q(stream.key[0]) + " IS NOT NULL) WHERE _rank = 1";
+                           keys_not_null + ") WHERE _rank = 1";
     sql::Rows r = con_.query("SELECT count(*) FILTER (WHERE e." + q(stream.key[0]) + " IS NOT NULL) AS expected, "
                              "count(*) FILTER (WHERE s." + q(stream.key[0]) + " IS NULL) AS missing, "
                              "count(*) FILTER (WHERE e." + q(stream.key[0]) + " IS NULL) AS extra, "
@@ -213,6 +257,13 @@ class Checker {
   }
 
   void check_window(const Stream& stream);
+  void count_by_dedup_state(const Stream& stream);
+
+  int window_tables() const {
+    int n = 0;
+    for (const auto& s : pipeline_.streams) n += s.kind == StreamKind::Window;
+    return n;
+  }
   void check_late_share(const Stream& stream,
                         const std::vector<std::pair<std::string, std::pair<int64_t, int64_t>>>& late_by_window);
 
@@ -243,6 +294,7 @@ class Checker {
   delta::TimeRange range_;
   std::map<std::string, TableSlice> slices_;
   std::map<std::string, delta::Snapshot> snapshots_;
+  std::map<std::string, std::string> unreadable_;  // table -> why it cannot be read
   CheckResult result_;
 };
 
@@ -274,22 +326,17 @@ void Checker::check_window(const Stream& stream) {
       if (added_in.count(file.path)) file.version = added_in.at(file.path);
   }
   std::string key = window_key_sql(stream);
-  std::string aggs = window_aggregates_sql(stream);
+  std::vector<std::string> types = aggregate_types(stream, gold.metadata.schema);
+  std::string aggs = window_aggregates_sql(stream, types);
   std::string gold_columns = q(stream.window_column) + " AS ws";
   for (const auto& g : stream.group_by) gold_columns += ", " + q(g);
   for (const auto& a : stream.aggregates) gold_columns += ", " + q(a.name);
-  con_.exec("CREATE OR REPLACE TEMP TABLE check_events AS " + window_events_sql(stream, source_columns, q(stream.from)));
   con_.exec("CREATE OR REPLACE TEMP TABLE check_gold AS SELECT " + gold_columns + ", b.boundary FROM (" +
             delta::scan_sql(gold_by_commit, true) + ") g LEFT JOIN check_boundary b ON g._file_version = b.version");
   // A file read for the range may hold windows outside it too: those are not checked here.
   if (slices_.count(stream.table))
     con_.exec("DELETE FROM check_gold WHERE NOT (" + slices_.at(stream.table).range.contains_sql("ws") + ")");
-  con_.exec("CREATE OR REPLACE TEMP TABLE check_recount AS SELECT " + key + ", " + aggs + " FROM check_events GROUP BY " + key);
-  std::string same = "e.ws = g.ws";
-  for (const auto& g : stream.group_by) same += " AND e." + q(g) + " IS NOT DISTINCT FROM g." + q(g);
-  std::string e_key = "e.ws";
-  for (const auto& g : stream.group_by) e_key += ", e." + q(g);
-  // Late by design: an event older than the watermark its source batch met (the stream records
+  // Late by design: a copy older than the watermark its source batch met (the stream records
   // that watermark per source batch); with dedup by its event time, without by its window's end.
   con_.exec("CREATE OR REPLACE TEMP TABLE check_watermarks (source_batch_id BIGINT, watermark BIGINT)");
   if (progress) {
@@ -300,17 +347,29 @@ void Checker::check_window(const Stream& stream) {
       appender.end_row();
     }
   }
-  std::string judged = stream.dedup.empty() ? "epoch_us(e.ws) + " + std::to_string(stream.window_us)
-                                            : "epoch_us(e." + q(stream.event_time) + ")";
-  con_.exec("CREATE OR REPLACE TEMP TABLE check_timed AS SELECT e.*, coalesce(" + judged +
-            " <= (SELECT arg_min(h.watermark, h.source_batch_id) FROM check_watermarks h WHERE h.source_batch_id >= "
-            "e._first_batch), false) AS _late FROM check_events e");
+  std::string judged = stream.dedup.empty() ? "epoch_us(c.ws) + " + std::to_string(stream.window_us)
+                                            : "epoch_us(c." + q(stream.event_time) + ")";
+  con_.exec("CREATE OR REPLACE TEMP TABLE check_copies AS SELECT row_number() OVER () AS _copy, c.*, coalesce(h.watermark, 0) "
+            "AS _met, coalesce(" + judged + " <= h.watermark, false) AS _late FROM (" +
+            window_copies_sql(stream, source_columns, q(stream.from)) +
+            ") c ASOF LEFT JOIN check_watermarks h ON c._batch <= h.source_batch_id");
+  // The batch truth: the first copy of each event. What the stream should have counted: the
+  // copies that were on time, each event once (with dedup, by the state's rule).
+  con_.exec("CREATE OR REPLACE TEMP TABLE check_events AS " + window_first_copies_sql(stream, source_columns, "check_copies"));
+  if (stream.dedup.empty())
+    con_.exec("CREATE OR REPLACE TEMP TABLE check_counted AS " +
+              window_first_copies_sql(stream, source_columns, "(SELECT * FROM check_copies WHERE NOT _late)"));
+  else
+    count_by_dedup_state(stream);
+  con_.exec("CREATE OR REPLACE TEMP TABLE check_recount AS SELECT " + key + ", " + aggs + " FROM check_events GROUP BY " + key);
+  std::string same = "e.ws = g.ws";
+  for (const auto& g : stream.group_by) same += " AND e." + q(g) + " IS NOT DISTINCT FROM g." + q(g);
+  std::string e_key = window_key_sql(stream, "e");
   // The recount of only the events that had arrived when the window was written, and were on time.
-  con_.exec("CREATE OR REPLACE TEMP TABLE check_arrived AS SELECT " + e_key + ", count(*) AS _arrived FROM check_timed e "
-            "JOIN check_gold g ON " + same + " WHERE e._first_batch <= g.boundary GROUP BY " + e_key);
+  con_.exec("CREATE OR REPLACE TEMP TABLE check_arrived AS SELECT " + e_key + ", count(*) AS _arrived FROM check_events e "
+            "JOIN check_gold g ON " + same + " WHERE e._batch <= g.boundary GROUP BY " + e_key);
   con_.exec("CREATE OR REPLACE TEMP TABLE check_before AS SELECT " + e_key + ", " + aggs +
-            " FROM check_timed e JOIN check_gold g ON " + same + " WHERE e._first_batch <= g.boundary AND NOT e._late GROUP BY " +
-            e_key);
+            " FROM check_counted e JOIN check_gold g ON " + same + " WHERE e._batch <= g.boundary GROUP BY " + e_key);
 
   auto join_on = [&](const std::string& alias) {
     std::string on = alias + ".ws = k.ws";
@@ -325,20 +384,24 @@ void Checker::check_window(const Stream& stream) {
   for (size_t i = 0; i < stream.aggregates.size(); i++) {
     std::string a = q(stream.aggregates[i].name), n = std::to_string(i);
     select += ", g." + a + "::VARCHAR AS g" + n + ", r." + a + "::VARCHAR AS r" + n;
-    g_eq_r += " AND g." + a + " IS NOT DISTINCT FROM r." + a;
-    g_eq_b += " AND g." + a + " IS NOT DISTINCT FROM b." + a;
+    g_eq_r += " AND " + same_aggregate_sql(stream, i, types[i], "g", "r");
+    g_eq_b += " AND " + same_aggregate_sql(stream, i, types[i], "g", "b");
   }
   select += ", (" + g_eq_r + ") AS g_eq_r, (b.ws IS NOT NULL AND " + g_eq_b + ") AS g_eq_b";
   sql::Rows rows = con_.query(select + " FROM (SELECT " + key + " FROM check_gold UNION SELECT " + key +
                               " FROM check_recount) k LEFT JOIN check_gold g ON " + join_on("g") +
                               " LEFT JOIN check_recount r ON " + join_on("r") + " LEFT JOIN check_arrived a ON " + join_on("a") +
-                              " LEFT JOIN check_before b ON " +
-                              join_on("b") + " ORDER BY k.ws" + (stream.group_by.empty() ? "" : ", " + key.substr(4)));
+                              " LEFT JOIN check_before b ON " + join_on("b") + " ORDER BY " + window_key_sql(stream, "k"));
 
   constexpr int64_t kDayUs = 24LL * 3600 * 1000 * 1000;
+  // Times alone name the windows when they all start and end within one day; else the date shows.
   bool one_day = true;
-  for (size_t i = 1; i < rows.size(); i++)
-    if (rows.text(i, "ymd") != rows.text(0, "ymd")) one_day = false;
+  for (size_t i = 0; i < rows.size(); i++) {
+    int64_t start_in_day = ((std::stoll(rows.text(i, "ws_us")) % kDayUs) + kDayUs) % kDayUs;
+    if (rows.text(i, "ymd") != rows.text(0, "ymd") || start_in_day + stream.window_us > kDayUs) one_day = false;
+  }
+  // With several window tables, each line names its own.
+  std::string table_prefix = window_tables() > 1 ? stream.table + " " : "";
   std::string noun = window_noun(stream.window_us);
   int count_index = -1;
   for (size_t i = 0; i < stream.aggregates.size(); i++)
@@ -346,12 +409,14 @@ void Checker::check_window(const Stream& stream) {
 
   std::vector<std::pair<std::string, std::pair<int64_t, int64_t>>> late_by_window;  // label -> (late, events)
   for (size_t i = 0; i < rows.size(); i++) {
-    std::string label = stream.window_us >= kDayUs ? rows.text(i, "ymd") : one_day ? rows.text(i, "hm") : rows.text(i, "ymdhm");
-    for (const auto& gname : stream.group_by) label += " " + rows.text(i, "k_" + gname);
+    std::string label = table_prefix + (stream.window_us % kDayUs == 0 ? rows.text(i, "ymd")
+                                        : one_day                     ? rows.text(i, "hm")
+                                                                      : rows.text(i, "ymdhm"));
+    for (const auto& gname : stream.group_by) label += " " + rows.at(i, "k_" + gname).value_or("NULL");
     std::vector<std::optional<std::string>> g, r;
     for (size_t a = 0; a < stream.aggregates.size(); a++) {
-      g.push_back(rows.at(i, "g" + std::to_string(a)));
-      r.push_back(rows.at(i, "r" + std::to_string(a)));
+      g.push_back(value_text(types[a], rows.at(i, "g" + std::to_string(a))));
+      r.push_back(value_text(types[a], rows.at(i, "r" + std::to_string(a))));
     }
     bool written = rows.text(i, "written") == "true", counted = rows.text(i, "counted") == "true";
     int64_t end_us = std::stoll(rows.text(i, "ws_us")) + stream.window_us;
@@ -369,13 +434,17 @@ void Checker::check_window(const Stream& stream) {
       add("PROBLEM", label + " " + counted_phrase + ", but " + source + " has no events for it");
     } else if (rows.text(i, "g_eq_r") == "true") {
       add("ok", label + " " + values_phrase(stream, g));
-    } else if (rows.text(i, "g_eq_b") == "true" && r_events > b_events) {
+    } else if (rows.text(i, "g_eq_b") == "true") {
+      // The stream counted what the watermark let through: late by design.
       int64_t arrived = std::stoll(rows.text(i, "a_events"));
       std::string why;
       if (r_events > arrived) why = std::to_string(r_events - arrived) + " arrived after the " + noun + " was written";
       if (arrived > b_events)
         why += (why.empty() ? "" : " and ") + std::to_string(arrived - b_events) +
                (arrived - b_events == 1 ? " was" : " were") + " older than the watermark when it arrived";
+      if (why.empty())
+        why = "a later copy of a dedup key was counted, its first copy being older than the watermark or its key "
+              "forgotten when the watermark passed its event time plus the delay";
       add("late", label + " " + counted_phrase + "; " + source + " has " + values_phrase(stream, r) + ": " + why);
     } else if (stream.output == OutputMode::Update && !final) {
       add("waiting", label + " " + counted_phrase + " so far; it is not final until the watermark passes its end");
@@ -392,6 +461,37 @@ void Checker::check_window(const Stream& stream) {
   check_late_share(stream, late_by_window);
   check_staleness(stream, "max(" + q(stream.window_column) + ") + to_microseconds(" + std::to_string(stream.window_us) + ")",
                   "max(" + q(stream.event_time) + ")");
+}
+
+// A dedup stream remembers the key of each copy it counts until the watermark reaches that copy's
+// event time plus the delay: a later on-time copy of the key counts again only once it is
+// forgotten, so that a late first copy, or a key sent again long after, counts. Walks the keys
+// with more than one on-time copy in the order the stream read them.
+void Checker::count_by_dedup_state(const Stream& stream) {
+  std::string keys;
+  for (const auto& d : stream.dedup) keys += (keys.empty() ? "" : ", ") + q(d);
+  sql::Rows copies = con_.query("SELECT _copy, dense_rank() OVER (ORDER BY " + keys + ") AS k, epoch_us(" +
+                                q(stream.event_time) + ") AS t, _met FROM check_copies WHERE NOT _late QUALIFY count(*) OVER "
+                                "(PARTITION BY " + keys + ") > 1 ORDER BY k, _batch NULLS LAST, _position NULLS LAST");
+  con_.exec("CREATE OR REPLACE TEMP TABLE check_dropped (_copy BIGINT)");
+  {
+    sql::Appender dropped(con_, "check_dropped");
+    std::string key;
+    int64_t remembered_until = 0;  // the watermark that forgets the key's last counted copy
+    for (size_t i = 0; i < copies.size(); i++) {
+      int64_t t = std::stoll(copies.text(i, "t")), met = std::stoll(copies.text(i, "_met"));
+      bool same_key = copies.text(i, "k") == key;
+      if (same_key && remembered_until > met) {
+        dropped.append_int64(std::stoll(copies.text(i, "_copy")));
+        dropped.end_row();
+        continue;
+      }
+      key = copies.text(i, "k");
+      remembered_until = t + stream.watermark_delay_us;
+    }
+  }
+  con_.exec("CREATE OR REPLACE TEMP TABLE check_counted AS SELECT * FROM check_copies WHERE NOT _late AND _copy NOT IN "
+            "(SELECT _copy FROM check_dropped)");
 }
 
 void Checker::check_late_share(const Stream& stream,

@@ -1,6 +1,6 @@
 // `lakestream check`: recomputes every streamed table from the raw (bronze) table with ordinary
 // batch queries and tells, line by line: ok, note, late (dropped by the watermark, by design),
-// PROBLEM (counted twice, lost, or wrong) and waiting (not final yet).
+// PROBLEM (counted twice, lost, or wrong), waiting (not final yet), LIMIT and error.
 #pragma once
 
 #include <string>
@@ -12,16 +12,22 @@
 namespace lakestream {
 
 struct CheckLine {
-  std::string verdict;  // ok | note | late | PROBLEM | waiting | LIMIT (a data-quality limit broken)
+  // ok | note | late | PROBLEM | waiting | LIMIT (a data-quality limit broken) | error (check
+  // could not check a table: the line names it and says why)
+  std::string verdict;
   std::string text;
 };
 
 struct CheckResult {
   std::vector<CheckLine> lines;
-  bool has_problem() const;  // a PROBLEM or a LIMIT: check exits with 1
+  bool has_problem() const;  // a PROBLEM or a LIMIT
+  bool has_error() const;    // an error line
+  // 1 with a PROBLEM or a LIMIT, else 2 with an error, else 0.
+  int exit_code() const;
 };
 
-// Checks every table the pipeline streams, in dependency order. With a time range, window tables
+// Checks every table the pipeline streams, in dependency order; a table it cannot check gets an
+// error line and the others are checked on. With a time range, window tables
 // are checked for the windows in it only, reading only the files of them and of their source that
 // can hold those times; latest tables, which need all their source, are left out with a note.
 CheckResult check_pipeline(const Pipeline& pipeline, const delta::TimeRange& range = {});

@@ -1,6 +1,9 @@
 #include "check/check_wording.h"
 
+#include <algorithm>
+#include <cmath>
 #include <cstdio>
+#include <cstdlib>
 
 namespace lakestream {
 
@@ -28,6 +31,18 @@ std::string values_phrase(const Stream& stream, const std::vector<std::optional<
     phrase += a.function == "count" && values[i] ? count_of(std::stoll(v), a.name) : v;
   }
   return phrase;
+}
+
+std::optional<std::string> value_text(const std::string& type, const std::optional<std::string>& text) {
+  if (!text || (type != "DOUBLE" && type != "FLOAT")) return text;
+  char* end = nullptr;
+  double value = std::strtod(text->c_str(), &end);
+  if (end == text->c_str() || *end != '\0') return text;  // inf, nan and the like as they are
+  // 12 significant digits, and for a large value its integer digits and one decimal.
+  int integer_digits = std::fabs(value) >= 1 ? static_cast<int>(std::floor(std::log10(std::fabs(value)))) + 1 : 1;
+  char buffer[64];
+  std::snprintf(buffer, sizeof buffer, "%.*g", std::max(12, std::min(integer_digits + 1, 17)), value);
+  return std::string(buffer);
 }
 
 std::string percent_text(double fraction) {

@@ -21,6 +21,11 @@ std::string window_noun(int64_t window_us);
 // values are in the order of the stream's aggregates.
 std::string values_phrase(const Stream& stream, const std::vector<std::optional<std::string>>& values);
 
+// A value as its column's type (DuckDB's name) prints it: a double rounded to 12 significant
+// digits (at least its integer digits and one decimal), so that the rounding of a sum of doubles
+// ("8496.830000000002") does not show; any other type as DuckDB prints it (a decimal with its scale).
+std::optional<std::string> value_text(const std::string& type, const std::optional<std::string>& text);
+
 // A fraction as a percentage with at most one decimal: 0.25 -> "25%", 0.005 -> "0.5%".
 std::string percent_text(double fraction);
 

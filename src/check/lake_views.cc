@@ -7,21 +7,37 @@
 
 namespace lakestream {
 
+namespace {
+
+// The view of one table, when it exists on disk.
+void add_lake_view(sql::Connection& con, const Pipeline& pipeline, const std::string& table,
+                   const std::map<std::string, TableSlice>& slices, std::map<std::string, delta::Snapshot>& snapshots) {
+  delta::Snapshot snapshot = delta::load_snapshot(pipeline.table_path(table));
+  if (!snapshot.exists()) return;
+  std::string view = delta::scan_sql(snapshot);
+  auto slice = slices.find(table);
+  if (slice != slices.end()) {
+    snapshot = delta::prune_files(con, snapshot, slice->second.column, slice->second.range);
+    view = "SELECT * FROM (" + delta::scan_sql(snapshot) + ") WHERE " +
+           slice->second.range.contains_sql(sql::quote_ident(slice->second.column));
+  }
+  con.exec("CREATE OR REPLACE TEMP VIEW " + sql::quote_ident(table) + " AS " + view);
+  snapshots.emplace(table, std::move(snapshot));
+}
+
+}  // namespace
+
 std::map<std::string, delta::Snapshot> create_lake_views(sql::Connection& con, const Pipeline& pipeline,
-                                                         const std::map<std::string, TableSlice>& slices) {
+                                                         const std::map<std::string, TableSlice>& slices,
+                                                         std::map<std::string, std::string>* unreadable) {
   std::map<std::string, delta::Snapshot> snapshots;
   for (const auto& table : pipeline.table_names()) {
-    delta::Snapshot snapshot = delta::load_snapshot(pipeline.table_path(table));
-    if (!snapshot.exists()) continue;
-    std::string view = delta::scan_sql(snapshot);
-    auto slice = slices.find(table);
-    if (slice != slices.end()) {
-      snapshot = delta::prune_files(con, snapshot, slice->second.column, slice->second.range);
-      view = "SELECT * FROM (" + delta::scan_sql(snapshot) + ") WHERE " +
-             slice->second.range.contains_sql(sql::quote_ident(slice->second.column));
+    try {
+      add_lake_view(con, pipeline, table, slices, snapshots);
+    } catch (const std::exception& e) {
+      if (!unreadable) throw;
+      (*unreadable)[table] = e.what();
     }
-    con.exec("CREATE OR REPLACE TEMP VIEW " + sql::quote_ident(table) + " AS " + view);
-    snapshots.emplace(table, std::move(snapshot));
   }
   return snapshots;
 }

@@ -22,8 +22,11 @@ struct TableSlice {
 
 // Creates (or replaces) a view per table of the pipeline that exists on disk; returns the
 // snapshots they were made from, by table name (for a sliced table, with only the files read).
+// A table that cannot be read throws Error; with `unreadable`, it is left out and the reason
+// put there by table name instead.
 std::map<std::string, delta::Snapshot> create_lake_views(sql::Connection& con, const Pipeline& pipeline,
-                                                         const std::map<std::string, TableSlice>& slices = {});
+                                                         const std::map<std::string, TableSlice>& slices = {},
+                                                         std::map<std::string, std::string>* unreadable = nullptr);
 
 // "2026-03-02", "2026-03-02 09:00", "2026-03-02T09:00:00Z" (UTC unless an offset is given) as a
 // range; an empty text leaves that side open. Throws Error naming the option for any other text.

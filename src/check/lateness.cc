@@ -47,20 +47,24 @@ LatenessProfile lateness_profile(const Pipeline& pipeline, const std::string& st
                 "there are events to profile");
   const auto& columns = source->second.metadata.schema;
 
-  // Arrival order, as Kafka saw it; a source without Kafka columns falls back to the event time.
+  // The order the stream reads events in: bronze batch by batch, each batch whole (its watermark
+  // moves only at the batch's end), then partition and offset. A source without batches is read
+  // one event at a time in Kafka's order, or failing that, in event-time order.
   std::string order;
-  for (const char* c : {"kafka_timestamp", "_batch_id", "partition", "offset"})
+  for (const char* c : {"_batch_id", "kafka_timestamp", "partition", "offset"})
     if (has(columns, c)) order += (order.empty() ? "" : ", ") + sql::quote_ident(c);
   std::string et = sql::quote_ident(stream->event_time);
   if (order.empty()) order = et;
+  std::string step = has(columns, "_batch_id") ? "_batch_id" : "seq";
   std::string arrival = has(columns, "kafka_timestamp") ? "epoch_us(kafka_timestamp)" : "epoch_us(" + et + ")";
   std::string window = std::to_string(stream->window_us);
-  con.exec("CREATE TEMP TABLE arrivals AS SELECT row_number() OVER (ORDER BY " + order + ") AS seq, epoch_us(" + et +
-           ") AS t, " + arrival + " AS arrived FROM " + sql::quote_ident(stream->from) + " WHERE " + et + " IS NOT NULL" +
+  con.exec("CREATE TEMP TABLE arrivals AS SELECT row_number() OVER (ORDER BY " + order + ") AS seq, " +
+           (step == "seq" ? "row_number() OVER (ORDER BY " + order + ")" : step) + " AS step, epoch_us(" + et + ") AS t, " + arrival + " AS arrived FROM " +
+           sql::quote_ident(stream->from) + " WHERE " + et + " IS NOT NULL" +
            (stream->filter.empty() ? "" : " AND (" + stream->filter + ")"));
-  // prior: the newest event time before each event; reached: the newest including it.
-  con.exec("CREATE TEMP TABLE running AS SELECT seq, t, arrived, max(t) OVER (ORDER BY seq ROWS BETWEEN UNBOUNDED "
-           "PRECEDING AND 1 PRECEDING) AS prior, max(t) OVER (ORDER BY seq) AS reached FROM arrivals");
+  // prior: the newest event time of the steps before each event's; reached: including its own.
+  con.exec("CREATE TEMP TABLE running AS SELECT seq, t, arrived, max(t) OVER (ORDER BY step RANGE BETWEEN UNBOUNDED "
+           "PRECEDING AND 1 PRECEDING) AS prior, max(t) OVER (ORDER BY step) AS reached FROM arrivals");
   // When (in arrival time) the newest event time first reached each value.
   con.exec("CREATE TEMP TABLE first_reached AS SELECT reached, min(arrived) AS arrived FROM running GROUP BY reached");
   con.exec("CREATE TEMP TABLE window_ends AS SELECT DISTINCT t - ((t % " + window + ") + " + window + ") % " + window +
@@ -104,8 +108,8 @@ LatenessProfile lateness_profile(const Pipeline& pipeline, const std::string& st
 
 std::string format_lateness(const LatenessProfile& p) {
   std::string text = "lateness of " + p.stream + ": " + std::to_string(p.events) + " events of " + p.source_table +
-                     " in arrival order; the latest arrived " + compact_duration(p.max_lateness_us) +
-                     " behind the newest event time before it\n";
+                     " in the order the stream reads them (batch by batch); the latest arrived " +
+                     compact_duration(p.max_lateness_us) + " behind the newest event time of the batches before it\n";
   char line[256];
   std::snprintf(line, sizeof line, "  %-10s %10s %8s   %s\n", "delay", "dropped", "share",
                 "holds a window open after its end (arrival time): median / max, windows closed / still open");

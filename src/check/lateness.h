@@ -3,9 +3,11 @@
 // would have cost: how many events it would have dropped as late, and how long it would have
 // held a window open after its end. This lets the user choose the watermark from real data.
 //
-// Arrival order is Kafka's (kafka_timestamp, then _batch_id, partition, offset), one event at a
-// time: the watermark before an event is the newest event time that arrived before it minus the
-// delay. Real batches advance the watermark less often, so they drop at most this many.
+// Events are taken in the order the stream reads them: bronze batch by batch (_batch_id), then
+// partition and offset. The watermark an event meets is the newest event time of the batches
+// before its own minus the delay, as in a stream run after each ingest batch: events sent in bulk
+// share a batch and are never late to each other. A stream that reads several batches at once
+// advances its watermark less often, so it drops at most this many.
 #pragma once
 
 #include <cstdint>

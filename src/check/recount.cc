@@ -34,38 +34,45 @@ std::vector<RecountChange> recount_table(sql::Connection& con, const Pipeline& p
     const auto& columns = gold.metadata.schema;
 
     std::string key = window_key_sql(stream);
+    std::vector<std::string> types = aggregate_types(stream, columns);
     con.exec("CREATE OR REPLACE TEMP TABLE recount_events AS " + window_events_sql(stream, source_columns, q(stream.from)));
-    con.exec("CREATE OR REPLACE TEMP TABLE recount_values AS SELECT " + key + ", " + window_aggregates_sql(stream) +
+    con.exec("CREATE OR REPLACE TEMP TABLE recount_values AS SELECT " + key + ", " + window_aggregates_sql(stream, types) +
              " FROM recount_events GROUP BY " + key);
     // Each written window with its recount; a window the recount has no events for stays as written.
     std::string match = "r.ws = g." + q(stream.window_column);
     for (const auto& g : stream.group_by) match += " AND r." + q(g) + " IS NOT DISTINCT FROM g." + q(g);
     std::string select, differs, before_values, after_values;
+    // A window whose values equal the recount (doubles within the tolerance check allows) stays.
     for (const auto& c : columns) {
-      bool is_aggregate = std::any_of(stream.aggregates.begin(), stream.aggregates.end(),
-                                      [&](const Aggregate& a) { return a.name == c.name; });
-      std::string type = delta::duckdb_type_of(c.type);
-      std::string value = is_aggregate ? "CASE WHEN r.ws IS NULL THEN g." + q(c.name) + " ELSE CAST(r." + q(c.name) +
-                                             " AS " + type + ") END"
+      auto aggregate = std::find_if(stream.aggregates.begin(), stream.aggregates.end(),
+                                    [&](const Aggregate& a) { return a.name == c.name; });
+      bool is_aggregate = aggregate != stream.aggregates.end();
+      std::string value = is_aggregate ? "CASE WHEN r.ws IS NULL THEN g." + q(c.name) + " ELSE r." + q(c.name) + " END"
                                        : "g." + q(c.name);
       select += (select.empty() ? "" : ", ") + value + " AS " + q(c.name);
       if (is_aggregate) {
-        differs += (differs.empty() ? "" : " OR ") + ("g." + q(c.name) + " IS DISTINCT FROM CAST(r." + q(c.name) + " AS " + type + ")");
+        size_t i = static_cast<size_t>(aggregate - stream.aggregates.begin());
+        differs += " AND " + same_aggregate_sql(stream, i, types[i], "g", "r");
         before_values += ", g." + q(c.name) + "::VARCHAR";
-        after_values += ", CAST(r." + q(c.name) + " AS " + type + ")::VARCHAR";
+        after_values += ", r." + q(c.name) + "::VARCHAR";
       }
     }
+    differs = "NOT (true" + differs + ")";
     std::string joined = "FROM (" + delta::scan_sql(gold) + ") g LEFT JOIN recount_values r ON " + match;
     sql::Rows changed = con.query("SELECT strftime(g." + q(stream.window_column) + ", '%Y-%m-%d %H:%M')" + before_values +
                                   after_values + " " + joined + " WHERE r.ws IS NOT NULL AND (" + differs + ") ORDER BY 1");
     size_t n = stream.aggregates.size();
     for (const auto& row : changed.rows) {
-      std::vector<std::optional<std::string>> before(row.begin() + 1, row.begin() + 1 + n), after(row.begin() + 1 + n, row.end());
+      std::vector<std::optional<std::string>> before, after;
+      for (size_t i = 0; i < n; i++) {
+        before.push_back(value_text(types[i], row[1 + i]));
+        after.push_back(value_text(types[i], row[1 + n + i]));
+      }
       changes.push_back({stream.table, *row[0], values_phrase(stream, before), values_phrase(stream, after)});
     }
     if (changes.empty()) return changes;
 
-    int64_t max_batch = con.scalar_int("SELECT coalesce(max(_first_batch), -1) FROM recount_events");
+    int64_t max_batch = con.scalar_int("SELECT coalesce(max(_batch), -1) FROM recount_events");
     delta::Commit commit(gold);
     for (const auto& f : gold.files) commit.remove(f.path);
     delta::AddFile added = delta::write_data_file(con, table_path, "SELECT " + select + " " + joined, columns);

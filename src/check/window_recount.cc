@@ -3,41 +3,115 @@
 #include <set>
 
 #include "sql/duckdb.h"
+#include "table/parquet_file.h"
 
 namespace lakestream {
+
+namespace {
+
+std::string q(const std::string& name) { return sql::quote_ident(name); }
+
+bool is_double(const std::string& type) { return type == "DOUBLE" || type == "FLOAT"; }
+bool is_decimal(const std::string& type) { return type.rfind("DECIMAL", 0) == 0; }
+
+// Whether aggregate i is a sum or average that the table holds as a double.
+bool rounds(const Aggregate& a, const std::string& type) {
+  return (a.function == "sum" || a.function == "avg") && is_double(type);
+}
+
+// Spark's average of a decimal in `type` (DECIMAL(p,s)): the exact sum over the count, rounded half
+// up (away from zero) to scale s, in integers: the sum in units of 10^-s over the count.
+std::string exact_decimal_average(const std::string& argument, const std::string& type) {
+  int scale = std::stoi(type.substr(type.find(',') + 1));
+  std::string units = "CAST(sum(" + argument + ") * 1" + std::string(static_cast<size_t>(scale), '0') + " AS HUGEINT)";
+  std::string twice_count = "(2 * count(" + argument + "))";
+  std::string one_unit = scale == 0 ? "1" : "0." + std::string(static_cast<size_t>(scale - 1), '0') + "1";
+  return "CAST(CAST(sign(" + units + ") * ((abs(" + units + ") * 2 + count(" + argument + ")) // " + twice_count +
+         ") AS DECIMAL(38,0)) * " + one_unit + " AS " + type + ")";
+}
+
+}  // namespace
 
 bool is_lineage_column(const std::string& name) {
   static const std::set<std::string> lineage = {"partition", "offset", "kafka_timestamp", "key", "_batch_id", "_ingested_at"};
   return lineage.count(name) > 0;
 }
 
-std::string window_events_sql(const Stream& stream, const std::vector<delta::Column>& source_columns,
+std::string window_copies_sql(const Stream& stream, const std::vector<delta::Column>& source_columns,
                               const std::string& source_view) {
-  std::string event_columns;
-  bool has_batch_id = false;
+  bool has_batch_id = false, has_position = false;
   for (const auto& c : source_columns) {
     if (c.name == "_batch_id") has_batch_id = true;
-    if (is_lineage_column(c.name)) continue;
-    event_columns += (event_columns.empty() ? "" : ", ") + sql::quote_ident(c.name);
+    if (c.name == "offset") has_position = true;
   }
-  std::string first_batch = has_batch_id ? "min(_batch_id)" : "NULL::BIGINT";
   std::string width = "INTERVAL '" + std::to_string(stream.window_us) + " microseconds'";
-  return "SELECT time_bucket(" + width + ", " + sql::quote_ident(stream.event_time) +
-         ", TIMESTAMPTZ '1970-01-01 00:00:00+00') AS ws, * FROM (SELECT " + event_columns + ", " + first_batch +
-         " AS _first_batch FROM " + source_view + " GROUP BY ALL) events WHERE " + sql::quote_ident(stream.event_time) +
-         " IS NOT NULL" + (stream.filter.empty() ? "" : " AND (" + stream.filter + ")");
+  return "SELECT time_bucket(" + width + ", " + q(stream.event_time) + ", TIMESTAMPTZ '1970-01-01 00:00:00+00') AS ws, *, " +
+         (has_batch_id ? "_batch_id" : "NULL::BIGINT") + " AS _batch, " +
+         (has_position ? "[\"partition\"::BIGINT, \"offset\"::BIGINT]" : "NULL::BIGINT[]") + " AS _position FROM " +
+         source_view + " WHERE " + q(stream.event_time) + " IS NOT NULL" +
+         (stream.filter.empty() ? "" : " AND (" + stream.filter + ")");
 }
 
-std::string window_aggregates_sql(const Stream& stream) {
+std::string window_first_copies_sql(const Stream& stream, const std::vector<delta::Column>& source_columns,
+                                    const std::string& copies) {
+  std::string identity;
+  if (!stream.dedup.empty()) {
+    for (const auto& d : stream.dedup) identity += (identity.empty() ? "" : ", ") + q(d);
+  } else {
+    for (const auto& c : source_columns)
+      if (!is_lineage_column(c.name)) identity += (identity.empty() ? "" : ", ") + q(c.name);
+  }
+  return "SELECT * FROM " + copies + " QUALIFY row_number() OVER (PARTITION BY " + identity +
+         " ORDER BY _batch NULLS LAST, _position NULLS LAST) = 1";
+}
+
+std::string window_events_sql(const Stream& stream, const std::vector<delta::Column>& source_columns,
+                              const std::string& source_view) {
+  return window_first_copies_sql(stream, source_columns, "(" + window_copies_sql(stream, source_columns, source_view) + ")");
+}
+
+std::vector<std::string> aggregate_types(const Stream& stream, const std::vector<delta::Column>& gold_columns) {
+  std::vector<std::string> types;
+  for (const auto& a : stream.aggregates) {
+    std::string type;
+    for (const auto& c : gold_columns)
+      if (c.name == a.name) type = delta::duckdb_type_of(c.type);
+    types.push_back(type);
+  }
+  return types;
+}
+
+std::string window_aggregates_sql(const Stream& stream, const std::vector<std::string>& types) {
   std::string s;
-  for (const auto& a : stream.aggregates)
-    s += a.function + "(" + a.argument + ") AS " + sql::quote_ident(a.name) + ", ";
+  for (size_t i = 0; i < stream.aggregates.size(); i++) {
+    const auto& a = stream.aggregates[i];
+    std::string type = i < types.size() ? types[i] : "";
+    std::string value = a.function + "(" + a.argument + ")";
+    if (!type.empty()) value = "CAST(" + value + " AS " + type + ")";
+    if (a.function == "avg" && is_decimal(type)) value = exact_decimal_average(a.argument, type);
+    s += value + " AS " + q(a.name) + ", ";
+    if (rounds(a, type))
+      s += (a.function == "sum" ? "sum" : "avg") + std::string("(abs(") + a.argument + ")) AS _abs" + std::to_string(i) + ", ";
+  }
   return s + "count(*) AS _events";
 }
 
-std::string window_key_sql(const Stream& stream) {
-  std::string s = "ws";
-  for (const auto& g : stream.group_by) s += ", " + sql::quote_ident(g);
+std::string same_aggregate_sql(const Stream& stream, size_t i, const std::string& type, const std::string& a,
+                               const std::string& b) {
+  std::string name = q(stream.aggregates.at(i).name);
+  std::string x = a + "." + name, y = b + "." + name;
+  std::string exact = x + " IS NOT DISTINCT FROM " + y;
+  if (!rounds(stream.aggregates[i], type)) return "(" + exact + ")";
+  char tolerance[32];
+  std::snprintf(tolerance, sizeof tolerance, "%g", kDoubleTolerance);
+  return "(" + exact + " OR abs(" + x + " - " + y + ") <= " + tolerance + " * greatest(abs(" + x + "), abs(" + y +
+         "), " + b + "._abs" + std::to_string(i) + ", 1))";
+}
+
+std::string window_key_sql(const Stream& stream, const std::string& alias) {
+  std::string prefix = alias.empty() ? "" : alias + ".";
+  std::string s = prefix + "ws";
+  for (const auto& g : stream.group_by) s += ", " + prefix + q(g);
   return s;
 }
 

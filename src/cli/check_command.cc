@@ -17,13 +17,13 @@ void add_check_command(CLI::App& app) {
   auto until = std::make_shared<std::string>();
   cmd->add_option("--since", *since, "only windows from this time on (e.g. 2026-03-02, \"2026-03-02 09:00\"; UTC)");
   cmd->add_option("--until", *until, "only windows before this time");
-  cmd->footer("Exit status: 0 when nothing is wrong (late events dropped by the watermark are by design), 1 on any PROBLEM or broken LIMIT (docs/pipeline-file.md, Limits).");
+  cmd->footer("Exit status: 0 when nothing is wrong (late events dropped by the watermark are by design), 1 on any PROBLEM or broken LIMIT (docs/pipeline-file.md, Limits), 2 when check could not check a table (an error line says which and why).");
   cmd->callback([pipeline_file, since, until] {
     Pipeline pipeline = with_replays(load_pipeline(*pipeline_file));
     CheckResult result = check_pipeline(pipeline, parse_time_range(*since, *until));
     std::cout << format_check(result);
     save_check_result(pipeline, result, iso_timestamp(wall_clock_us()));
-    set_exit_status(result.has_problem() ? 1 : 0);
+    set_exit_status(result.exit_code());
   });
 }
 

@@ -53,7 +53,7 @@ void add_demo_command(CLI::App& app) {
     std::cout << "The tables are Delta Lake tables in " << pipeline.tables_dir << "; look at them with\n"
               << "  lakestream query -p " << pipeline_file << " \"select * from hourly_sales order by hour\"\n"
               << "(any Delta reader works too: Spark, DuckDB's delta extension, delta-rs).\n";
-    set_exit_status(result.has_problem() ? 1 : 0);
+    set_exit_status(result.exit_code());
   });
 }
 

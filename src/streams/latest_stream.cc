@@ -1,6 +1,7 @@
 #include "streams/latest_stream.h"
 
 #include <chrono>
+#include <set>
 
 #include "checkpoint/checkpoint.h"
 #include "streams/table_sink.h"
@@ -65,7 +66,7 @@ class LatestRun {
       key_not_null += (key_not_null.empty() ? "" : " AND ") + sql::quote_ident(k) + " IS NOT NULL";
     }
     std::string order = sql::quote_ident(s.order_by) + " DESC NULLS LAST";
-    // A tie on the ordering column goes to the later record in Kafka.
+    // A tie on the ordering column goes to the later (partition, offset), as across batches.
     for (const char* tie : {"partition", "offset"})
       if (delta::has_column(columns, tie)) order += ", " + sql::quote_ident(tie) + " DESC";
     std::string source = "(" + changes_scan_sql(changes) + ") AS source";
@@ -77,9 +78,7 @@ class LatestRun {
     con.exec("CREATE OR REPLACE TEMP TABLE latest_newest AS SELECT * FROM " + source + " WHERE " + key_not_null +
              " QUALIFY row_number() OVER (PARTITION BY " + keys + " ORDER BY " + order + ") = 1");
 
-    // The existing row stays unless the incoming one is strictly newer.
-    std::string ob = sql::quote_ident(s.order_by);
-    std::string keep_existing = "NOT coalesce(s." + ob + " > t." + ob + ", s." + ob + " IS NOT NULL AND t." + ob + " IS NULL)";
+    std::string keep_existing = existing_row_stays(columns);
     nlohmann::json info = {{"lakestream", {{"stream", s.name}, {"batchId", planned.id},
                                            {"source", {{"table", s.from}, {"fromVersion", from}, {"toVersion", to}}}}}};
     SinkCommit sink{table_path_, columns, checkpoint_.id(), planned.id, "MERGE", info, {}};
@@ -91,6 +90,25 @@ class LatestRun {
     batch.durations_ms["addBatch"] = ms_since(merging);
     batch.durations_ms["triggerExecution"] = ms_since(started);
     ctx_.finish_batch(report_, batch, started);
+  }
+
+  // Silver's one rule, the same within a batch and across batches: the row of a key is its newest
+  // event by (order_by, partition, offset), a NULL order_by oldest. The existing row stays unless
+  // the incoming one is newer by that order; an identical resend of it changes nothing, not even
+  // its partition and offset (kept in the table, they decide later ties).
+  std::string existing_row_stays(const std::vector<delta::Column>& columns) const {
+    std::string ob = sql::quote_ident(ctx_.stream.order_by);
+    std::string newer = "coalesce(s." + ob + " > t." + ob + ", s." + ob + " IS NOT NULL AND t." + ob + " IS NULL)";
+    if (delta::has_column(columns, "partition") && delta::has_column(columns, "offset"))
+      newer = "(" + newer + " OR (s." + ob + " IS NOT DISTINCT FROM t." + ob +
+              " AND coalesce([s.\"partition\"::BIGINT, s.\"offset\"] > [t.\"partition\"::BIGINT, t.\"offset\"], false)))";
+    // The columns ingest adds to each event record where a copy was read, not what it says.
+    static const std::set<std::string> lineage = {"partition", "offset", "kafka_timestamp", "key", "_batch_id", "_ingested_at"};
+    std::string same_event = "true";
+    for (const auto& c : columns)
+      if (!lineage.count(c.name))
+        same_event += " AND s." + sql::quote_ident(c.name) + " IS NOT DISTINCT FROM t." + sql::quote_ident(c.name);
+    return "NOT " + newer + " OR (" + same_event + ")";
   }
 
   StreamContext& ctx_;

@@ -10,9 +10,11 @@ namespace lakestream {
 
 namespace {
 
+// NULL matches NULL: a window of a NULL group value is one row, updated in place (still a hash join).
 std::string key_match(const std::vector<std::string>& key) {
   std::string on;
-  for (const auto& k : key) on += (on.empty() ? "" : " AND ") + ("s." + sql::quote_ident(k) + " = t." + sql::quote_ident(k));
+  for (const auto& k : key)
+    on += (on.empty() ? "" : " AND ") + ("s." + sql::quote_ident(k) + " IS NOT DISTINCT FROM t." + sql::quote_ident(k));
   return on;
 }
 

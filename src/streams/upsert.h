@@ -19,7 +19,8 @@ struct UpsertResult {
 // Adds to `commit` the actions that merge the rows of the DuckDB table `incoming` (one row per
 // key, the table's columns) into the table as of `snapshot`. An existing row stays when
 // `keep_existing` (a SQL predicate over `t`, the existing row, and `s`, the incoming one) holds;
-// otherwise the incoming row replaces it. Keys not in the table are inserted.
+// otherwise the incoming row replaces it. Keys not in the table are inserted. Key columns match
+// when equal or both NULL.
 UpsertResult upsert_rows(sql::Connection& con, const std::string& table_path, delta::Commit& commit,
                          const delta::Snapshot& snapshot,
                          const std::string& incoming, const std::vector<std::string>& key,

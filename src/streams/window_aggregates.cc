@@ -20,6 +20,18 @@ std::string widened_decimal(const std::string& type, int add_precision, int add_
   return "DECIMAL(" + std::to_string(p) + "," + std::to_string(s) + ")";
 }
 
+// The decimal average of a window state's sum `s` and count `c` in `wide` (DECIMAL(p,s)) as Spark
+// gives it: exact, rounded half up (away from zero). In integers, so that no double rounds it:
+// the sum in units of the result's scale, divided by the count.
+std::string decimal_average(const std::string& s, const std::string& c, const std::string& wide) {
+  size_t scale = std::stoul(wide.substr(wide.find(',') + 1));
+  std::string per_unit = "1" + std::string(scale, '0');
+  std::string unit = scale == 0 ? "1" : "0." + std::string(scale - 1, '0') + "1";
+  std::string units = "CAST(" + s + " * " + per_unit + " AS HUGEINT)";
+  std::string rounded = "sign(" + units + ") * ((abs(" + units + ") * 2 + " + c + ") // (2 * " + c + "))";
+  return "CAST(CAST(" + rounded + " AS DECIMAL(38,0)) * " + unit + " AS " + wide + ")";
+}
+
 }  // namespace
 
 WindowAggregates::WindowAggregates(sql::Connection& con, const Stream& stream, const std::string& source_relation)
@@ -152,7 +164,7 @@ std::string WindowAggregates::final_select() const {
     } else {
       std::string wide = widened_decimal(type, 4, 4);
       expr = "CASE WHEN c" + n + " = 0 THEN NULL ELSE " +
-             (wide.empty() ? "s" + n + "::DOUBLE / c" + n : "CAST(s" + n + " / c" + n + " AS " + wide + ")") +
+             (wide.empty() ? "s" + n + "::DOUBLE / c" + n : decimal_average("s" + n, "c" + n, wide)) +
              " END";
     }
     s += ", " + expr + " AS " + q(a.name);

@@ -26,8 +26,8 @@ TEST(Replay, ALongerWatermarkKeepsTheLateOrderAndCheckComparesTheNewTable) {
 
   CommandResult check = f.lakestream("check");
   EXPECT_EQ(check.exit_code, 0) << check.out << check.err;
-  EXPECT_NE(check.out.find("late    09:00 counted 2 orders"), std::string::npos) << check.out;
-  EXPECT_NE(check.out.find("ok      09:00 3 orders"), std::string::npos) << "the replay's table is checked: " << check.out;
+  EXPECT_NE(check.out.find("late    hourly_sales 09:00 counted 2 orders"), std::string::npos) << check.out;
+  EXPECT_NE(check.out.find("ok      hourly_sales_2h 09:00 3 orders"), std::string::npos) << "the replay's table is checked: " << check.out;
   nlohmann::json replay = stream_status(f, "hourly_sales_2h");
   EXPECT_EQ(replay["lastProgress"]["eventTime"]["watermark"], "2026-10-01T11:50:00.000Z");
 

@@ -1,0 +1,58 @@
+// Silver's one rule, whatever the batching: the row of a key is its newest event by (order_by,
+// partition, offset); an identical resend of it changes nothing. The stream and check agree.
+#include "check/clicks_pipeline.h"
+
+namespace lakestream::testing {
+namespace {
+
+const char* kSchema = "order_id = \"bigint\"\nstatus = \"string\"\nevent_time = \"timestamp\"\n";
+const char* kLatest = "[streams.latest_orders]\nkind = \"latest\"\nfrom = \"bronze_clicks\"\ntable = \"orders\"\n"
+                      "key = [\"order_id\"]\norder_by = \"event_time\"\nentity = \"order\"\n";
+
+std::string status_at(int id, const std::string& status, const std::string& hhmm) {
+  return "{\"order_id\":" + std::to_string(id) + ",\"status\":\"" + status + "\",\"event_time\":\"2026-10-01T" +
+         hhmm.substr(0, 2) + ":" + hhmm.substr(2, 2) + ":00Z\"}\n";
+}
+
+TEST(SilverRule, ATieAcrossRunsGoesToTheLaterOffset) {
+  PipelineFixture f(clicks_pipeline(kSchema, kLatest), {{"clicks", 1}});
+  send_and_run(f, status_at(1, "placed", "0901") + status_at(2, "placed", "0902"));
+  // Run 2: order 1 cancelled at the same minute, at a later offset.
+  send_and_run(f, status_at(1, "cancelled", "0901"));
+  EXPECT_EQ(f.query("select order_id, status from orders order by 1"), "order_id,status\n1,cancelled\n2,placed\n");
+  CommandResult check = f.lakestream("check");
+  EXPECT_EQ(check.out,
+            "ok      bronze_clicks has 3 events, each offset once\n"
+            "ok      orders has the newest state of all 2 orders\n")
+      << check.err;
+  EXPECT_EQ(check.exit_code, 0);
+
+  // An identical resend of the row the table holds changes nothing: no row goes out.
+  f.produce("clicks", status_at(1, "cancelled", "0901"));
+  CommandResult run = f.lakestream("run");
+  EXPECT_NE(run.out.find("latest_orders: batch 2: 1 in, 0 out"), std::string::npos) << run.out << run.err;
+  EXPECT_EQ(f.query("select order_id, status, \"offset\" from orders order by 1"),
+            "order_id,status,offset\n1,cancelled,2\n2,placed,1\n");
+  EXPECT_EQ(f.lakestream("check").exit_code, 0);
+}
+
+TEST(SilverRule, TheSameEventsInOneRunOrInManyGiveTheSameTable) {
+  std::vector<std::string> events = {status_at(1, "placed", "0901"), status_at(1, "paid", "0901"),
+                                     status_at(2, "placed", "0905"), status_at(1, "placed", "0901"),
+                                     status_at(2, "shipped", "0904"), status_at(3, "placed", "0900")};
+  std::string all;
+  for (const auto& e : events) all += e;
+  PipelineFixture at_once(clicks_pipeline(kSchema, kLatest), {{"clicks", 1}});
+  send_and_run(at_once, all);
+  PipelineFixture one_by_one(clicks_pipeline(kSchema, kLatest), {{"clicks", 1}});
+  for (const auto& e : events) send_and_run(one_by_one, e);
+  std::string sql = "select order_id, status, strftime(event_time, '%H:%M') as t from orders order by 1";
+  // Order 1: placed, paid and placed again tie at 09:01; the last offset wins.
+  EXPECT_EQ(at_once.query(sql), "order_id,status,t\n1,placed,09:01\n2,placed,09:05\n3,placed,09:00\n");
+  EXPECT_EQ(one_by_one.query(sql), at_once.query(sql));
+  EXPECT_EQ(one_by_one.lakestream("check").exit_code, 0);
+  EXPECT_EQ(at_once.lakestream("check").exit_code, 0);
+}
+
+}  // namespace
+}  // namespace lakestream::testing
