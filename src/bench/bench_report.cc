@@ -13,17 +13,18 @@ std::string format_bench(const BenchResult& result) {
   for (const auto& m : result.measurements) what = std::max(what, static_cast<int>(m.what.size()));
   int goal = 52;
   for (const auto& t : result.targets) goal = std::max(goal, static_cast<int>(t.goal.size()));
-  std::snprintf(line, sizeof line, "%-14s %-*s %12s %9s %9s %9s\n", "step", what, "what", "events/s", "seconds", "cpu s",
-                "peak MiB");
+  std::snprintf(line, sizeof line, "%-12s %-16s %-*s %12s %9s %9s %9s\n", "workload", "step", what, "what", "events/s",
+                "seconds", "cpu s", "peak MiB");
   text += line;
   for (const auto& m : result.measurements) {
-    std::snprintf(line, sizeof line, "%-14s %-*s %12.0f %9.3f %9.3f %9.1f\n", m.name.c_str(), what, m.what.c_str(),
-                  m.per_second(), m.seconds, m.cpu_seconds, m.peak_rss_mib);
+    std::snprintf(line, sizeof line, "%-12s %-16s %-*s %12.0f %9.3f %9.3f %9.1f\n", m.workload.c_str(), m.name.c_str(), what,
+                  m.what.c_str(), m.per_second(), m.seconds, m.cpu_seconds, m.peak_rss_mib);
     text += line;
   }
   text += "\n";
   for (const auto& t : result.targets) {
-    std::snprintf(line, sizeof line, "%-8s %-*s %.3g\n", t.met ? "met" : "MISSED", goal, t.goal.c_str(), t.value);
+    std::snprintf(line, sizeof line, "%-8s %-12s %-*s %.3g\n", t.met ? "met" : "MISSED", t.workload.c_str(), goal,
+                  t.goal.c_str(), t.value);
     text += line;
   }
   return text;
@@ -37,7 +38,8 @@ nlohmann::json bench_json(const BenchResult& result) {
                       {"measurements", nlohmann::json::array()},
                       {"targets", nlohmann::json::array()}};
   for (const auto& m : result.measurements)
-    j["measurements"].push_back({{"name", m.name},
+    j["measurements"].push_back({{"workload", m.workload},
+                                 {"name", m.name},
                                  {"what", m.what},
                                  {"events", m.events},
                                  {"seconds", m.seconds},
@@ -45,7 +47,9 @@ nlohmann::json bench_json(const BenchResult& result) {
                                  {"events_per_second", m.per_second()},
                                  {"peak_rss_mib", m.peak_rss_mib}});
   for (const auto& t : result.targets)
-    j["targets"].push_back({{"name", t.name}, {"goal", t.goal}, {"value", t.value}, {"met", t.met}});
+    j["targets"].push_back({{"workload", t.workload}, {"name", t.name}, {"goal", t.goal}, {"value", t.value}, {"met", t.met}});
+  j["workloads"] = result.options.workloads;
+  j["all_targets_met"] = result.all_targets_met();
   return j;
 }
 

@@ -1,6 +1,8 @@
-// `lakestream bench`: one run that measures every stage of the shop pipeline against the limits
+// `lakestream bench`: one run that measures every stage of a pipeline, for each workload (the
+// shop's order events, and a clickstream in the shape Python producers send), against the limits
 // of the parts it is built from, measured in the same run on the same machine: a plain Kafka
-// consumer (the Kafka limit) and one DuckDB query over bronze (the batch limit).
+// consumer (the Kafka limit) and one DuckDB query over bronze (the batch limit); and the
+// clickstream against the hand-written aggregator users write instead (bench/peers/).
 #pragma once
 
 #include <cstdint>
@@ -10,6 +12,7 @@
 namespace lakestream::bench {
 
 struct BenchOptions {
+  std::vector<std::string> workloads = {"shop", "clickstream"};
   int64_t events = 2'000'000;
   int partitions = 16;                     // >= 12, so the broker's ~5 MiB per partition holds the feed
   int64_t max_offsets_per_trigger = 250'000;
@@ -22,6 +25,7 @@ struct BenchOptions {
 
 // One measured step: a child process doing `what` over `events` events.
 struct Measurement {
+  std::string workload;  // "shop", "clickstream"
   std::string name;    // "kafka_limit", "ingest", ...
   std::string what;    // for the table
   int64_t events = 0;
@@ -33,6 +37,7 @@ struct Measurement {
 
 // A target of the performance issue, as measured.
 struct Target {
+  std::string workload;
   std::string name;
   std::string goal;    // "ingest >= 50% of the Kafka limit"
   double value = 0;    // in the goal's unit
@@ -44,11 +49,13 @@ struct BenchResult {
   int64_t feed_bytes = 0;  // JSON bytes produced to the big topic
   std::vector<Measurement> measurements;
   std::vector<Target> targets;
-  const Measurement& get(const std::string& name) const;
+  const Measurement& get(const std::string& workload, const std::string& name) const;
+  bool all_targets_met() const;
 };
 
 // Runs the whole benchmark, printing progress lines to `progress`. Error when a step fails or a
-// step's outcome is wrong (the consumer or bronze does not hold every event).
+// step's outcome is wrong (the consumer or bronze does not hold every event, or check finds a
+// PROBLEM in a workload's tables).
 BenchResult run_bench(const BenchOptions& options, std::ostream& progress);
 
 }  // namespace lakestream::bench

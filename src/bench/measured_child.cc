@@ -60,7 +60,8 @@ ChildRun run_measured(const std::string& binary, const std::vector<std::string>&
   run.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
   auto seconds_of = [](const timeval& t) { return static_cast<double>(t.tv_sec) + static_cast<double>(t.tv_usec) / 1e6; };
   run.cpu_seconds = seconds_of(usage.ru_utime) + seconds_of(usage.ru_stime);
-  run.peak_rss_mib = path_exists(rss_file) ? std::stod(read_file(rss_file)) / 1024.0 : 0;
+  // A child that is not lakestream (a peer) reports nothing: its rusage peak is its own then.
+  run.peak_rss_mib = (path_exists(rss_file) ? std::stod(read_file(rss_file)) : static_cast<double>(usage.ru_maxrss)) / 1024.0;
   run.out = read_file(out_file);
   if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
     std::string command = binary;

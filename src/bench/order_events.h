@@ -21,8 +21,7 @@ struct OrderFeed {
 std::string order_event(const OrderFeed& feed, int64_t i);
 
 // Sends the feed's events to `topic` on `bootstrap` (keyed by order_id, zstd, idempotent) and
-// waits for every delivery; returns the bytes of JSON sent. Error when a delivery fails or the
-// broker dropped records (a partition's earliest offset is no longer 0: more partitions needed).
+// waits for every delivery; returns the bytes of JSON sent (see produce_feed).
 int64_t produce_order_feed(const std::string& bootstrap, const std::string& topic, const OrderFeed& feed);
 
 }  // namespace lakestream::bench

@@ -1,0 +1,56 @@
+#include "bench/clickstream_events.h"
+
+#include <cstdio>
+
+namespace lakestream::bench {
+namespace {
+
+constexpr int64_t kFeedStartMs = 1'790'812'800'000;  // 2026-10-01T00:00:00Z
+
+std::string uuid4(uint64_t a, uint64_t b) {
+  a = (a & 0xffffffffffff0fffULL) | 0x0000000000004000ULL;  // version 4
+  b = (b & 0x3fffffffffffffffULL) | 0x8000000000000000ULL;  // variant 10
+  char text[40];
+  std::snprintf(text, sizeof text, "%08llx-%04llx-%04llx-%04llx-%012llx", static_cast<unsigned long long>(a >> 32),
+                static_cast<unsigned long long>((a >> 16) & 0xffff), static_cast<unsigned long long>(a & 0xffff),
+                static_cast<unsigned long long>(b >> 48), static_cast<unsigned long long>(b & 0xffffffffffffULL));
+  return text;
+}
+
+// Cents as Python's repr(round(x, 2)) prints them: 12.5, 100.0, 7.08.
+std::string python_amount(int64_t cents) {
+  char text[32];
+  if (cents % 10 == 0) std::snprintf(text, sizeof text, "%lld.%lld", static_cast<long long>(cents / 100),
+                                     static_cast<long long>(cents % 100 / 10));
+  else std::snprintf(text, sizeof text, "%lld.%02lld", static_cast<long long>(cents / 100), static_cast<long long>(cents % 100));
+  return text;
+}
+
+KeyedEvent fresh_event(const ClickstreamFeed& feed, int64_t i) {
+  uint64_t h = mix(static_cast<uint64_t>(i) * 2 + 1);
+  uint64_t g = mix(h);
+  int64_t time_ms = kFeedStartMs + i * feed.spacing_ms;
+  if (unit(g) < feed.late_share) time_ms -= 30'000 + static_cast<int64_t>(g % 150'000);
+  static constexpr TimeForm kForms[] = {TimeForm::PythonIsoformat, TimeForm::PythonIsoformat, TimeForm::ZuluMillis,
+                                        TimeForm::ZuluSeconds, TimeForm::PlusTwoHours};
+  TimeForm form = kForms[(h >> 60) % 5];
+  if (form == TimeForm::ZuluSeconds) time_ms -= time_ms % 1000;
+  char customer[16];
+  std::snprintf(customer, sizeof customer, "C-%04llu", static_cast<unsigned long long>((h >> 20) % 200));
+  std::string value = "{\"event_id\": \"" + uuid4(h, g) + "\", \"order_id\": \"O-" + std::to_string((g >> 8) % 1'000'000'000) +
+                      "\", \"customer_id\": \"" + customer + "\", \"amount\": " +
+                      python_amount(500 + static_cast<int64_t>((h >> 32) % 24501)) + ", \"event_time\": \"" +
+                      iso_time(time_ms, form) + "\"}";
+  return {customer, value};
+}
+
+}  // namespace
+
+KeyedEvent clickstream_event(const ClickstreamFeed& feed, int64_t i) {
+  // A duplicate repeats the event before it byte for byte (a producer retry).
+  if (i > 0 && unit(mix(static_cast<uint64_t>(i) ^ 0x2545f4914f6cdd1dULL)) < feed.duplicate_share)
+    return fresh_event(feed, i - 1);
+  return fresh_event(feed, i);
+}
+
+}  // namespace lakestream::bench

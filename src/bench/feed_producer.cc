@@ -1,0 +1,97 @@
+#include "bench/feed_producer.h"
+
+#include <librdkafka/rdkafka.h>
+
+#include <cstdio>
+#include <ctime>
+
+#include "util/error.h"
+
+namespace lakestream::bench {
+
+uint64_t mix(uint64_t x) {
+  x += 0x9e3779b97f4a7c15ULL;
+  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
+  x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
+  return x ^ (x >> 31);
+}
+
+double unit(uint64_t h) { return static_cast<double>(h >> 11) / static_cast<double>(1ULL << 53); }
+
+std::string iso_time(int64_t ms, TimeForm form) {
+  int64_t shown_ms = form == TimeForm::PlusTwoHours ? ms + 2 * 3600 * 1000 : ms;
+  time_t seconds = static_cast<time_t>(shown_ms / 1000);
+  struct tm t;
+  gmtime_r(&seconds, &t);
+  int millis = static_cast<int>(shown_ms % 1000);
+  char text[48];
+  int n = std::snprintf(text, sizeof text, "%04d-%02d-%02dT%02d:%02d:%02d", t.tm_year + 1900, t.tm_mon + 1, t.tm_mday,
+                        t.tm_hour, t.tm_min, t.tm_sec);
+  switch (form) {
+    case TimeForm::ZuluMillis: std::snprintf(text + n, sizeof text - n, ".%03dZ", millis); break;
+    case TimeForm::ZuluSeconds: std::snprintf(text + n, sizeof text - n, "Z"); break;
+    case TimeForm::PythonIsoformat:
+      if (millis) std::snprintf(text + n, sizeof text - n, ".%03d000+00:00", millis);
+      else std::snprintf(text + n, sizeof text - n, "+00:00");
+      break;
+    case TimeForm::PlusTwoHours: std::snprintf(text + n, sizeof text - n, ".%03d+02:00", millis); break;
+  }
+  return text;
+}
+
+int64_t produce_feed(const std::string& bootstrap, const std::string& topic, int64_t count,
+                     const std::function<KeyedEvent(int64_t)>& event) {
+  char err[512];
+  rd_kafka_conf_t* conf = rd_kafka_conf_new();
+  struct Delivery {
+    int64_t failed = 0;
+    std::string first_error;
+  } delivery;
+  auto set = [&](const char* name, const std::string& value) {
+    if (rd_kafka_conf_set(conf, name, value.c_str(), err, sizeof err) != RD_KAFKA_CONF_OK) {
+      rd_kafka_conf_destroy(conf);
+      throw Error(std::string("benchmark producer: ") + err);
+    }
+  };
+  set("bootstrap.servers", bootstrap);
+  set("enable.idempotence", "true");
+  set("compression.type", "zstd");
+  // librdkafka's own batching (linger.ms 5, batches up to 1 MB): what a producer does unless
+  // tuned.
+  set("queue.buffering.max.messages", "1000000");
+  rd_kafka_conf_set_opaque(conf, &delivery);
+  rd_kafka_conf_set_dr_msg_cb(conf, [](rd_kafka_t*, const rd_kafka_message_t* m, void* opaque) {
+    auto* d = static_cast<Delivery*>(opaque);
+    if (m->err && d->failed++ == 0) d->first_error = rd_kafka_err2str(m->err);
+  });
+  rd_kafka_t* producer = rd_kafka_new(RD_KAFKA_PRODUCER, conf, err, sizeof err);
+  if (!producer) {
+    rd_kafka_conf_destroy(conf);
+    throw Error(std::string("benchmark producer: ") + err);
+  }
+  int64_t bytes = 0;
+  for (int64_t i = 0; i < count; i++) {
+    KeyedEvent e = event(i);
+    bytes += static_cast<int64_t>(e.value.size());
+    rd_kafka_resp_err_t rc;
+    while ((rc = rd_kafka_producev(producer, RD_KAFKA_V_TOPIC(topic.c_str()), RD_KAFKA_V_MSGFLAGS(RD_KAFKA_MSG_F_COPY),
+                                   RD_KAFKA_V_KEY(e.key.data(), e.key.size()),
+                                   RD_KAFKA_V_VALUE(e.value.data(), e.value.size()),
+                                   RD_KAFKA_V_END)) == RD_KAFKA_RESP_ERR__QUEUE_FULL)
+      rd_kafka_poll(producer, 10);
+    if (rc) {
+      rd_kafka_destroy(producer);
+      throw Error("benchmark producer: cannot send to topic " + topic + ": " + rd_kafka_err2str(rc));
+    }
+    rd_kafka_poll(producer, 0);
+  }
+  rd_kafka_flush(producer, 120000);
+  bool unsent = rd_kafka_outq_len(producer) > 0;
+  rd_kafka_destroy(producer);
+  if (unsent || delivery.failed > 0)
+    throw Error("benchmark producer: " + std::to_string(delivery.failed) + " events were not delivered to topic " + topic +
+                (delivery.first_error.empty() ? "" : " (" + delivery.first_error + ")"));
+  return bytes;
+}
+
+}  // namespace lakestream::bench

@@ -1,0 +1,37 @@
+// What the benchmark's feeds share: a deterministic hash to draw from, the timestamp forms real
+// producers write, and the producer that sends a feed to the embedded broker, compressed with
+// zstd so that its ~5 MiB per partition holds millions of events.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <string>
+
+namespace lakestream::bench {
+
+// A cheap deterministic hash (splitmix64), so a feed is the same on every run.
+uint64_t mix(uint64_t x);
+// A hash as a number in [0, 1).
+double unit(uint64_t h);
+
+enum class TimeForm {
+  ZuluMillis,       // 2026-10-01T00:00:00.050Z
+  ZuluSeconds,      // 2026-10-01T00:00:00Z
+  PythonIsoformat,  // 2026-10-01T00:00:00.050000+00:00, no fraction at a whole second (datetime.isoformat())
+  PlusTwoHours,     // 2026-10-01T02:00:00.050+02:00: the same instant written in another zone
+};
+// Milliseconds since the epoch as `form` writes them.
+std::string iso_time(int64_t ms, TimeForm form);
+
+struct KeyedEvent {
+  std::string key;
+  std::string value;
+};
+
+// Sends events 0..count-1 that `event` makes to `topic` on `bootstrap` (zstd, idempotent,
+// librdkafka's default batching) and waits for every delivery; returns the bytes of the values
+// sent. Error when a delivery fails.
+int64_t produce_feed(const std::string& bootstrap, const std::string& topic, int64_t count,
+                     const std::function<KeyedEvent(int64_t)>& event);
+
+}  // namespace lakestream::bench
