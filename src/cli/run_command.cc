@@ -36,7 +36,7 @@ void add_run_command(CLI::App& app) {
   cmd->add_flag("-q,--quiet", flags->options.quiet, "print nothing but errors");
   cmd->add_flag("--continuous", flags->continuous,
                 "keep running the streams on an interval until SIGTERM/SIGINT (the batch in flight finishes first)");
-  cmd->add_option("--interval", flags->interval, "with --continuous: time between runs, e.g. 30s, 1m")->capture_default_str();
+  cmd->add_option("--interval", flags->interval, "with --continuous: time between runs, e.g. 30s, 1m; 0 starts each run as soon as the last is done")->capture_default_str();
   cmd->add_option("--metrics-port", flags->metrics_port, "serve Prometheus metrics on this port (0: any free port)");
   cmd->add_option("--metrics-host", flags->metrics_host, "the address the metrics are served on")->capture_default_str();
   cmd->add_option("--progress-log-bytes", flags->options.progress_log_bytes,
@@ -63,8 +63,9 @@ void add_run_command(CLI::App& app) {
     }
     ContinuousOptions continuous;
     auto interval = parse_duration_us(flags->interval);
-    if (!interval || *interval <= 0)
-      throw Error("--interval " + flags->interval + " is not a duration; write e.g. 30s, 1m or 1 hour");
+    if (!interval || *interval < 0)
+      throw Error("--interval " + flags->interval + " is not a duration; write e.g. 30s, 1m or 1 hour (0: each run as soon "
+                  "as the last is done)");
     continuous.interval_us = *interval;
     run_continuously(pipeline, options, continuous, std::cout, std::cerr);
   });

@@ -16,14 +16,23 @@ int run_continuously(const Pipeline& pipeline, RunOptions options, const Continu
   install_stop_signals();
   if (options.run_id.empty()) options.run_id = new_uuid();  // one run id for the life of the process
   int failures_in_a_row = 0;
+  double idle_wait = 0;
   while (!stop_requested()) {
     auto started = std::chrono::steady_clock::now();
     double wait = 0;
     try {
-      run_pipeline(pipeline, options, out);
+      std::vector<StreamReport> reports = run_pipeline(pipeline, options, out);
       failures_in_a_row = 0;
       double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
       wait = std::max(0.0, continuous.interval_us / 1e6 - elapsed);
+      if (continuous.interval_us == 0) {
+        bool found_work = std::any_of(reports.begin(), reports.end(), [](const StreamReport& r) {
+          return std::any_of(r.batches.begin(), r.batches.end(), [](const BatchReport& b) { return b.input_rows > 0; });
+        });
+        idle_wait = found_work ? 0 : std::min(continuous.max_idle_seconds,
+                                              idle_wait == 0 ? continuous.first_idle_seconds : idle_wait * 2);
+        wait = idle_wait;
+      }
     } catch (const Error& e) {
       failures_in_a_row++;
       wait = std::min(continuous.max_retry_seconds,

@@ -1,7 +1,10 @@
 // Continuous mode (`lakestream run --continuous`): the pipeline's streams run again and again on
 // an interval until SIGTERM or SIGINT. A signal lets the batch in flight finish and commit, then
 // the process stops cleanly. A failed run is retried with exponential backoff (1 s, 2 s, 4 s, ...
-// up to 5 minutes); each failure is in the stream's progress log, so status shows it.
+// up to 5 minutes); each failure is in the stream's progress log, so status shows it. An interval
+// of 0 starts the next run as soon as the last one is done (Spark's default trigger); a run that
+// found nothing new then waits a little, doubling up to a second while nothing comes, so that an
+// idle pipeline does not spin a core.
 #pragma once
 
 #include <cstdint>
@@ -12,7 +15,9 @@
 namespace lakestream {
 
 struct ContinuousOptions {
-  int64_t interval_us = 60LL * 1000000;   // between the start of one run and the next
+  int64_t interval_us = 60LL * 1000000;   // between the start of one run and the next; 0: at once
+  double first_idle_seconds = 0.01;        // with interval 0: the wait after a run that found nothing
+  double max_idle_seconds = 1;
   double first_retry_seconds = 1;
   double max_retry_seconds = 300;
 };

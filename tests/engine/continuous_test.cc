@@ -30,6 +30,32 @@ double metric(const std::string& text, const std::string& sample) {
   return at == std::string::npos ? -1 : std::stod(text.substr(at + sample.size() + 2));
 }
 
+int count_of(const std::string& text, const std::string& part) {
+  int n = 0;
+  for (size_t at = text.find(part); at != std::string::npos; at = text.find(part, at + 1)) n++;
+  return n;
+}
+
+TEST(Continuous, IntervalZeroRunsAgainAtOnceAndBacksOffWhileIdle) {
+  PipelineFixture f(ops_pipeline(), {{"orders", 3}});
+  BackgroundProcess run({"run", "-p", f.pipeline_file(), "--continuous", "--interval", "0s"}, f.dir());
+  f.produce("orders", order_at(1, "0905") + order_at(2, "0950") + order_at(3, "1130"), "order_id");
+  EXPECT_EQ(wait_for_query(f, "select count(*) as n from bronze_orders", "n\n3\n", 20000), "n\n3\n");
+  // Idle: the waits double from 10 ms to 1 s, so 4 s see a dozen runs or so, not the hundred a
+  // loop without waits would make.
+  int before = count_of(run.out(), "read_orders: nothing new");
+  std::this_thread::sleep_for(std::chrono::seconds(4));
+  int idle_runs = count_of(run.out(), "read_orders: nothing new") - before;
+  EXPECT_GE(idle_runs, 1) << run.out();
+  EXPECT_LE(idle_runs, 15) << run.out();
+  // And new events end the idle waits: picked up at the next run.
+  f.produce("orders", order_at(4, "1140"), "order_id");
+  EXPECT_EQ(wait_for_query(f, "select count(*) as n from bronze_orders", "n\n4\n", 20000), "n\n4\n");
+  run.send_signal(SIGTERM);
+  CommandResult r = run.wait(30000);
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+}
+
 TEST(Continuous, RunsOnItsIntervalServesMetricsAndStopsCleanlyOnSigterm) {
   PipelineFixture f(ops_pipeline(), {{"orders", 3}});
   BackgroundProcess run({"run", "-p", f.pipeline_file(), "--continuous", "--interval", "1s", "--metrics-port", "0"},
