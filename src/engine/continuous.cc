@@ -4,6 +4,9 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <mutex>
+#include <streambuf>
+#include <thread>
 
 #include "util/error.h"
 #include "util/files.h"
@@ -11,10 +14,44 @@
 
 namespace lakestream {
 
-int run_continuously(const Pipeline& pipeline, RunOptions options, const ContinuousOptions& continuous,
-                     std::ostream& out, std::ostream& err) {
-  install_stop_signals();
-  if (options.run_id.empty()) options.run_id = new_uuid();  // one run id for the life of the process
+namespace {
+
+// Passes whole lines to a stream shared with another thread, so that the two stages' lines never
+// interleave within a line.
+class LineSink : public std::streambuf {
+ public:
+  LineSink(std::ostream& to, std::mutex& mu) : to_(to), mu_(mu) {}
+  ~LineSink() override { sync(); }
+
+ protected:
+  int overflow(int c) override {
+    if (c == traits_type::eof()) return 0;
+    line_ += static_cast<char>(c);
+    if (c == '\n') sync();
+    return c;
+  }
+  std::streamsize xsputn(const char* s, std::streamsize n) override {
+    for (std::streamsize i = 0; i < n; i++) overflow(static_cast<unsigned char>(s[i]));
+    return n;
+  }
+  int sync() override {
+    if (line_.empty()) return 0;
+    std::lock_guard<std::mutex> lock(mu_);
+    to_ << line_ << std::flush;
+    line_.clear();
+    return 0;
+  }
+
+ private:
+  std::ostream& to_;
+  std::mutex& mu_;
+  std::string line_;
+};
+
+// One stage: runs its streams again and again until a stop is requested. Returns the number of
+// failed runs in a row when it stopped.
+int run_stage(const Pipeline& pipeline, const RunOptions& options, const ContinuousOptions& continuous,
+              std::ostream& out, std::ostream& err) {
   int failures_in_a_row = 0;
   double idle_wait = 0;
   while (!stop_requested()) {
@@ -43,8 +80,49 @@ int run_continuously(const Pipeline& pipeline, RunOptions options, const Continu
     }
     if (sleep_unless_stopped(wait)) break;
   }
-  out << "stopped on request; every batch that started was finished and committed\n" << std::flush;
   return failures_in_a_row;
+}
+
+}  // namespace
+
+int run_continuously(const Pipeline& pipeline, RunOptions options, const ContinuousOptions& continuous,
+                     std::ostream& out, std::ostream& err) {
+  install_stop_signals();
+  if (options.run_id.empty()) options.run_id = new_uuid();  // one run id for the life of the process
+  // Two stages, each on its own thread: ingest reads on while silver and gold run, so that bronze
+  // is as fresh as Kafka whatever the streams downstream cost. Each stream still has one runner
+  // (its checkpoint's lock), and downstream streams read only committed bronze versions.
+  RunOptions ingest = options, downstream = options;
+  ingest.streams.clear();
+  downstream.streams.clear();
+  for (const Stream* stream : pipeline.in_dependency_order()) {
+    if (!options.streams.empty() &&
+        std::find(options.streams.begin(), options.streams.end(), stream->name) == options.streams.end())
+      continue;
+    (stream->kind == StreamKind::Ingest ? ingest : downstream).streams.push_back(stream->name);
+  }
+  int failures = 0;
+  if (ingest.streams.empty() || downstream.streams.empty()) {
+    failures = run_stage(pipeline, options, continuous, out, err);
+  } else {
+    ingest.progress_bar = downstream.progress_bar = false;  // two bars cannot share one line
+    std::mutex out_mu, err_mu;
+    int downstream_failures = 0;
+    {
+      LineSink ingest_out_buf(out, out_mu), ingest_err_buf(err, err_mu);
+      LineSink downstream_out_buf(out, out_mu), downstream_err_buf(err, err_mu);
+      std::ostream ingest_out(&ingest_out_buf), ingest_err(&ingest_err_buf);
+      std::ostream downstream_out(&downstream_out_buf), downstream_err(&downstream_err_buf);
+      std::thread second([&] {
+        downstream_failures = run_stage(pipeline, downstream, continuous, downstream_out, downstream_err);
+      });
+      failures = run_stage(pipeline, ingest, continuous, ingest_out, ingest_err);
+      second.join();
+    }
+    failures = std::max(failures, downstream_failures);
+  }
+  out << "stopped on request; every batch that started was finished and committed\n" << std::flush;
+  return failures;
 }
 
 }  // namespace lakestream

@@ -1,5 +1,6 @@
 // Continuous mode (`lakestream run --continuous`): the pipeline's streams run again and again on
-// an interval until SIGTERM or SIGINT. A signal lets the batch in flight finish and commit, then
+// an interval until SIGTERM or SIGINT, in two stages on two threads: the ingest streams, and the
+// streams downstream of them (latest, window), so that bronze stays fresh while gold is computed. A signal lets the batch in flight finish and commit, then
 // the process stops cleanly. A failed run is retried with exponential backoff (1 s, 2 s, 4 s, ...
 // up to 5 minutes); each failure is in the stream's progress log, so status shows it. An interval
 // of 0 starts the next run as soon as the last one is done (Spark's default trigger); a run that

@@ -3,8 +3,11 @@
 #include <signal.h>
 #include <unistd.h>
 
+#include <atomic>
+#include <chrono>
 #include <cstdlib>
 #include <string>
+#include <thread>
 
 namespace lakestream {
 
@@ -13,7 +16,6 @@ namespace {
 struct FaultSetting {
   std::string point;
   long hits_to_die = 0;  // 0: no fault configured
-  long hits = 0;
 };
 
 FaultSetting& setting() {
@@ -32,12 +34,35 @@ FaultSetting& setting() {
   return s;
 }
 
+struct PauseSetting {
+  std::string point;
+  long ms = 0;  // 0: no pause configured
+};
+
+const PauseSetting& pause_setting() {
+  static PauseSetting p = [] {
+    PauseSetting s;
+    const char* env = std::getenv("LAKESTREAM_PAUSE");
+    if (!env || !*env) return s;
+    std::string text = env;
+    auto colon = text.find(':');
+    if (colon == std::string::npos) return s;
+    s.point = text.substr(0, colon);
+    s.ms = std::atol(text.c_str() + colon + 1);
+    return s;
+  }();
+  return p;
+}
+
 }  // namespace
 
 void fault_point(std::string_view point) {
+  const PauseSetting& p = pause_setting();
+  if (p.ms > 0 && point == p.point) std::this_thread::sleep_for(std::chrono::milliseconds(p.ms));
   FaultSetting& f = setting();
   if (f.hits_to_die == 0 || point != f.point) return;
-  if (++f.hits >= f.hits_to_die) ::kill(::getpid(), SIGKILL);
+  static std::atomic<long> hits{0};  // two stages of continuous mode pass points at once
+  if (++hits >= f.hits_to_die) ::kill(::getpid(), SIGKILL);
 }
 
 }  // namespace lakestream

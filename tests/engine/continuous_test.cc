@@ -56,6 +56,30 @@ TEST(Continuous, IntervalZeroRunsAgainAtOnceAndBacksOffWhileIdle) {
   EXPECT_EQ(r.exit_code, 0) << r.err;
 }
 
+TEST(Continuous, IngestReadsOnWhileTheStreamsDownstreamRun) {
+  PipelineFixture f(ops_pipeline(), {{"orders", 3}});
+  // The window stream holds each batch 15 s after its state commit; ingest must not wait for it.
+  BackgroundProcess run({"run", "-p", f.pipeline_file(), "--continuous", "--interval", "0s"}, f.dir(),
+                        {"LAKESTREAM_PAUSE=after_state_commit:15000"});
+  f.produce("orders", order_at(1, "0905") + order_at(2, "0950") + order_at(3, "1130"), "order_id");
+  EXPECT_EQ(wait_for_query(f, "select count(*) as n from bronze_orders", "n\n3\n", 20000), "n\n3\n");
+  ASSERT_TRUE(run.wait_for_output("hourly_sales: batch", 20000)) << run.out() << run.err();
+  f.produce("orders", order_at(4, "1140") + order_at(5, "1150"), "order_id");
+  // Well inside the window stream's pause: only a stage of its own lets ingest read on.
+  EXPECT_EQ(wait_for_query(f, "select count(*) as n from bronze_orders", "n\n5\n", 10000), "n\n5\n") << run.out();
+  run.send_signal(SIGTERM);
+  CommandResult r = run.wait(60000);
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  // Lines of the two stages never mix within a line.
+  for (size_t start = 0; start < r.out.size();) {
+    size_t end = r.out.find('\n', start);
+    std::string line = r.out.substr(start, end - start);
+    EXPECT_LE(count_of(line, ": batch "), 1) << line;
+    if (end == std::string::npos) break;
+    start = end + 1;
+  }
+}
+
 TEST(Continuous, RunsOnItsIntervalServesMetricsAndStopsCleanlyOnSigterm) {
   PipelineFixture f(ops_pipeline(), {{"orders", 3}});
   BackgroundProcess run({"run", "-p", f.pipeline_file(), "--continuous", "--interval", "1s", "--metrics-port", "0"},
@@ -66,6 +90,14 @@ TEST(Continuous, RunsOnItsIntervalServesMetricsAndStopsCleanlyOnSigterm) {
 
   f.produce("orders", order_at(1, "0905") + order_at(2, "0950") + order_at(3, "1130"), "order_id");
   EXPECT_EQ(wait_for_query(f, "select count(*) as n from bronze_orders", "n\n3\n", 20000), "n\n3\n");
+  // The window stream runs in a stage of its own: once it has read these (its watermark 10:30),
+  // the next send's 09:10 order is late.
+  for (int i = 0; i < 100; i++) {
+    if (http_get(port, "/metrics").find("lakestream_watermark_seconds{stream=\"hourly_sales\"} 1790850600\n") !=
+        std::string::npos)
+      break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  }
   f.produce("orders", order_at(4, "0910") + order_at(5, "1140"), "order_id");
   EXPECT_EQ(wait_for_query(f, "select count(*) as n from bronze_orders", "n\n5\n", 20000), "n\n5\n");
   // The window stream follows on the same interval: the late 09:10 order is dropped and counted.
