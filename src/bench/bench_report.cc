@@ -20,6 +20,11 @@ std::string format_bench(const BenchResult& result) {
     std::snprintf(line, sizeof line, "%-12s %-16s %-*s %12.0f %9.3f %9.3f %9.1f\n", m.workload.c_str(), m.name.c_str(), what,
                   m.what.c_str(), m.per_second(), m.seconds, m.cpu_seconds, m.peak_rss_mib);
     text += line;
+    if (m.p99_ms >= 0) {
+      std::snprintf(line, sizeof line, "%-12s %-16s   latency p50 %.0f ms, p99 %.0f ms, max %.0f ms; %.2f cores\n", "", "",
+                    m.p50_ms, m.p99_ms, m.max_ms, m.seconds > 0 ? m.cpu_seconds / m.seconds : 0);
+      text += line;
+    }
   }
   text += "\n";
   for (const auto& t : result.targets) {
@@ -37,7 +42,7 @@ nlohmann::json bench_json(const BenchResult& result) {
                       {"feed_bytes", result.feed_bytes},
                       {"measurements", nlohmann::json::array()},
                       {"targets", nlohmann::json::array()}};
-  for (const auto& m : result.measurements)
+  for (const auto& m : result.measurements) {
     j["measurements"].push_back({{"workload", m.workload},
                                  {"name", m.name},
                                  {"what", m.what},
@@ -46,6 +51,12 @@ nlohmann::json bench_json(const BenchResult& result) {
                                  {"cpu_seconds", m.cpu_seconds},
                                  {"events_per_second", m.per_second()},
                                  {"peak_rss_mib", m.peak_rss_mib}});
+    if (m.p99_ms >= 0) {
+      auto& added = j["measurements"].back();
+      added["latency_ms"] = nlohmann::json{{"p50", m.p50_ms}, {"p99", m.p99_ms}, {"max", m.max_ms}};
+      added["cores"] = m.seconds > 0 ? m.cpu_seconds / m.seconds : 0;
+    }
+  }
   for (const auto& t : result.targets)
     j["targets"].push_back({{"workload", t.workload}, {"name", t.name}, {"goal", t.goal}, {"value", t.value}, {"met", t.met}});
   j["workloads"] = result.options.workloads;

@@ -1,12 +1,16 @@
 #include "bench/bench_run.h"
 
+#include <chrono>
+#include <limits>
 #include <sstream>
+#include <thread>
 
 #include <algorithm>
 #include <functional>
 #include <ostream>
 
 #include "bench/clickstream_events.h"
+#include "bench/freshness.h"
 #include "bench/kafka_limit.h"
 #include "bench/peer_scripts.h"
 #include "bench/measured_child.h"
@@ -72,6 +76,17 @@ std::string shop_pipeline(const BenchOptions& o, const std::string& bootstrap) {
   return text;
 }
 
+// The shop's events from a topic into bronze and silver, for the freshness steps.
+std::string freshness_pipeline(const std::string& bootstrap, const std::string& topic) {
+  return pipeline_head(bootstrap, topic) + "\n[sources.orders]\ntopic = \"" + topic +
+         "\"\nkey = \"order_id\"\nrequired = [\"order_id\", \"event_time\"]\n"
+         "\n[sources.orders.schema]\norder_id = \"bigint\"\ncustomer_id = \"string\"\nstatus = \"string\"\n"
+         "amount = \"decimal(18,2)\"\nevent_time = \"timestamp\"\n"
+         "\n[streams.read_fresh]\nkind = \"ingest\"\nsource = \"orders\"\ntable = \"bronze_fresh\"\n"
+         "\n[streams.latest_fresh]\nkind = \"latest\"\nfrom = \"bronze_fresh\"\ntable = \"orders_fresh\"\n"
+         "key = [\"order_id\"]\norder_by = \"event_time\"\n";
+}
+
 // The hands-on lab's pipeline: bronze partitioned by day, per-minute revenue with a 60 s
 // watermark and dedup on event_id, the newest event of each customer.
 std::string clickstream_pipeline(const BenchOptions& o, const std::string& bootstrap) {
@@ -122,9 +137,13 @@ class BenchRun {
     std::vector<TopicSpec> topics;
     if (shop) topics = {{"orders", o_.partitions}, {"orders_small", o_.partitions}};
     if (clickstream) topics.push_back({"clicks", o_.partitions});
+    bool freshness = selected("freshness");
+    if (freshness)
+      for (int64_t rate : o_.freshness_rates) topics.push_back({"fresh_" + count_text(rate), 3});
     EmbeddedBroker broker(topics);
     if (shop) run_shop(broker.bootstrap());
     if (clickstream) run_clickstream(broker.bootstrap());
+    if (freshness) run_freshness(broker.bootstrap());
     set_targets();
     return result_;
   }
@@ -186,6 +205,51 @@ class BenchRun {
     measure_batch_limit(pipeline, "revenue", "bronze_clicks", "clicks", "DuckDB: the per-minute recount of bronze in one query");
     measure_end_to_end(pipeline, {"read_clicks", "revenue", "customers"});
     measure_peer(bootstrap, "clicks");
+  }
+
+  // A continuous run (`--interval 0s`) while events are produced at a steady rate: how long each
+  // takes from its Kafka timestamp to bronze and to silver, and the CPU the run used.
+  void run_freshness(const std::string& bootstrap) {
+    workload_ = "freshness";
+    for (int64_t rate : o_.freshness_rates) {
+      std::string topic = "fresh_" + count_text(rate);
+      pipeline_file_ = join_path(dir_, "freshness_" + count_text(rate) + ".toml");
+      write_file_atomic(pipeline_file_, freshness_pipeline(bootstrap, topic));
+      Pipeline pipeline = load_pipeline(pipeline_file_);
+      char line[128];
+      std::snprintf(line, sizeof line, "%s: %lld events/s for %.0f s into `run --continuous --interval 0s`", topic.c_str(),
+                    static_cast<long long>(rate), o_.freshness_seconds);
+      say(line);
+      auto run = start_measured(binary_, {"run", "-p", pipeline_file_, "--continuous", "--interval", "0s", "-q"}, dir_);
+      OrderFeed feed;
+      feed.events = std::numeric_limits<int64_t>::max();
+      int64_t sent = produce_paced(bootstrap, topic, rate, o_.freshness_seconds, [&](int64_t i) {
+        std::string value = order_event(feed, i);
+        return KeyedEvent{value.substr(12, value.find(',') - 12), value};
+      });
+      // The last events reach bronze, then silver, before the run is stopped.
+      for (int i = 0; i < 300 && count_rows("bronze_fresh") < sent; i++)
+        std::this_thread::sleep_for(std::chrono::milliseconds(100));
+      std::this_thread::sleep_for(std::chrono::seconds(2));
+      ChildRun stopped = stop_measured(run);
+      std::string bronze = pipeline.table_path("bronze_fresh");
+      record_latency("bronze_" + count_text(rate), "Kafka -> bronze at " + count_text(rate) + " events/s", sent, stopped,
+                     bronze_latency(bronze));
+      record_latency("silver_" + count_text(rate), "Kafka -> silver at " + count_text(rate) + " events/s", sent, stopped,
+                     downstream_latency(bronze, pipeline.table_path("orders_fresh")));
+    }
+  }
+
+  void record_latency(const std::string& name, const std::string& what, int64_t sent, const ChildRun& run,
+                      const Latency& latency) {
+    if (latency.events < sent)
+      throw Error("benchmark: " + name + " holds " + std::to_string(latency.events) + " of the " + std::to_string(sent) +
+                  " events sent");
+    Measurement m{workload_, name, what, sent, run.seconds, run.cpu_seconds, run.peak_rss_mib};
+    m.p50_ms = latency.p50_ms;
+    m.p99_ms = latency.p99_ms;
+    m.max_ms = latency.max_ms;
+    result_.measurements.push_back(m);
   }
 
   void measure_kafka_limit(const std::string& bootstrap, const std::string& topic) {
@@ -304,6 +368,18 @@ class BenchRun {
   void set_targets() {
     for (const char* workload : {"shop", "clickstream"})
       if (selected(workload)) set_workload_targets(workload);
+    if (!selected("freshness")) return;
+    for (int64_t rate : o_.freshness_rates) {
+      double bronze = result_.get("freshness", "bronze_" + count_text(rate)).p99_ms;
+      double limit = rate <= 10'000 ? 300 : 1000;
+      result_.targets.push_back({"freshness", "bronze_p99_" + count_text(rate),
+                                 "bronze p99 < " + std::to_string(static_cast<int>(limit)) + " ms at " + count_text(rate) +
+                                     " events/s (ms)",
+                                 bronze, bronze < limit});
+      double silver = result_.get("freshness", "silver_" + count_text(rate)).p99_ms;
+      result_.targets.push_back({"freshness", "silver_p99_" + count_text(rate),
+                                 "silver p99 < 1000 ms at " + count_text(rate) + " events/s (ms)", silver, silver < 1000});
+    }
   }
 
   // The targets of every workload, as same-run ratios; the shop's own (silver into 10M keys, the

@@ -12,7 +12,9 @@
 namespace lakestream::bench {
 
 struct BenchOptions {
-  std::vector<std::string> workloads = {"shop", "clickstream"};
+  std::vector<std::string> workloads = {"shop", "clickstream", "freshness"};
+  std::vector<int64_t> freshness_rates = {10'000, 50'000};  // events/s produced while a continuous run reads
+  double freshness_seconds = 60;
   int64_t events = 2'000'000;
   int partitions = 16;                     // >= 12, so the broker's ~5 MiB per partition holds the feed
   int64_t max_offsets_per_trigger = 250'000;
@@ -32,6 +34,8 @@ struct Measurement {
   double seconds = 0;      // wall time
   double cpu_seconds = 0;  // user + system time of the process
   double peak_rss_mib = 0;
+  // Freshness steps: from an event's Kafka timestamp to its table's commit (-1: not a freshness step).
+  double p50_ms = -1, p99_ms = -1, max_ms = -1;
   double per_second() const { return seconds > 0 ? static_cast<double>(events) / seconds : 0; }
 };
 

@@ -2,8 +2,10 @@
 
 #include <librdkafka/rdkafka.h>
 
+#include <chrono>
 #include <cstdio>
 #include <ctime>
+#include <thread>
 
 #include "util/error.h"
 
@@ -39,8 +41,12 @@ std::string iso_time(int64_t ms, TimeForm form) {
   return text;
 }
 
-int64_t produce_feed(const std::string& bootstrap, const std::string& topic, int64_t count,
-                     const std::function<KeyedEvent(int64_t)>& event) {
+namespace {
+
+// Sends events 0, 1, ... while `due(i)` says event i is to be sent (-1: stop), waiting while it
+// says 0; returns how many were sent.
+int64_t send_events(const std::string& bootstrap, const std::string& topic, const std::function<KeyedEvent(int64_t)>& event,
+                    const std::function<int(int64_t)>& due, int64_t* bytes_out) {
   char err[512];
   rd_kafka_conf_t* conf = rd_kafka_conf_new();
   struct Delivery {
@@ -70,7 +76,14 @@ int64_t produce_feed(const std::string& bootstrap, const std::string& topic, int
     throw Error(std::string("benchmark producer: ") + err);
   }
   int64_t bytes = 0;
-  for (int64_t i = 0; i < count; i++) {
+  int64_t i = 0;
+  for (;; i++) {
+    int go;
+    while ((go = due(i)) == 0) {
+      rd_kafka_poll(producer, 0);
+      std::this_thread::sleep_for(std::chrono::microseconds(500));
+    }
+    if (go < 0) break;
     KeyedEvent e = event(i);
     bytes += static_cast<int64_t>(e.value.size());
     rd_kafka_resp_err_t rc;
@@ -91,7 +104,28 @@ int64_t produce_feed(const std::string& bootstrap, const std::string& topic, int
   if (unsent || delivery.failed > 0)
     throw Error("benchmark producer: " + std::to_string(delivery.failed) + " events were not delivered to topic " + topic +
                 (delivery.first_error.empty() ? "" : " (" + delivery.first_error + ")"));
+  if (bytes_out) *bytes_out = bytes;
+  return i;
+}
+
+}  // namespace
+
+int64_t produce_feed(const std::string& bootstrap, const std::string& topic, int64_t count,
+                     const std::function<KeyedEvent(int64_t)>& event) {
+  int64_t bytes = 0;
+  send_events(bootstrap, topic, event, [&](int64_t i) { return i < count ? 1 : -1; }, &bytes);
   return bytes;
+}
+
+int64_t produce_paced(const std::string& bootstrap, const std::string& topic, int64_t per_second, double seconds,
+                      const std::function<KeyedEvent(int64_t)>& event) {
+  auto start = std::chrono::steady_clock::now();
+  int64_t total = static_cast<int64_t>(static_cast<double>(per_second) * seconds);
+  return send_events(bootstrap, topic, event, [&](int64_t i) {
+    if (i >= total) return -1;
+    double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    return static_cast<double>(i) < elapsed * static_cast<double>(per_second) ? 1 : 0;
+  }, nullptr);
 }
 
 }  // namespace lakestream::bench

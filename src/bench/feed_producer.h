@@ -34,4 +34,10 @@ struct KeyedEvent {
 int64_t produce_feed(const std::string& bootstrap, const std::string& topic, int64_t count,
                      const std::function<KeyedEvent(int64_t)>& event);
 
+// Sends events that `event` makes to `topic` at `per_second` for `seconds`, paced against the clock
+// (what is due is sent every half millisecond), with librdkafka's default 5 ms linger;
+// returns how many were sent. Error when a delivery fails.
+int64_t produce_paced(const std::string& bootstrap, const std::string& topic, int64_t per_second, double seconds,
+                      const std::function<KeyedEvent(int64_t)>& event);
+
 }  // namespace lakestream::bench

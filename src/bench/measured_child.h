@@ -3,6 +3,7 @@
 // the memory of the one before.
 #pragma once
 
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -21,5 +22,12 @@ std::string own_binary();
 // Runs `binary args...` in folder `cwd` and waits for it. Error with the command and its
 // standard error when it fails.
 ChildRun run_measured(const std::string& binary, const std::vector<std::string>& args, const std::string& cwd);
+
+// The same in two steps, for a child that runs while the benchmark does something else (a
+// continuous run under a produced load): start it, then stop it with SIGTERM and wait.
+struct StartedChild;
+std::shared_ptr<StartedChild> start_measured(const std::string& binary, const std::vector<std::string>& args,
+                                             const std::string& cwd);
+ChildRun stop_measured(const std::shared_ptr<StartedChild>& child);
 
 }  // namespace lakestream::bench

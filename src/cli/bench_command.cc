@@ -17,11 +17,16 @@ void add_bench_command(CLI::App& app) {
                                           "batch limits, on the embedded broker");
   auto options = std::make_shared<bench::BenchOptions>();
   auto json_file = std::make_shared<std::string>();
-  cmd->add_option("-w,--workload", options->workloads, "Workloads to run: shop, clickstream (default: all)")
+  cmd->add_option("-w,--workload", options->workloads, "Workloads to run: shop, clickstream, freshness (default: all)")
       ->delimiter(',')
-      ->check(CLI::IsMember({"shop", "clickstream"}))
+      ->check(CLI::IsMember({"shop", "clickstream", "freshness"}))
       ->capture_default_str();
   cmd->add_option("-n,--events", options->events, "Events to produce for each workload")->capture_default_str();
+  cmd->add_option("--freshness-rates", options->freshness_rates, "Events/s produced in the freshness steps")
+      ->delimiter(',')
+      ->capture_default_str();
+  cmd->add_option("--freshness-seconds", options->freshness_seconds, "How long each freshness step produces")
+      ->capture_default_str();
   cmd->add_option("--partitions", options->partitions, "partitions of the topic (>= 12 for millions of events)")
       ->capture_default_str();
   cmd->add_option("--max-offsets-per-trigger", options->max_offsets_per_trigger, "the ingest batch cap")

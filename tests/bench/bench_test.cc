@@ -14,7 +14,8 @@ namespace {
 TEST(Bench, SmallRunWritesWellFormedFigures) {
   TempDir dir;
   CommandResult r = run_lakestream({"bench", "--events", "20000", "--partitions", "4", "--silver-keys", "1000,10000",
-                                    "--max-offsets-per-trigger", "5000", "--dir", dir / "bench", "--json",
+                                    "--max-offsets-per-trigger", "5000", "--freshness-rates", "1000", "--freshness-seconds", "2",
+                                    "--dir", dir / "bench", "--json",
                                     dir / "bench.json"},
                                    dir.path());
   ASSERT_TRUE(r.exit_code == 0 || r.exit_code == 1) << r.err;
@@ -52,7 +53,16 @@ TEST(Bench, SmallRunWritesWellFormedFigures) {
                                           "shop/end_to_end", "shop/shop", "shop/idle_run", "clickstream/kafka_limit",
                                           "clickstream/ingest", "clickstream/gold", "clickstream/silver",
                                           "clickstream/batch_limit", "clickstream/end_to_end",
-                                          "clickstream/peer_aggregator"}));
+                                          "clickstream/peer_aggregator", "freshness/bronze_1k", "freshness/silver_1k"}));
+  // Freshness: every event sent is in bronze and silver, with its latency from Kafka.
+  for (const auto& m : j["measurements"]) {
+    if (m["workload"] != "freshness") continue;
+    EXPECT_EQ(m["events"], 2000) << m;
+    double p50 = m["latency_ms"]["p50"], p99 = m["latency_ms"]["p99"], max = m["latency_ms"]["max"];
+    EXPECT_GT(p50, 0) << m;
+    EXPECT_LE(p50, p99) << m;
+    EXPECT_LE(p99, max) << m;
+  }
   std::set<std::string> targets;
   for (const auto& t : j["targets"]) {
     targets.insert(t["workload"].get<std::string>() + "/" + t["name"].get<std::string>());
@@ -63,7 +73,8 @@ TEST(Bench, SmallRunWritesWellFormedFigures) {
                                             "shop/end_to_end_vs_kafka", "shop/gold_rate", "shop/idle_run",
                                             "shop/ingest_rss", "clickstream/ingest_vs_kafka",
                                             "clickstream/gold_vs_batch", "clickstream/silver_vs_ingest",
-                                            "clickstream/end_to_end_vs_kafka", "clickstream/end_to_end_vs_peer"}));
+                                            "clickstream/end_to_end_vs_kafka", "clickstream/end_to_end_vs_peer",
+                                            "freshness/bronze_p99_1k", "freshness/silver_p99_1k"}));
 
   // The clickstream's tables, written by its end-to-end run, are right: check finds no PROBLEM.
   CommandResult check = run_lakestream({"check", "-p", dir / "bench/clickstream.toml"}, dir.path());
