@@ -123,14 +123,14 @@ TEST(LakeShape, VacuumKeepsWhatTheStreamsStillNeed) {
   std::string log = f.dir() + "/lake/bronze_orders/_delta_log";
   ASSERT_TRUE(std::filesystem::exists(log + "/00000000000000000010.checkpoint.parquet"));
   // latest_orders never ran: it must still read bronze from version 0.
-  CommandResult dry = f.lakestream("vacuum", {"bronze_orders", "--retain", "0s", "--dry-run"});
+  CommandResult dry = f.lakestream("vacuum", {"bronze_orders", "--retain", "0s", "--unsafe-retention", "--dry-run"});
   ASSERT_EQ(dry.exit_code, 0) << dry.err;
   EXPECT_NE(dry.out.find("versions from 0 stay readable; would delete 0 data files"), std::string::npos) << dry.out;
 
   ASSERT_EQ(f.lakestream("run", {"latest_orders"}).exit_code, 0);
-  dry = f.lakestream("vacuum", {"bronze_orders", "--retain", "0s", "--dry-run"});
+  dry = f.lakestream("vacuum", {"bronze_orders", "--retain", "0s", "--unsafe-retention", "--dry-run"});
   EXPECT_NE(dry.out.find("would delete _delta_log/00000000000000000000.json"), std::string::npos) << dry.out;
-  CommandResult done = f.lakestream("vacuum", {"bronze_orders", "--retain", "0s"});
+  CommandResult done = f.lakestream("vacuum", {"bronze_orders", "--retain", "0s", "--unsafe-retention"});
   ASSERT_EQ(done.exit_code, 0) << done.err;
   EXPECT_FALSE(std::filesystem::exists(log + "/00000000000000000000.json"));
   EXPECT_EQ(f.query("select count(*) as n from bronze_orders"), "n\n12\n");

@@ -64,7 +64,7 @@ TEST_F(Vacuum, KeepsWhatAReadersSnapshotNeedsWithinTheRetention) {
   EXPECT_EQ(scanned_ids(con, reader), "1,2");  // its file is still there
 
   // With no retention and nobody needing version 0, the old file goes, the live one stays.
-  VacuumPlan no_history = plan_vacuum(table, 0, std::nullopt);
+  VacuumPlan no_history = plan_vacuum(table, 0, std::nullopt, true);
   ASSERT_EQ(no_history.data_files, std::vector<std::string>{first.path});
   EXPECT_EQ(no_history.oldest_kept_version, 1);
   run_vacuum(no_history);
@@ -78,7 +78,7 @@ TEST_F(Vacuum, NeverDeletesWhatAStreamStillHasToRead) {
   rewrite(second, "1, 2, 3");
   age_everything(2 * kWeekMs);
   // A stream reading the table has read version 0 and still has to read version 1 onward.
-  VacuumPlan plan = plan_vacuum(table, 0, 1);
+  VacuumPlan plan = plan_vacuum(table, 0, 1, true);
   EXPECT_EQ(plan.oldest_kept_version, 1);
   EXPECT_EQ(plan.data_files, std::vector<std::string>{first.path});
   run_vacuum(plan);
@@ -95,7 +95,7 @@ TEST_F(Vacuum, DeletesOldUntrackedFilesAndOldLogButNotAYoungUncommittedFile) {
   age(table + "/part-00000-crashed-writer.parquet", 2 * kWeekMs);
   write_text(table + "/part-00000-being-written.parquet", "y");         // a writer about to commit it
 
-  VacuumPlan dry = plan_vacuum(table, 24LL * 3600 * 1000, std::nullopt);
+  VacuumPlan dry = plan_vacuum(table, 24LL * 3600 * 1000, std::nullopt, true);
   EXPECT_EQ(dry.oldest_kept_version, 12);
   EXPECT_EQ(dry.data_files.size(), 13u);  // 12 rewritten files + the crashed writer's
   EXPECT_TRUE(std::find(dry.data_files.begin(), dry.data_files.end(), "part-00000-crashed-writer.parquet") !=
