@@ -5,6 +5,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "support/other_readers.h"
 #include "support/pipeline_fixture.h"
 #include "util/files.h"
 
@@ -87,6 +88,7 @@ TEST(LakeShape, PartitionedBronzeThenANewFieldEvolvesTheTablesAndTheStreamsGoOn)
   EXPECT_EQ(check.exit_code, 0) << check.out << check.err;
   EXPECT_NE(check.out.find("ok      bronze_orders has 5 events, each offset once"), std::string::npos) << check.out;
   EXPECT_NE(check.out.find("ok      orders has the newest state of all 4 orders"), std::string::npos) << check.out;
+  expect_other_readers_accept(f.dir() + "/lake");
 }
 
 TEST(LakeShape, ChangesThatCannotBeAppliedInPlaceAreRefusedWithTheWayOut) {
@@ -111,6 +113,7 @@ TEST(LakeShape, ChangesThatCannotBeAppliedInPlaceAreRefusedWithTheWayOut) {
   f.write_pipeline(pipeline(""));
   ASSERT_EQ(f.lakestream("run").exit_code, 0);
   EXPECT_EQ(f.query("select count(*) as n from bronze_orders"), "n\n2\n");
+  expect_other_readers_accept(f.dir() + "/lake");
 }
 
 TEST(LakeShape, VacuumKeepsWhatTheStreamsStillNeed) {
@@ -139,6 +142,7 @@ TEST(LakeShape, VacuumKeepsWhatTheStreamsStillNeed) {
   CommandResult check = f.lakestream("check");
   EXPECT_EQ(check.exit_code, 0) << check.out << check.err;
   EXPECT_NE(check.out.find("orders has the newest state of all 13 orders"), std::string::npos) << check.out;
+  expect_other_readers_accept(f.dir() + "/lake");
 }
 
 TEST(LakeShape, AKillWhileWritingACheckpointLeavesTheTableWholeAndTheNextCheckpointComes) {
@@ -168,6 +172,7 @@ TEST(LakeShape, AKillWhileWritingACheckpointLeavesTheTableWholeAndTheNextCheckpo
   EXPECT_EQ(check.exit_code, 0) << check.out << check.err;
   EXPECT_NE(check.out.find("ok      bronze_orders has 21 events, each offset once"), std::string::npos) << check.out;
   EXPECT_NE(check.out.find("ok      orders has the newest state of all 21 orders"), std::string::npos) << check.out;
+  expect_other_readers_accept(f.dir() + "/lake");
 }
 
 }  // namespace

@@ -4,6 +4,7 @@
 
 #include "shop/shop_scenario.h"
 #include "support/crash_points.h"
+#include "support/other_readers.h"
 
 namespace lakestream::testing {
 namespace {
@@ -43,6 +44,7 @@ TEST(ShopScenario, SilverAndGoldHoldTheRowsTheScenarioImplies) {
   EXPECT_EQ(f.query("select count(*) as events, count(distinct (partition, \"offset\")) as offsets, "
                     "count(distinct order_id) as orders from bronze_orders"),
             "events,offsets,orders\n11,11,9\n");
+  expect_other_readers_accept(f.dir() + "/lake");
 }
 
 TEST(ShopScenario, WithoutDedupCheckCatchesTheDoubleCount) {
@@ -51,6 +53,7 @@ TEST(ShopScenario, WithoutDedupCheckCatchesTheDoubleCount) {
   CommandResult check = f.lakestream("check");
   EXPECT_EQ(check.out, expected_check("expected-check-without-dedup.txt")) << check.err;
   EXPECT_EQ(check.exit_code, 1);
+  expect_other_readers_accept(f.dir() + "/lake");
 }
 
 TEST(ShopScenario, RecountCorrectsTheWrittenHoursOnce) {
@@ -67,6 +70,7 @@ TEST(ShopScenario, RecountCorrectsTheWrittenHoursOnce) {
   CommandResult again = f.lakestream("recount");
   EXPECT_EQ(again.out, "recount: every written window already equals the recount; nothing changed\n");
   EXPECT_EQ(f.query("select count(*) from hourly_sales"), versions);
+  expect_other_readers_accept(f.dir() + "/lake");
 }
 
 TEST(ShopScenario, ARunWithNothingNewWritesNoCommit) {
