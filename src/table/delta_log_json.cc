@@ -66,7 +66,9 @@ AddFile read_add(const json& add, const std::string& where) {
     file.stats = parsed->dump();
   }
   if (auto dv = add.find("deletionVector"); dv != add.end() && !dv->is_null())
-    malformed(where, "file " + file.path + " has a deletion vector, which this reader does not support");
+    throw Error(where + ": file " + file.path + " has a deletion vector (the Delta reader feature deletionVectors), "
+                "which lakestream does not implement: some of its rows are deleted. Read the table with Spark, "
+                "Databricks or delta-rs, or purge its deletion vectors (REORG TABLE ... APPLY (PURGE))");
   return file;
 }
 

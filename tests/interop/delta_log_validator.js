@@ -308,6 +308,12 @@ function actionsOfCheckpoint(rows, columns, where, f) {
   return actions;
 }
 
+// The rows of all parts of one checkpoint, the columns of the first, and a name for messages.
+function readCheckpointParts(files, readCheckpoint) {
+  const parts = files.sort().map((file) => readCheckpoint(file));
+  return { rows: parts.flatMap((p) => p.rows), columns: parts[0].columns, file: files[0] };
+}
+
 // Validates the whole log of `tablePath`. readCheckpoint(file) returns {rows, columns}. Returns
 // {errors, versions, state, everyAdd}: state is the newest version's replay; everyAdd every add
 // action seen in any commit or checkpoint, with the schema in force when it was added.
@@ -316,10 +322,21 @@ function validateTable(tablePath, readCheckpoint) {
   const log = path.join(tablePath, '_delta_log');
   const names = fs.readdirSync(log);
   const commits = names.filter((n) => /^\d{20}\.json$/.test(n)).map((n) => Number(n.slice(0, 20))).sort((a, b) => a - b);
-  const checkpoints = names.filter((n) => /^\d{20}\.checkpoint\.parquet$/.test(n)).map((n) => Number(n.slice(0, 20)));
+  // A classic checkpoint is one file, or parts NNN.checkpoint.<part>.<parts>.parquet, all of them there.
+  const checkpointFiles = new Map();
+  for (const n of names) {
+    const m = /^(\d{20})\.checkpoint(?:\.(\d{10})\.(\d{10}))?\.parquet$/.exec(n);
+    if (!m) continue;
+    const v = Number(m[1]);
+    if (!checkpointFiles.has(v)) checkpointFiles.set(v, { parts: m[3] ? Number(m[3]) : 1, files: [] });
+    checkpointFiles.get(v).files.push(path.join(log, n));
+  }
+  for (const [v, { parts, files }] of checkpointFiles)
+    f.must(files.length === parts, log, `checkpoint ${v} has ${files.length} of its ${parts} parts`);
+  const checkpoints = [...checkpointFiles.keys()];
   for (const n of names)
-    f.must(/^\d{20}\.(json|checkpoint\.parquet|crc)$/.test(n) || n === '_last_checkpoint' || n.startsWith('.') ||
-      n.endsWith('.tmp'), log, `unexpected file ${n} in the log`);
+    f.must(/^\d{20}\.(json|checkpoint(\.\d{10}\.\d{10})?\.parquet|crc)$/.test(n) || n === '_last_checkpoint' ||
+      n.startsWith('.') || n.endsWith('.tmp'), log, `unexpected file ${n} in the log`);
   if (!f.must(commits.length > 0 || checkpoints.length > 0, log, 'no commits')) return { errors: f.errors };
   const latest = Math.max(...commits, ...checkpoints);
   for (let v = commits[0]; v <= latest; v++)
@@ -328,8 +345,7 @@ function validateTable(tablePath, readCheckpoint) {
   const everyAdd = [];
   const checkpointRows = new Map();
   for (const v of checkpoints.sort((a, b) => a - b)) {
-    const file = path.join(log, `${String(v).padStart(20, '0')}.checkpoint.parquet`);
-    const { rows, columns } = readCheckpoint(file);
+    const { rows, columns, file } = readCheckpointParts(checkpointFiles.get(v).files, readCheckpoint);
     checkpointRows.set(v, rows.length);
     const state = new TableState();
     state.apply(actionsOfCheckpoint(rows, columns, file, f), file, f, { isCheckpoint: true });
@@ -367,8 +383,7 @@ function validateTable(tablePath, readCheckpoint) {
     const base = Math.max(...checkpoints.filter((c) => c <= commits[0]));
     if (!f.must(Number.isFinite(base), log, `the log starts at ${commits[0]} without a checkpoint at or below it`))
       return { errors: f.errors };
-    const file = path.join(log, `${String(base).padStart(20, '0')}.checkpoint.parquet`);
-    const { rows, columns } = readCheckpoint(file);
+    const { rows, columns, file } = readCheckpointParts(checkpointFiles.get(base).files, readCheckpoint);
     state.apply(actionsOfCheckpoint(rows, columns, file, new Findings(tablePath)), file, f, { isCheckpoint: true });
   }
   for (let v = commits[0]; v <= latest; v++) {

@@ -155,6 +155,7 @@ function tablesUnder(folder) {
   if (fs.existsSync(path.join(folder, '_delta_log'))) return [folder];
   return fs.readdirSync(folder, { withFileTypes: true })
     .filter((e) => e.isDirectory() && !e.name.startsWith('.'))
+    .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))
     .flatMap((e) => tablesUnder(path.join(folder, e.name)));
 }
 

@@ -3,6 +3,7 @@
 // (a column comment, append-only, an invariant), each proven on the raw log and then by the
 // interop check (the validator written from PROTOCOL.md and two independent Parquet readers).
 #include <filesystem>
+#include <sstream>
 
 #include <nlohmann/json.hpp>
 
@@ -177,6 +178,25 @@ TEST(OtherReaders, SparksOwnTablesPassTheValidator) {
   EXPECT_EQ(status, 0) << report;
   EXPECT_NE(report.find("ok " + test_data_dir() + "/dat/with_checkpoint/delta: 4 versions and 1 checkpoints valid"),
             std::string::npos) << report;
+}
+
+// The validator accepts the golden tables lakestream reads, and rejects exactly those that use
+// features neither implements (tests/data/golden/README.md).
+TEST(OtherReaders, TheValidatorAgreesWithTheFeatureGateOnTheGoldenTables) {
+  auto [status, report] = run_other_readers(test_data_dir() + "/golden", /*log_only=*/true);
+  EXPECT_EQ(status, 1) << report;
+  std::string failed;
+  std::istringstream lines(report);
+  std::string line;
+  int ok = 0;
+  while (std::getline(lines, line)) {
+    if (line.starts_with("ok ")) ok++;
+    if (line.starts_with("FAIL ")) failed += std::filesystem::path(line.substr(5)).parent_path().filename().string() + " ";
+  }
+  EXPECT_EQ(ok, 20) << report;
+  EXPECT_EQ(failed, "data-reader-timestamp_ntz-name-mode deltalog-invalid-protocol-version "
+                    "dv-partitioned-with-checkpoint table-with-columnmapping-mode-name v2-checkpoint-parquet ")
+      << report;
 }
 
 }  // namespace
