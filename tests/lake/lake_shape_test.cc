@@ -5,6 +5,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "orders_pipeline.h"
 #include "support/other_readers.h"
 #include "support/pipeline_fixture.h"
 #include "util/files.h"
@@ -14,34 +15,7 @@ namespace {
 
 std::string pipeline(const std::string& extra_fields, const std::string& amount_type = "decimal(18,2)",
                      const std::string& partition_by = "[\"dt\"]") {
-  return R"toml(
-[kafka]
-bootstrap = "@BOOTSTRAP@"
-
-[sources.orders]
-key = "order_id"
-required = ["order_id", "event_time"]
-
-[sources.orders.schema]
-order_id = "bigint"
-status = "string"
-amount = ")toml" + amount_type + "\"\nevent_time = \"timestamp\"\n" + extra_fields + R"toml(
-[streams.read_orders]
-kind = "ingest"
-source = "orders"
-table = "bronze_orders"
-partition_by = )toml" + partition_by + R"toml(
-
-[streams.read_orders.derived]
-dt = "date(event_time)"
-
-[streams.latest_orders]
-kind = "latest"
-from = "bronze_orders"
-table = "orders"
-key = "order_id"
-order_by = "event_time"
-)toml";
+  return orders_pipeline(extra_fields, amount_type, partition_by);
 }
 
 std::string checkpoint_id(const PipelineFixture& f, const std::string& stream) {

@@ -7,6 +7,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "orders_pipeline.h"
 #include "support/other_readers.h"
 #include "support/pipeline_fixture.h"
 #include "util/files.h"
@@ -16,39 +17,12 @@ namespace {
 
 using nlohmann::json;
 
+// Bronze partitioned by a timestamp, with derived columns DuckDB types as plain TIMESTAMP.
 std::string pipeline(const std::string& extra_fields) {
-  return R"toml(
-[kafka]
-bootstrap = "@BOOTSTRAP@"
-
-[sources.orders]
-key = "order_id"
-required = ["order_id", "event_time"]
-
-[sources.orders.schema]
-order_id = "bigint"
-status = "string"
-amount = "decimal(18,2)"
-event_time = "timestamp"
-)toml" + extra_fields + R"toml(
-[streams.read_orders]
-kind = "ingest"
-source = "orders"
-table = "bronze_orders"
-partition_by = ["hour"]
-
-[streams.read_orders.derived]
-hour = "date_trunc('hour', event_time)"
-local_time = "event_time::TIMESTAMP"
-parsed = "strptime('2026-10-01 09:00', '%Y-%m-%d %H:%M')"
-
-[streams.latest_orders]
-kind = "latest"
-from = "bronze_orders"
-table = "orders"
-key = "order_id"
-order_by = "event_time"
-)toml";
+  return orders_pipeline(extra_fields, "decimal(18,2)", "[\"hour\"]",
+                         "hour = \"date_trunc('hour', event_time)\"\n"
+                         "local_time = \"event_time::TIMESTAMP\"\n"
+                         "parsed = \"strptime('2026-10-01 09:00', '%Y-%m-%d %H:%M')\"\n");
 }
 
 // Order `id`'s event at 09:<minute>, by default 09:1<id>.

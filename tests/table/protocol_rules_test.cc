@@ -4,8 +4,6 @@
 // and path forms, vacuum retention, and the small fields Spark's readers expect.
 #include <gtest/gtest.h>
 
-#include <sys/time.h>
-
 #include <filesystem>
 
 #include "support/error_of.h"
@@ -269,16 +267,6 @@ TEST_F(ProtocolRules, PartitionValuesAndNamesTakeThePathSafeForms) {
   EXPECT_EQ(con.scalar("SELECT epoch(\"at\")::BIGINT FROM (" + scan_sql(load_snapshot(old)) + ")"), "1790845200");
 }
 
-void make_old(const std::string& path, int64_t age_ms) {
-  struct timeval now;
-  ::gettimeofday(&now, nullptr);
-  int64_t then_ms = static_cast<int64_t>(now.tv_sec) * 1000 - age_ms;
-  struct timeval times[2];
-  times[0].tv_sec = times[1].tv_sec = then_ms / 1000;
-  times[0].tv_usec = times[1].tv_usec = 0;
-  ASSERT_EQ(::utimes(path.c_str(), times), 0) << path;
-}
-
 // 6. Vacuum honours the table's retention properties and refuses a short one unless told.
 TEST_F(ProtocolRules, VacuumHonoursTheTablesRetentionAndRefusesAShortOne) {
   constexpr int64_t kHour = 3600LL * 1000;
@@ -296,7 +284,7 @@ TEST_F(ProtocolRules, VacuumHonoursTheTablesRetentionAndRefusesAShortOne) {
     next.publish();
   }
   for (const auto& entry : std::filesystem::recursive_directory_iterator(table))
-    if (entry.is_regular_file()) make_old(entry.path().string(), 3 * 24 * kHour);
+    if (entry.is_regular_file()) fixtures::age(entry.path().string(), 3 * 24 * kHour);
 
   std::string message = error_of([&] { plan_vacuum(table, 24 * kHour, std::nullopt); });
   EXPECT_NE(message.find("retention of 24 hours refused"), std::string::npos) << message;

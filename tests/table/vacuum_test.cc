@@ -3,8 +3,6 @@
 // stream still needs, a young file a writer has not committed yet).
 #include <gtest/gtest.h>
 
-#include <sys/time.h>
-
 #include <filesystem>
 
 #include "support/test_support.h"
@@ -16,23 +14,13 @@
 namespace lakestream::delta {
 namespace {
 
+using fixtures::age;
 using fixtures::create_ids_table;
 using fixtures::scanned_ids;
 using fixtures::write_ids;
 using testing::write_text;
 
 constexpr int64_t kWeekMs = 7LL * 24 * 3600 * 1000;
-
-// Makes a file look `age_ms` old, as if written then.
-void age(const std::string& path, int64_t age_ms) {
-  struct timeval now;
-  ::gettimeofday(&now, nullptr);
-  int64_t then_ms = static_cast<int64_t>(now.tv_sec) * 1000 - age_ms;
-  struct timeval times[2];
-  times[0].tv_sec = times[1].tv_sec = then_ms / 1000;
-  times[0].tv_usec = times[1].tv_usec = 0;
-  ASSERT_EQ(::utimes(path.c_str(), times), 0) << path;
-}
 
 class Vacuum : public fixtures::TableTest {
  protected:
