@@ -6,13 +6,15 @@
 #include <string>
 
 #include "table/delta_log_json.h"
+#include "table/table_features.h"
 #include "util/error.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   std::string text(reinterpret_cast<const char*>(data), size);
   try {
     lakestream::delta::LogActions actions = lakestream::delta::parse_commit_text(text, "fuzz.json");
-    if (actions.protocol) lakestream::delta::check_readable(*actions.protocol, "fuzz");
+    if (actions.protocol)
+      lakestream::delta::check_readable(*actions.protocol, actions.metadata.value_or(lakestream::delta::Metadata{}), "fuzz");
   } catch (const lakestream::Error&) {
     // A clear refusal is the expected outcome for a bad log.
   }

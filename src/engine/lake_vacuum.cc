@@ -29,7 +29,8 @@ int64_t source_version_needed(const Pipeline& pipeline, const Stream& stream) {
 
 }  // namespace
 
-delta::VacuumPlan plan_table_vacuum(const Pipeline& pipeline, const std::string& table, int64_t retain_ms) {
+delta::VacuumPlan plan_table_vacuum(const Pipeline& pipeline, const std::string& table, std::optional<int64_t> retain_ms,
+                                    bool unsafe_retention) {
   auto tables = pipeline.table_names();
   if (std::find(tables.begin(), tables.end(), table) == tables.end()) {
     std::string list;
@@ -42,7 +43,7 @@ delta::VacuumPlan plan_table_vacuum(const Pipeline& pipeline, const std::string&
     int64_t version = source_version_needed(pipeline, stream);
     needed = needed ? std::min(*needed, version) : version;
   }
-  return delta::plan_vacuum(pipeline.table_path(table), retain_ms, needed);
+  return delta::plan_vacuum(pipeline.table_path(table), retain_ms, needed, unsafe_retention);
 }
 
 }  // namespace lakestream

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 
 #include "pipeline/pipeline.h"
@@ -10,8 +11,11 @@
 
 namespace lakestream {
 
-// Plans the vacuum of `table` (one the pipeline writes) keeping `retain_ms` of history and every
-// version a stream reading the table has not finished with. Throws Error for an unknown table.
-delta::VacuumPlan plan_table_vacuum(const Pipeline& pipeline, const std::string& table, int64_t retain_ms);
+// Plans the vacuum of `table` (one the pipeline writes) keeping `retain_ms` of history (default:
+// the table's retention properties) and every version a stream reading the table has not
+// finished with. Throws Error for an unknown table and for a retention shorter than the table's
+// unless `unsafe_retention` (delta::plan_vacuum).
+delta::VacuumPlan plan_table_vacuum(const Pipeline& pipeline, const std::string& table, std::optional<int64_t> retain_ms,
+                                    bool unsafe_retention = false);
 
 }  // namespace lakestream

@@ -10,6 +10,7 @@
 #include "table/delta_log_json.h"
 #include "table/delta_table.h"
 #include "table/log_files.h"
+#include "table/vacuum.h"
 #include "util/error.h"
 #include "util/fault.h"
 #include "util/files.h"
@@ -18,36 +19,22 @@ namespace lakestream::delta {
 
 namespace {
 
-constexpr int64_t kDefaultTombstoneRetentionMs = 7LL * 24 * 3600 * 1000;  // Spark's 1 week
-
 // Spark's checkpoint columns (the parts of them lakestream's actions use).
+// metaData carries every field of the action, as the protocol requires of a checkpoint.
 constexpr const char* kCheckpointColumns =
     "{'txn': 'STRUCT(appId VARCHAR, version BIGINT, lastUpdated BIGINT)', "
     "'add': 'STRUCT(path VARCHAR, partitionValues MAP(VARCHAR, VARCHAR), size BIGINT, modificationTime BIGINT, "
     "dataChange BOOLEAN, stats VARCHAR)', "
     "'remove': 'STRUCT(path VARCHAR, deletionTimestamp BIGINT, dataChange BOOLEAN)', "
-    "'metaData': 'STRUCT(id VARCHAR, format STRUCT(provider VARCHAR, options MAP(VARCHAR, VARCHAR)), "
-    "schemaString VARCHAR, partitionColumns VARCHAR[], configuration MAP(VARCHAR, VARCHAR), createdTime BIGINT)', "
-    "'protocol': 'STRUCT(minReaderVersion INTEGER, minWriterVersion INTEGER)'}";
+    "'metaData': 'STRUCT(id VARCHAR, name VARCHAR, description VARCHAR, format STRUCT(provider VARCHAR, "
+    "options MAP(VARCHAR, VARCHAR)), schemaString VARCHAR, partitionColumns VARCHAR[], "
+    "configuration MAP(VARCHAR, VARCHAR), createdTime BIGINT)', "
+    "'protocol': 'STRUCT(minReaderVersion INTEGER, minWriterVersion INTEGER, readerFeatures VARCHAR[], "
+    "writerFeatures VARCHAR[])'}";
 
 int64_t now_ms() {
   return std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::system_clock::now().time_since_epoch())
       .count();
-}
-
-// "interval 1 week", "interval 7 days", "interval 168 hours" (Spark's calendar-interval text).
-int64_t tombstone_retention_ms(const Metadata& metadata) {
-  auto it = metadata.configuration.find("delta.deletedFileRetentionDuration");
-  if (it == metadata.configuration.end()) return kDefaultTombstoneRetentionMs;
-  long long count = 0;
-  char unit[32] = {0};
-  if (std::sscanf(it->second.c_str(), "interval %lld %31s", &count, unit) != 2) return kDefaultTombstoneRetentionMs;
-  std::string u = unit;
-  if (u.starts_with("week")) return count * 7 * 24 * 3600 * 1000;
-  if (u.starts_with("day")) return count * 24 * 3600 * 1000;
-  if (u.starts_with("hour")) return count * 3600 * 1000;
-  if (u.starts_with("minute")) return count * 60 * 1000;
-  return kDefaultTombstoneRetentionMs;
 }
 
 std::string checkpoint_file_path(const std::string& table_path, int64_t version) {
@@ -74,11 +61,17 @@ void write_checkpoint(const std::string& table_path, int64_t version) {
   const std::string& table = snapshot.table_path;
   const int64_t now = now_ms();
 
-  std::string lines = protocol_action(snapshot.min_reader_version, snapshot.min_writer_version).dump() + "\n";
+  Protocol protocol{snapshot.min_reader_version, snapshot.min_writer_version, snapshot.reader_features,
+                    snapshot.writer_features};
+  std::string lines = protocol_action(protocol).dump() + "\n";
   lines += metadata_action(snapshot.metadata).dump() + "\n";
-  for (const auto& [app_id, txn_version] : snapshot.txn_versions) lines += txn_action(app_id, txn_version, now).dump() + "\n";
+  for (const auto& [app_id, txn_version] : snapshot.txn_versions) {
+    auto last = snapshot.txn_last_updated.find(app_id);
+    auto last_updated = last == snapshot.txn_last_updated.end() ? std::nullopt : std::optional<int64_t>(last->second);
+    lines += txn_action(app_id, txn_version, last_updated).dump() + "\n";
+  }
   for (const auto& file : snapshot.files) lines += add_action(file).dump() + "\n";
-  const int64_t expired_before = now - tombstone_retention_ms(snapshot.metadata);
+  const int64_t expired_before = now - deleted_file_retention_ms(snapshot.metadata);
   for (const auto& removed : snapshot.tombstones)
     if (removed.deletion_timestamp >= expired_before) lines += remove_action(removed).dump() + "\n";
   const int64_t actions = static_cast<int64_t>(std::count(lines.begin(), lines.end(), '\n'));
@@ -92,7 +85,7 @@ void write_checkpoint(const std::string& table_path, int64_t version) {
     sql::Connection con(db);
     con.exec("COPY (SELECT txn, \"add\", remove, metaData, protocol FROM read_json(" + sql::quote_literal(json_path) +
              ", format = 'newline_delimited', columns = " + kCheckpointColumns + ")) TO " +
-             sql::quote_literal(parquet_path) + " (FORMAT parquet)");
+             sql::quote_literal(parquet_path) + " (FORMAT parquet, COMPRESSION zstd)");
     fault_point("before_checkpoint_rename");
     std::filesystem::rename(parquet_path, final_path);
     sync_dir(log_dir(table));

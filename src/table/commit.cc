@@ -7,6 +7,8 @@
 #include "table/delta_log_json.h"
 #include "table/delta_table.h"
 #include "table/log_files.h"
+#include "table/table_features.h"
+#include "table/write_rules.h"
 #include "util/error.h"
 #include "util/files.h"
 
@@ -14,12 +16,17 @@ namespace lakestream::delta {
 
 namespace {
 
-constexpr int kReaderVersion = 1;
-constexpr int kWriterVersion = 2;
-
 int64_t now_ms() {
   return std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::system_clock::now().time_since_epoch())
       .count();
+}
+
+// Spark's commitInfo.operationParameters is a map<string,string>: every value goes in as text.
+nlohmann::json as_string_map(const nlohmann::json& parameters) {
+  nlohmann::json out = nlohmann::json::object();
+  if (!parameters.is_object()) return out;
+  for (const auto& [key, value] : parameters.items()) out[key] = value.is_string() ? value.get<std::string>() : value.dump();
+  return out;
 }
 
 }  // namespace
@@ -38,7 +45,8 @@ void Commit::write_checkpoint_if_due(int64_t version) const {
 Commit::Commit(const Snapshot& read) : table_path_(read.table_path), read_version_(read.version) {
   if (read.exists()) {
     read_metadata_ = read.metadata;
-    read_min_writer_version_ = read.min_writer_version;
+    read_protocol_ = Protocol{read.min_reader_version, read.min_writer_version, read.reader_features,
+                              read.writer_features};
   }
 }
 
@@ -62,30 +70,36 @@ int64_t Commit::publish() {
   const int64_t version = read_version_ + 1;
   if (published_) throw Error("internal: a commit to table " + table_path_ + " was published twice");
   if (table_path_.empty()) throw Error("internal: a commit has no table path (build it from load_snapshot's result)");
-  if (read_min_writer_version_ > kWriterVersion)
-    throw Error("table " + table_path_ + " needs a Delta writer of version " + std::to_string(read_min_writer_version_) +
-                "; lakestream writes protocol (1, 2) tables only. Write to a new table, or use Spark for this one");
   const bool new_table = version == 0;
   if (new_table && !metadata_)
     throw Error("internal: creating table " + table_path_ + " needs its metadata (Commit::set_metadata)");
+  if (read_protocol_) check_writable(*read_protocol_, table_path_);
 
   const int64_t now = now_ms();
+  Metadata metadata = metadata_ ? *metadata_ : *read_metadata_;
+  if (metadata_) {
+    if (metadata.id.empty()) metadata.id = read_metadata_ ? read_metadata_->id : new_uuid();
+    if (metadata.created_time == 0) metadata.created_time = read_metadata_ ? read_metadata_->created_time : now;
+  }
+  // The protocol changes only when the table needs more of it (a timestamp_ntz column).
+  std::optional<Protocol> new_protocol = protocol_needed(read_protocol_, metadata);
+  const Protocol& protocol = new_protocol ? *new_protocol : *read_protocol_;
+  check_removes_allowed(protocol, metadata, removes_, operation_, table_path_);
+  check_added_rows(protocol, metadata, adds_, table_path_);
+
+  // A MERGE reads the table it writes, so it is never a blind append, even when it only inserts.
   nlohmann::json info = {{"timestamp", now},
                          {"operation", operation_},
                          {"operationParameters", nlohmann::json::object()},
                          {"engineInfo", "lakestream/0.1"},
-                         {"isBlindAppend", removes_.empty() && !metadata_}};
+                         {"isBlindAppend", removes_.empty() && !metadata_ && operation_ != "MERGE"}};
   if (!new_table) info["readVersion"] = read_version_;
   for (const auto& [key, value] : commit_info_.items()) info[key] = value;
+  info["operationParameters"] = as_string_map(info["operationParameters"]);
 
   std::string text = nlohmann::json{{"commitInfo", info}}.dump() + "\n";
-  if (new_table) text += protocol_action(kReaderVersion, kWriterVersion).dump() + "\n";
-  if (metadata_) {
-    Metadata metadata = *metadata_;
-    if (metadata.id.empty()) metadata.id = read_metadata_ ? read_metadata_->id : new_uuid();
-    if (metadata.created_time == 0) metadata.created_time = read_metadata_ ? read_metadata_->created_time : now;
-    text += metadata_action(metadata).dump() + "\n";
-  }
+  if (new_protocol) text += protocol_action(*new_protocol).dump() + "\n";
+  if (metadata_) text += metadata_action(metadata).dump() + "\n";
   for (const auto& [app_id, txn_version] : txns_) text += txn_action(app_id, txn_version, now).dump() + "\n";
   for (const auto& removed : removes_) text += remove_action(removed).dump() + "\n";
   for (const auto& added : adds_) text += add_action(added).dump() + "\n";

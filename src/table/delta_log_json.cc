@@ -66,17 +66,38 @@ AddFile read_add(const json& add, const std::string& where) {
     file.stats = parsed->dump();
   }
   if (auto dv = add.find("deletionVector"); dv != add.end() && !dv->is_null())
-    malformed(where, "file " + file.path + " has a deletion vector, which this reader does not support");
+    throw Error(where + ": file " + file.path + " has a deletion vector (the Delta reader feature deletionVectors), "
+                "which lakestream does not implement: some of its rows are deleted. Read the table with Spark, "
+                "Databricks or delta-rs, or purge its deletion vectors (REORG TABLE ... APPLY (PURGE))");
   return file;
+}
+
+std::vector<std::string> feature_names(const json& protocol, const char* key, const std::string& where) {
+  std::vector<std::string> names;
+  auto it = protocol.find(key);
+  if (it == protocol.end() || it->is_null()) return names;
+  if (!it->is_array()) malformed(where, std::string("protocol ") + key + " is not a list of names");
+  for (const auto& name : *it) names.push_back(name.get<std::string>());
+  return names;
+}
+
+std::optional<std::string> optional_string(const json& object, const char* key) {
+  auto it = object.find(key);
+  return it != object.end() && it->is_string() ? std::optional<std::string>(it->get<std::string>()) : std::nullopt;
 }
 
 Metadata read_metadata(const json& meta, const std::string& where) {
   Metadata metadata;
   metadata.id = required(meta, "id", where, "metaData").get<std::string>();
+  metadata.name = optional_string(meta, "name");
+  metadata.description = optional_string(meta, "description");
   if (auto format = meta.find("format"); format != meta.end() && format->is_object()) {
     auto provider = format->find("provider");
     if (provider != format->end() && provider->is_string() && provider->get<std::string>() != "parquet")
       malformed(where, "the table's data format is " + provider->get<std::string>() + ", not parquet");
+    if (auto options = format->find("options"); options != format->end() && options->is_object())
+      for (const auto& [key, value] : options->items())
+        if (value.is_string()) metadata.format_options[key] = value.get<std::string>();
   }
   metadata.schema = parse_schema_string(required(meta, "schemaString", where, "metaData").get<std::string>(), where);
   if (auto cols = meta.find("partitionColumns"); cols != meta.end() && cols->is_array())
@@ -109,11 +130,14 @@ void read_action(const json& action, LogActions& into, const std::string& where)
         Protocol protocol;
         protocol.min_reader_version = static_cast<int>(as_int64(required(body, "minReaderVersion", where, "protocol"), "minReaderVersion", where));
         protocol.min_writer_version = static_cast<int>(optional_int(body, "minWriterVersion", where, 2));
-        if (auto features = body.find("readerFeatures"); features != body.end()) protocol.reader_features = *features;
+        protocol.reader_features = feature_names(body, "readerFeatures", where);
+        protocol.writer_features = feature_names(body, "writerFeatures", where);
         into.protocol = protocol;
       } else if (kind == "txn") {
-        into.txns[required(body, "appId", where, "txn").get<std::string>()] =
-            as_int64(required(body, "version", where, "txn"), "version", where);
+        std::string app_id = required(body, "appId", where, "txn").get<std::string>();
+        into.txns[app_id] = as_int64(required(body, "version", where, "txn"), "version", where);
+        if (auto last = body.find("lastUpdated"); last != body.end() && last->is_number())
+          into.txn_last_updated[app_id] = as_int64(*last, "lastUpdated", where);
       } else if (kind == "commitInfo") {
         into.commit_info = body;
       }
@@ -143,19 +167,11 @@ LogActions parse_commit_text(const std::string& text, const std::string& where) 
   return actions;
 }
 
-void check_readable(const Protocol& protocol, const std::string& table_path) {
-  if (protocol.min_reader_version <= 1) return;
-  std::string features = protocol.reader_features.is_array() ? " (reader features " + protocol.reader_features.dump() + ")" : "";
-  throw Error("table " + table_path + " needs a Delta reader of version " + std::to_string(protocol.min_reader_version) +
-              features +
-              "; lakestream reads reader-version-1 tables only (no column mapping, deletion vectors or other table "
-              "features). Read it with Spark or delta-rs, or rewrite it without those features");
-}
-
 std::string schema_string(const std::vector<Column>& schema) {
   json fields = json::array();
   for (const auto& column : schema)
-    fields.push_back({{"name", column.name}, {"type", column.type}, {"nullable", column.nullable}, {"metadata", json::object()}});
+    fields.push_back({{"name", column.name}, {"type", column.type}, {"nullable", column.nullable},
+                      {"metadata", column.metadata.is_object() ? column.metadata : json::object()}});
   return json{{"type", "struct"}, {"fields", fields}}.dump();
 }
 
@@ -169,6 +185,8 @@ std::vector<Column> parse_schema_string(const std::string& schema_json, const st
       column.name = field.at("name").get<std::string>();
       column.type = field.at("type");
       column.nullable = field.value("nullable", true);
+      if (auto metadata = field.find("metadata"); metadata != field.end() && metadata->is_object())
+        column.metadata = *metadata;
       schema.push_back(std::move(column));
     }
   } catch (const json::exception& e) {
@@ -177,20 +195,29 @@ std::vector<Column> parse_schema_string(const std::string& schema_json, const st
   return schema;
 }
 
-json protocol_action(int min_reader_version, int min_writer_version) {
-  return {{"protocol", {{"minReaderVersion", min_reader_version}, {"minWriterVersion", min_writer_version}}}};
+json protocol_action(const Protocol& protocol) {
+  json body = {{"minReaderVersion", protocol.min_reader_version}, {"minWriterVersion", protocol.min_writer_version}};
+  // The spec: readerFeatures exists exactly when the reader version is 3, writerFeatures when the
+  // writer version is 7.
+  if (protocol.min_reader_version >= 3) body["readerFeatures"] = protocol.reader_features;
+  if (protocol.min_writer_version >= 7) body["writerFeatures"] = protocol.writer_features;
+  return {{"protocol", body}};
 }
 
 json metadata_action(const Metadata& metadata) {
   json configuration = json::object();
   for (const auto& [key, value] : metadata.configuration) configuration[key] = value;
-  return {{"metaData",
-           {{"id", metadata.id},
-            {"format", {{"provider", "parquet"}, {"options", json::object()}}},
-            {"schemaString", schema_string(metadata.schema)},
-            {"partitionColumns", metadata.partition_columns},
-            {"configuration", configuration},
-            {"createdTime", metadata.created_time}}}};
+  json options = json::object();
+  for (const auto& [key, value] : metadata.format_options) options[key] = value;
+  json body = {{"id", metadata.id},
+               {"format", {{"provider", "parquet"}, {"options", options}}},
+               {"schemaString", schema_string(metadata.schema)},
+               {"partitionColumns", metadata.partition_columns},
+               {"configuration", configuration},
+               {"createdTime", metadata.created_time}};
+  if (metadata.name) body["name"] = *metadata.name;
+  if (metadata.description) body["description"] = *metadata.description;
+  return {{"metaData", body}};
 }
 
 json add_action(const AddFile& file) {
@@ -210,8 +237,10 @@ json remove_action(const RemoveFile& file) {
            {{"path", url_encode_path(file.path)}, {"deletionTimestamp", file.deletion_timestamp}, {"dataChange", file.data_change}}}};
 }
 
-json txn_action(const std::string& app_id, int64_t version, int64_t last_updated_ms) {
-  return {{"txn", {{"appId", app_id}, {"version", version}, {"lastUpdated", last_updated_ms}}}};
+json txn_action(const std::string& app_id, int64_t version, std::optional<int64_t> last_updated_ms) {
+  json body = {{"appId", app_id}, {"version", version}};
+  if (last_updated_ms) body["lastUpdated"] = *last_updated_ms;
+  return {{"txn", body}};
 }
 
 }  // namespace lakestream::delta

@@ -14,12 +14,6 @@
 
 namespace lakestream::delta {
 
-struct Protocol {
-  int min_reader_version = 1;
-  int min_writer_version = 2;
-  nlohmann::json reader_features;  // null unless the table uses table features (reader 3)
-};
-
 // What one commit file (or one checkpoint) says, action by action.
 struct LogActions {
   std::optional<Protocol> protocol;
@@ -27,6 +21,7 @@ struct LogActions {
   std::vector<AddFile> adds;      // paths URL-decoded
   std::vector<RemoveFile> removes;
   std::map<std::string, int64_t> txns;
+  std::map<std::string, int64_t> txn_last_updated;  // for the txns that carry lastUpdated
   nlohmann::json commit_info = nlohmann::json::object();
 };
 
@@ -38,19 +33,16 @@ void read_action(const nlohmann::json& action, LogActions& into, const std::stri
 // Parses a whole commit file's text; `where` (the file path) goes into error messages.
 LogActions parse_commit_text(const std::string& text, const std::string& where);
 
-// Throws Error when this reader cannot read a table with `protocol` (reader version > 1: column
-// mapping, deletion vectors and other table features change how files must be read).
-void check_readable(const Protocol& protocol, const std::string& table_path);
-
 // Spark's StructType JSON for a schema, and back.
 std::string schema_string(const std::vector<Column>& schema);
 std::vector<Column> parse_schema_string(const std::string& schema_json, const std::string& where);
 
 // The action lines a writer emits.
-nlohmann::json protocol_action(int min_reader_version, int min_writer_version);
+nlohmann::json protocol_action(const Protocol& protocol);
 nlohmann::json metadata_action(const Metadata& metadata);
 nlohmann::json add_action(const AddFile& file);
 nlohmann::json remove_action(const RemoveFile& file);
-nlohmann::json txn_action(const std::string& app_id, int64_t version, int64_t last_updated_ms);
+// lastUpdated is left out when nullopt (it is optional in the protocol).
+nlohmann::json txn_action(const std::string& app_id, int64_t version, std::optional<int64_t> last_updated_ms);
 
 }  // namespace lakestream::delta

@@ -1,5 +1,6 @@
-// A Delta Lake table (protocol reader 1 / writer 2): Parquet data files plus `_delta_log/` of
-// JSON commits (and classic checkpoint parquet files). This module is the only writer of
+// A Delta Lake table (protocol reader 1 / writer 2, or reader 3 / writer 7 with the features of
+// table/table_features.h): Parquet data files plus `_delta_log/` of JSON commits (and classic
+// checkpoint parquet files). This module is the only writer of
 // `_delta_log`. Readers replay the log into a Snapshot; writers build a Commit and publish it
 // with put-if-absent, so that two writers never both win the same version.
 #pragma once
@@ -14,16 +15,31 @@
 
 namespace lakestream::delta {
 
+// The protocol action: reader and writer versions, and the table features of versions 3 and 7.
+struct Protocol {
+  int min_reader_version = 1;
+  int min_writer_version = 2;
+  // The table features (written only with reader 3 / writer 7); empty otherwise.
+  std::vector<std::string> reader_features;
+  std::vector<std::string> writer_features;
+};
+
 // A column of the table's schema. `type` is the Delta schemaString type: a string for primitive
 // types ("long", "decimal(18,2)", "timestamp", ...) or an object for struct/array/map.
 struct Column {
   std::string name;
   nlohmann::json type;
   bool nullable = true;
+  // The field's metadata as the schema holds it (comments, delta.invariants, ...): kept as read,
+  // so a schema change or a checkpoint never drops what another writer set.
+  nlohmann::json metadata = nlohmann::json::object();
 };
 
 struct Metadata {
   std::string id;                             // a UUID, fixed at creation
+  std::optional<std::string> name;            // set by other writers (CREATE TABLE ... COMMENT); kept
+  std::optional<std::string> description;
+  std::map<std::string, std::string> format_options;
   std::vector<Column> schema;                 // parsed from schemaString
   std::vector<std::string> partition_columns;
   std::map<std::string, std::string> configuration;
@@ -54,9 +70,12 @@ struct Snapshot {
   int64_t version = -1;  // -1: no table there yet
   int min_reader_version = 1;
   int min_writer_version = 2;
+  std::vector<std::string> reader_features;  // table features (reader 3 / writer 7), else empty
+  std::vector<std::string> writer_features;
   Metadata metadata;
   std::vector<AddFile> files;                // the live files, in a stable order
   std::map<std::string, int64_t> txn_versions;  // appId -> the newest txn version
+  std::map<std::string, int64_t> txn_last_updated;  // appId -> its txn's lastUpdated, when it has one
   // Files removed and not added again, newest removal kept: what a checkpoint carries on (until
   // the retention expires) and what vacuum must leave for readers of older versions.
   std::vector<RemoveFile> tombstones;
@@ -129,8 +148,10 @@ class Commit {
   // Writes the commit; returns its version. Every checkpoint_interval() versions it then writes
   // a checkpoint; a failure there only warns (the commit stands, and the next interval retries). Throws CommitConflict when another writer created
   // that version first (the caller re-reads the table and decides), Error on I/O failure, on a
-  // new table without metadata, on a table whose writer protocol is newer than (1, 2), and when
-  // called twice.
+  // new table without metadata, on a table whose protocol or features lakestream does not write
+  // (table/table_features.h), on a commit that breaks the table's rules (table/write_rules.h:
+  // append-only, NOT NULL, invariants, CHECK constraints), and when called twice. A schema with
+  // timestamp_ntz makes the commit raise the protocol to reader 3 / writer 7 with timestampNtz.
   int64_t publish();
 
  private:
@@ -145,7 +166,7 @@ class Commit {
   std::string operation_ = "WRITE";
   nlohmann::json commit_info_ = nlohmann::json::object();
   std::optional<Metadata> read_metadata_;  // the table's metadata as read (none for a new table)
-  int read_min_writer_version_ = 2;
+  std::optional<Protocol> read_protocol_;  // the table's protocol as read (none for a new table)
   bool published_ = false;
 };
 

@@ -1,5 +1,8 @@
 // Mapping Delta's (Spark's) type names to DuckDB types. timestamp is an instant (TIMESTAMPTZ, stored
-// as INT64 micros adjusted to UTC); timestamp_ntz is a wall-clock time (TIMESTAMP).
+// as INT64 micros adjusted to UTC); timestamp_ntz is a wall-clock time (TIMESTAMP). A column DuckDB
+// types as plain TIMESTAMP is written as timestamp, its wall clock taken as UTC: that is Spark's
+// TimestampType, which every Delta reader opens; timestamp_ntz (a table feature) only when a
+// table already has it.
 #include "table/delta_types.h"
 
 #include <map>
@@ -85,8 +88,10 @@ std::string partition_text_sql(const std::string& column_sql, const nlohmann::js
     throw Error("a column of type " + name + " cannot be a partition column; partition by a string, number, date, "
                 "boolean or timestamp column (or a derived one, e.g. dt = \"date(event_time)\")");
   std::string text;
+  // ISO-8601 in UTC, as Spark's writer and the protocol have it: a reader in any time zone gets
+  // the same instant (the older "2026-10-01 09:00:00" form is read in the session's zone).
   if (name == "timestamp")
-    text = "strftime(timezone('UTC', " + column_sql + "), '%Y-%m-%d %H:%M:%S.%f')";
+    text = "strftime(timezone('UTC', " + column_sql + "), '%Y-%m-%dT%H:%M:%S.%fZ')";
   else if (name == "timestamp_ntz")
     text = "strftime(" + column_sql + ", '%Y-%m-%d %H:%M:%S.%f')";
   else
@@ -99,7 +104,8 @@ nlohmann::json delta_type_of_duckdb(const std::string& duckdb_type, const std::s
       {"BIGINT", "long"},       {"INTEGER", "integer"},   {"SMALLINT", "short"},  {"TINYINT", "byte"},
       {"DOUBLE", "double"},     {"FLOAT", "float"},       {"BOOLEAN", "boolean"}, {"VARCHAR", "string"},
       {"DATE", "date"},         {"BLOB", "binary"},       {"TIMESTAMP WITH TIME ZONE", "timestamp"},
-      {"TIMESTAMP", "timestamp_ntz"}, {"HUGEINT", "decimal(38,0)"}, {"UBIGINT", "decimal(20,0)"},
+      {"TIMESTAMP", "timestamp"},  {"TIMESTAMP_S", "timestamp"}, {"TIMESTAMP_MS", "timestamp"},
+      {"TIMESTAMP_NS", "timestamp"}, {"HUGEINT", "decimal(38,0)"}, {"UBIGINT", "decimal(20,0)"},
       {"UINTEGER", "long"}};
   auto it = names.find(duckdb_type);
   if (it != names.end()) return it->second;

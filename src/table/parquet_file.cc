@@ -51,7 +51,7 @@ AddFile write_data_file(sql::Connection& con, const std::string& table_path, con
     if (it == partition_values.end()) {
       file_columns.push_back(column);
     } else {
-      folder += column.name + "=" + hive_escape_partition_value(it->second) + "/";
+      folder += hive_escape_path_name(column.name) + "=" + hive_escape_partition_value(it->second) + "/";
     }
   }
   if (file_columns.empty())

@@ -50,8 +50,12 @@ int hex_value(char c) {
 
 std::string hive_escape_partition_value(const std::optional<std::string>& value) {
   if (!value || value->empty()) return "__HIVE_DEFAULT_PARTITION__";
+  return hive_escape_path_name(*value);
+}
+
+std::string hive_escape_path_name(const std::string& name) {
   std::string out;
-  for (unsigned char c : *value) out += hive_needs_escape(c) ? percent(c) : std::string(1, static_cast<char>(c));
+  for (unsigned char c : name) out += hive_needs_escape(c) ? percent(c) : std::string(1, static_cast<char>(c));
   return out;
 }
 

@@ -12,6 +12,10 @@ namespace lakestream::delta {
 // __HIVE_DEFAULT_PARTITION__.
 std::string hive_escape_partition_value(const std::optional<std::string>& value);
 
+// One folder name part, Hive-escaped: a partition column's name goes in escaped as values are (Spark
+// does the same): `geo:region` becomes `geo%3Aregion`, so no path starts with what looks like a URI scheme.
+std::string hive_escape_path_name(const std::string& name);
+
 // The form a relative path takes in the Delta log: a URI path, so '%', spaces and non-ASCII bytes
 // are %XX-encoded (the log of `a=b%3Ac` holds `a=b%253Ac`).
 std::string url_encode_path(const std::string& path);

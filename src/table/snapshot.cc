@@ -9,6 +9,7 @@
 #include "table/delta_log_json.h"
 #include "table/delta_table.h"
 #include "table/log_files.h"
+#include "table/table_features.h"
 #include "util/error.h"
 #include "util/files.h"
 
@@ -54,6 +55,7 @@ struct Replay {
   std::optional<Metadata> metadata;
   FileSet files;
   std::map<std::string, int64_t> txns;
+  std::map<std::string, int64_t> txn_last_updated;
   std::map<std::string, RemoveFile> tombstones;
 
   // `version` is what readers see as the file's version: for files from a checkpoint, the
@@ -70,7 +72,12 @@ struct Replay {
       tombstones.erase(added.path);
       files.add(std::move(added));
     }
-    for (const auto& [app, txn_version] : actions.txns) txns[app] = txn_version;
+    for (const auto& [app, txn_version] : actions.txns) {
+      txns[app] = txn_version;
+      auto last = actions.txn_last_updated.find(app);
+      if (last != actions.txn_last_updated.end()) txn_last_updated[app] = last->second;
+      else txn_last_updated.erase(app);
+    }
   }
 };
 
@@ -116,14 +123,17 @@ Snapshot load_snapshot(const std::string& table_path, std::optional<int64_t> ver
   if (!replay.metadata)
     throw Error("table " + table + " has no metaData action up to version " + std::to_string(target) +
                 "; its log is damaged (version 0 must hold protocol and metaData)");
-  check_readable(*replay.protocol, table);
+  check_readable(*replay.protocol, *replay.metadata, table);
 
   snapshot.version = target;
   snapshot.min_reader_version = replay.protocol->min_reader_version;
   snapshot.min_writer_version = replay.protocol->min_writer_version;
+  snapshot.reader_features = replay.protocol->reader_features;
+  snapshot.writer_features = replay.protocol->writer_features;
   snapshot.metadata = std::move(*replay.metadata);
   snapshot.files = std::move(replay.files).in_order();
   snapshot.txn_versions = std::move(replay.txns);
+  snapshot.txn_last_updated = std::move(replay.txn_last_updated);
   for (auto& [path, removed] : replay.tombstones) snapshot.tombstones.push_back(std::move(removed));
   return snapshot;
 }
@@ -133,7 +143,7 @@ std::vector<CommitEntry> read_commits(const std::string& table_path, int64_t fro
   std::vector<CommitEntry> entries;
   for (int64_t v = std::max<int64_t>(from, 0); v <= to; v++) {
     LogActions actions = read_commit_file(table, v);
-    if (actions.protocol) check_readable(*actions.protocol, table);
+    if (actions.protocol) check_readable(*actions.protocol, actions.metadata.value_or(Metadata{}), table);
     CommitEntry entry;
     entry.version = v;
     for (auto& added : actions.adds) added.version = v;

@@ -8,6 +8,7 @@
 #include <chrono>
 #include <cstring>
 #include <filesystem>
+#include <map>
 #include <regex>
 #include <set>
 
@@ -21,6 +22,37 @@ namespace lakestream::delta {
 namespace {
 
 namespace fs = std::filesystem;
+
+constexpr int64_t kHourMs = 3600LL * 1000;
+
+// Spark's calendar-interval text, with or without the leading "interval".
+std::optional<int64_t> interval_ms(const std::string& text) {
+  static const std::regex interval(R"(\s*(?:interval\s+)?(\d+)\s*([a-z]+)\s*)", std::regex::icase);
+  std::smatch m;
+  if (!std::regex_match(text, m, interval)) return std::nullopt;
+  int64_t count = std::stoll(m[1]);
+  std::string unit = m[2];
+  for (auto& c : unit) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  if (unit.ends_with("s") && unit.size() > 1) unit.pop_back();
+  static const std::map<std::string, int64_t> units = {{"week", 7 * 24 * kHourMs}, {"day", 24 * kHourMs},
+                                                       {"hour", kHourMs},           {"minute", 60 * 1000},
+                                                       {"second", 1000},            {"millisecond", 1}};
+  auto it = units.find(unit);
+  if (it == units.end()) return std::nullopt;
+  return count * it->second;
+}
+
+int64_t retention_property_ms(const Metadata& metadata, const std::string& key, int64_t fallback) {
+  auto it = metadata.configuration.find(key);
+  if (it == metadata.configuration.end()) return fallback;
+  auto ms = interval_ms(it->second);
+  if (!ms)
+    throw Error("the table property " + key + " = '" + it->second +
+                "' is not an interval; write it as Spark does, e.g. 'interval 7 days' or 'interval 168 hours'");
+  return *ms;
+}
+
+std::string hours(int64_t ms) { return std::to_string(ms / kHourMs) + " hours"; }
 
 int64_t mtime_ms(const std::string& path) {
   struct stat st;
@@ -55,16 +87,36 @@ void list_data_files(const std::string& table, const fs::path& dir, std::vector<
 
 }  // namespace
 
-VacuumPlan plan_vacuum(const std::string& table_path, int64_t retain_ms, std::optional<int64_t> needed_from_version) {
+int64_t deleted_file_retention_ms(const Metadata& metadata) {
+  return retention_property_ms(metadata, "delta.deletedFileRetentionDuration", 7 * 24 * kHourMs);
+}
+
+int64_t log_retention_ms(const Metadata& metadata) {
+  return retention_property_ms(metadata, "delta.logRetentionDuration", 30 * 24 * kHourMs);
+}
+
+VacuumPlan plan_vacuum(const std::string& table_path, std::optional<int64_t> retain_ms,
+                       std::optional<int64_t> needed_from_version, bool unsafe_retention) {
   VacuumPlan plan;
   plan.table_path = absolute_path(table_path);
   const std::string& table = plan.table_path;
   LogListing listing = list_log(table);
   const int64_t latest = listing.latest();
   if (latest < 0) throw Error("cannot vacuum " + table + ": there is no Delta table there (no commits in " + log_dir(table) + ")");
+  const Metadata metadata = load_snapshot(table, latest).metadata;
+  const int64_t table_retention = deleted_file_retention_ms(metadata);
+  const int64_t retain = retain_ms.value_or(table_retention);
+  if (retain < table_retention && !unsafe_retention)
+    throw Error("vacuum of " + table + " with a retention of " + hours(retain) + " refused: the table keeps deleted "
+                "files " + hours(table_retention) + " (delta.deletedFileRetentionDuration; Delta's default is 7 days). "
+                "A shorter one can delete files that a long query, a slow reader or a writer about to commit still "
+                "uses, which breaks them or loses that commit. Retain at least " + hours(table_retention) +
+                ", or pass --unsafe-retention if nothing else reads or writes the table meanwhile");
+  int64_t log_retain = log_retention_ms(metadata);
+  if (unsafe_retention) log_retain = std::min(log_retain, retain);
   const int64_t now = std::chrono::duration_cast<std::chrono::milliseconds>(
                           std::chrono::system_clock::now().time_since_epoch()).count();
-  const int64_t cutoff = now - retain_ms;
+  const int64_t cutoff = now - retain;
 
   int64_t keep_from = oldest_version_current_since(table, listing, cutoff);
   if (needed_from_version) keep_from = std::min(keep_from, std::max<int64_t>(*needed_from_version, 0));
@@ -92,11 +144,15 @@ VacuumPlan plan_vacuum(const std::string& table_path, int64_t retain_ms, std::op
   }
   std::sort(plan.data_files.begin(), plan.data_files.end());
 
-  if (base_checkpoint > 0) {
+  // Log files go only past the log retention too: commits are the table's history (DESCRIBE
+  // HISTORY, time travel by timestamp) even where no data file of theirs is left.
+  int64_t log_keep_from = std::min(keep_from, oldest_version_current_since(table, listing, now - log_retain));
+  int64_t log_base_checkpoint = listing.checkpoint_at_or_below(log_keep_from);
+  if (log_base_checkpoint > 0) {
     static const std::regex versioned(R"((\d{20})\..*)");
     for (const auto& name : list_dir(log_dir(table))) {
       std::smatch m;
-      if (std::regex_match(name, m, versioned) && std::stoll(m[1]) < base_checkpoint) plan.log_files.push_back(name);
+      if (std::regex_match(name, m, versioned) && std::stoll(m[1]) < log_base_checkpoint) plan.log_files.push_back(name);
     }
   }
   return plan;

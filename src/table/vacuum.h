@@ -9,7 +9,15 @@
 #include <string>
 #include <vector>
 
+#include "table/delta_table.h"
+
 namespace lakestream::delta {
+
+// The table's retention properties, in ms: delta.deletedFileRetentionDuration (default 1 week)
+// and delta.logRetentionDuration (default 30 days), written as Spark's intervals ("interval 7
+// days", "interval 168 hours", "1 week"). A value that is not such an interval throws Error.
+int64_t deleted_file_retention_ms(const Metadata& metadata);
+int64_t log_retention_ms(const Metadata& metadata);
 
 struct VacuumPlan {
   std::string table_path;                // absolute
@@ -20,9 +28,13 @@ struct VacuumPlan {
 };
 
 // What a vacuum of the table would delete. Versions stay readable when they were current at some
-// time within `retain_ms` before now, and so does every version from `needed_from_version` on (the
-// oldest a stream reading this table still has to read). Throws Error when there is no table.
-VacuumPlan plan_vacuum(const std::string& table_path, int64_t retain_ms, std::optional<int64_t> needed_from_version);
+// time within `retain_ms` (default: the table's deleted-file retention) before now, and so does
+// every version from `needed_from_version` on (the oldest a stream reading this table still has to
+// read). Log files go only when older than the table's log retention as well. Throws Error when
+// there is no table, and when `retain_ms` is shorter than the table's deleted-file retention
+// unless `unsafe_retention` (which then also shortens the log retention to `retain_ms`).
+VacuumPlan plan_vacuum(const std::string& table_path, std::optional<int64_t> retain_ms,
+                       std::optional<int64_t> needed_from_version, bool unsafe_retention = false);
 
 // Deletes the plan's files (data first, then log files oldest first), ignoring files already gone.
 void run_vacuum(const VacuumPlan& plan);

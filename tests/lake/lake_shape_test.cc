@@ -5,6 +5,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "orders_pipeline.h"
+#include "support/other_readers.h"
 #include "support/pipeline_fixture.h"
 #include "util/files.h"
 
@@ -13,34 +15,7 @@ namespace {
 
 std::string pipeline(const std::string& extra_fields, const std::string& amount_type = "decimal(18,2)",
                      const std::string& partition_by = "[\"dt\"]") {
-  return R"toml(
-[kafka]
-bootstrap = "@BOOTSTRAP@"
-
-[sources.orders]
-key = "order_id"
-required = ["order_id", "event_time"]
-
-[sources.orders.schema]
-order_id = "bigint"
-status = "string"
-amount = ")toml" + amount_type + "\"\nevent_time = \"timestamp\"\n" + extra_fields + R"toml(
-[streams.read_orders]
-kind = "ingest"
-source = "orders"
-table = "bronze_orders"
-partition_by = )toml" + partition_by + R"toml(
-
-[streams.read_orders.derived]
-dt = "date(event_time)"
-
-[streams.latest_orders]
-kind = "latest"
-from = "bronze_orders"
-table = "orders"
-key = "order_id"
-order_by = "event_time"
-)toml";
+  return orders_pipeline(extra_fields, amount_type, partition_by);
 }
 
 std::string checkpoint_id(const PipelineFixture& f, const std::string& stream) {
@@ -87,6 +62,7 @@ TEST(LakeShape, PartitionedBronzeThenANewFieldEvolvesTheTablesAndTheStreamsGoOn)
   EXPECT_EQ(check.exit_code, 0) << check.out << check.err;
   EXPECT_NE(check.out.find("ok      bronze_orders has 5 events, each offset once"), std::string::npos) << check.out;
   EXPECT_NE(check.out.find("ok      orders has the newest state of all 4 orders"), std::string::npos) << check.out;
+  expect_other_readers_accept(f.dir() + "/lake");
 }
 
 TEST(LakeShape, ChangesThatCannotBeAppliedInPlaceAreRefusedWithTheWayOut) {
@@ -111,6 +87,7 @@ TEST(LakeShape, ChangesThatCannotBeAppliedInPlaceAreRefusedWithTheWayOut) {
   f.write_pipeline(pipeline(""));
   ASSERT_EQ(f.lakestream("run").exit_code, 0);
   EXPECT_EQ(f.query("select count(*) as n from bronze_orders"), "n\n2\n");
+  expect_other_readers_accept(f.dir() + "/lake");
 }
 
 TEST(LakeShape, VacuumKeepsWhatTheStreamsStillNeed) {
@@ -123,14 +100,14 @@ TEST(LakeShape, VacuumKeepsWhatTheStreamsStillNeed) {
   std::string log = f.dir() + "/lake/bronze_orders/_delta_log";
   ASSERT_TRUE(std::filesystem::exists(log + "/00000000000000000010.checkpoint.parquet"));
   // latest_orders never ran: it must still read bronze from version 0.
-  CommandResult dry = f.lakestream("vacuum", {"bronze_orders", "--retain", "0s", "--dry-run"});
+  CommandResult dry = f.lakestream("vacuum", {"bronze_orders", "--retain", "0s", "--unsafe-retention", "--dry-run"});
   ASSERT_EQ(dry.exit_code, 0) << dry.err;
   EXPECT_NE(dry.out.find("versions from 0 stay readable; would delete 0 data files"), std::string::npos) << dry.out;
 
   ASSERT_EQ(f.lakestream("run", {"latest_orders"}).exit_code, 0);
-  dry = f.lakestream("vacuum", {"bronze_orders", "--retain", "0s", "--dry-run"});
+  dry = f.lakestream("vacuum", {"bronze_orders", "--retain", "0s", "--unsafe-retention", "--dry-run"});
   EXPECT_NE(dry.out.find("would delete _delta_log/00000000000000000000.json"), std::string::npos) << dry.out;
-  CommandResult done = f.lakestream("vacuum", {"bronze_orders", "--retain", "0s"});
+  CommandResult done = f.lakestream("vacuum", {"bronze_orders", "--retain", "0s", "--unsafe-retention"});
   ASSERT_EQ(done.exit_code, 0) << done.err;
   EXPECT_FALSE(std::filesystem::exists(log + "/00000000000000000000.json"));
   EXPECT_EQ(f.query("select count(*) as n from bronze_orders"), "n\n12\n");
@@ -139,6 +116,7 @@ TEST(LakeShape, VacuumKeepsWhatTheStreamsStillNeed) {
   CommandResult check = f.lakestream("check");
   EXPECT_EQ(check.exit_code, 0) << check.out << check.err;
   EXPECT_NE(check.out.find("orders has the newest state of all 13 orders"), std::string::npos) << check.out;
+  expect_other_readers_accept(f.dir() + "/lake");
 }
 
 TEST(LakeShape, AKillWhileWritingACheckpointLeavesTheTableWholeAndTheNextCheckpointComes) {
@@ -168,6 +146,7 @@ TEST(LakeShape, AKillWhileWritingACheckpointLeavesTheTableWholeAndTheNextCheckpo
   EXPECT_EQ(check.exit_code, 0) << check.out << check.err;
   EXPECT_NE(check.out.find("ok      bronze_orders has 21 events, each offset once"), std::string::npos) << check.out;
   EXPECT_NE(check.out.find("ok      orders has the newest state of all 21 orders"), std::string::npos) << check.out;
+  expect_other_readers_accept(f.dir() + "/lake");
 }
 
 }  // namespace

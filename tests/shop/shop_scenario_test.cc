@@ -4,6 +4,7 @@
 
 #include "shop/shop_scenario.h"
 #include "support/crash_points.h"
+#include "support/other_readers.h"
 
 namespace lakestream::testing {
 namespace {
@@ -43,6 +44,7 @@ TEST(ShopScenario, SilverAndGoldHoldTheRowsTheScenarioImplies) {
   EXPECT_EQ(f.query("select count(*) as events, count(distinct (partition, \"offset\")) as offsets, "
                     "count(distinct order_id) as orders from bronze_orders"),
             "events,offsets,orders\n11,11,9\n");
+  expect_other_readers_accept(f.dir() + "/lake");
 }
 
 TEST(ShopScenario, WithoutDedupCheckCatchesTheDoubleCount) {
@@ -51,6 +53,7 @@ TEST(ShopScenario, WithoutDedupCheckCatchesTheDoubleCount) {
   CommandResult check = f.lakestream("check");
   EXPECT_EQ(check.out, expected_check("expected-check-without-dedup.txt")) << check.err;
   EXPECT_EQ(check.exit_code, 1);
+  expect_other_readers_accept(f.dir() + "/lake");
 }
 
 TEST(ShopScenario, RecountCorrectsTheWrittenHoursOnce) {
@@ -67,6 +70,7 @@ TEST(ShopScenario, RecountCorrectsTheWrittenHoursOnce) {
   CommandResult again = f.lakestream("recount");
   EXPECT_EQ(again.out, "recount: every written window already equals the recount; nothing changed\n");
   EXPECT_EQ(f.query("select count(*) from hourly_sales"), versions);
+  expect_other_readers_accept(f.dir() + "/lake");
 }
 
 TEST(ShopScenario, ARunWithNothingNewWritesNoCommit) {
@@ -103,6 +107,7 @@ TEST(ShopScenario, RandomKillsChangeNothing) {
       f.lakestream_killed_after(std::uniform_int_distribution<int>(0, 100)(rng), "recount");
       f.lakestream("recount");
       EXPECT_EQ(f.lakestream("check").out, expected_check("expected-check-after-recount.txt"));
+      expect_other_readers_accept(f.dir() + "/lake");  // killed writers leave no log readers refuse
     }
     {
       PipelineFixture f(shop_pipeline(false), {{"orders", 3}});
@@ -125,6 +130,7 @@ TEST(ShopScenario, CrashAtEachCommitStepChangesNothing) {
     });
     EXPECT_EQ(f.lakestream("check").out, expected_check("expected-check.txt"));
     if (point != "after_quarantine_commit") EXPECT_TRUE(crashed) << "the point was never reached";
+    expect_other_readers_accept(f.dir() + "/lake");
   }
 }
 

@@ -64,7 +64,7 @@ TEST_F(PartitionedWrite, OneFilePerPartitionWithDeltaPartitionValuesAndEscaping)
             "1:2026-03-02:eu/west 1 2:2026-03-02:eu/west 1 3:2026-03-03:- 4:2026-03-03:- 5:-:us");
 }
 
-TEST_F(PartitionedWrite, TimestampPartitionValuesAreUtcTextAsSparkWritesThem) {
+TEST_F(PartitionedWrite, TimestampPartitionValuesAreIsoUtcTextAsSparkWritesThem) {
   schema = {{"id", "long"}, {"ts", "timestamp"}};
   Commit commit(load_snapshot(table));
   Metadata metadata;
@@ -74,8 +74,8 @@ TEST_F(PartitionedWrite, TimestampPartitionValuesAreUtcTextAsSparkWritesThem) {
   auto files = write_partitioned_files(con, table, "SELECT 1 AS id, TIMESTAMPTZ '2026-03-02 09:30:00.25+02' AS ts",
                                        schema, {"ts"});
   ASSERT_EQ(files.size(), 1u);
-  EXPECT_EQ(files[0].partition_values.at("ts"), std::optional<std::string>("2026-03-02 07:30:00.250000"));
-  EXPECT_TRUE(files[0].path.starts_with("ts=2026-03-02%2007%3A30%3A00.250000/")) << files[0].path;
+  EXPECT_EQ(files[0].partition_values.at("ts"), std::optional<std::string>("2026-03-02T07:30:00.250000Z"));
+  EXPECT_TRUE(files[0].path.starts_with("ts=2026-03-02T07%3A30%3A00.250000Z/")) << files[0].path;
   for (const auto& file : files) commit.add(file);
   commit.publish();
   EXPECT_EQ(con.scalar("SELECT epoch_ms(ts) FROM (" + scan_sql(load_snapshot(table)) + ")"),

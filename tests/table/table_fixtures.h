@@ -2,6 +2,7 @@
 #pragma once
 
 #include <gtest/gtest.h>
+#include <sys/time.h>
 
 #include <string>
 #include <vector>
@@ -58,6 +59,17 @@ inline AddFile create_ids_table(sql::Connection& con, const std::string& table, 
   commit.add(file);
   commit.publish();
   return file;
+}
+
+// Makes a file look `age_ms` old, as if written then (for retention tests).
+inline void age(const std::string& path, int64_t age_ms) {
+  struct timeval now;
+  ::gettimeofday(&now, nullptr);
+  int64_t then_ms = static_cast<int64_t>(now.tv_sec) * 1000 - age_ms;
+  struct timeval times[2];
+  times[0].tv_sec = times[1].tv_sec = then_ms / 1000;
+  times[0].tv_usec = times[1].tv_usec = 0;
+  ASSERT_EQ(::utimes(path.c_str(), times), 0) << path;
 }
 
 // The ids a scan of the snapshot returns, sorted, as "1,2,3".

@@ -3,8 +3,6 @@
 // stream still needs, a young file a writer has not committed yet).
 #include <gtest/gtest.h>
 
-#include <sys/time.h>
-
 #include <filesystem>
 
 #include "support/test_support.h"
@@ -16,23 +14,13 @@
 namespace lakestream::delta {
 namespace {
 
+using fixtures::age;
 using fixtures::create_ids_table;
 using fixtures::scanned_ids;
 using fixtures::write_ids;
 using testing::write_text;
 
 constexpr int64_t kWeekMs = 7LL * 24 * 3600 * 1000;
-
-// Makes a file look `age_ms` old, as if written then.
-void age(const std::string& path, int64_t age_ms) {
-  struct timeval now;
-  ::gettimeofday(&now, nullptr);
-  int64_t then_ms = static_cast<int64_t>(now.tv_sec) * 1000 - age_ms;
-  struct timeval times[2];
-  times[0].tv_sec = times[1].tv_sec = then_ms / 1000;
-  times[0].tv_usec = times[1].tv_usec = 0;
-  ASSERT_EQ(::utimes(path.c_str(), times), 0) << path;
-}
 
 class Vacuum : public fixtures::TableTest {
  protected:
@@ -64,7 +52,7 @@ TEST_F(Vacuum, KeepsWhatAReadersSnapshotNeedsWithinTheRetention) {
   EXPECT_EQ(scanned_ids(con, reader), "1,2");  // its file is still there
 
   // With no retention and nobody needing version 0, the old file goes, the live one stays.
-  VacuumPlan no_history = plan_vacuum(table, 0, std::nullopt);
+  VacuumPlan no_history = plan_vacuum(table, 0, std::nullopt, true);
   ASSERT_EQ(no_history.data_files, std::vector<std::string>{first.path});
   EXPECT_EQ(no_history.oldest_kept_version, 1);
   run_vacuum(no_history);
@@ -78,7 +66,7 @@ TEST_F(Vacuum, NeverDeletesWhatAStreamStillHasToRead) {
   rewrite(second, "1, 2, 3");
   age_everything(2 * kWeekMs);
   // A stream reading the table has read version 0 and still has to read version 1 onward.
-  VacuumPlan plan = plan_vacuum(table, 0, 1);
+  VacuumPlan plan = plan_vacuum(table, 0, 1, true);
   EXPECT_EQ(plan.oldest_kept_version, 1);
   EXPECT_EQ(plan.data_files, std::vector<std::string>{first.path});
   run_vacuum(plan);
@@ -95,7 +83,7 @@ TEST_F(Vacuum, DeletesOldUntrackedFilesAndOldLogButNotAYoungUncommittedFile) {
   age(table + "/part-00000-crashed-writer.parquet", 2 * kWeekMs);
   write_text(table + "/part-00000-being-written.parquet", "y");         // a writer about to commit it
 
-  VacuumPlan dry = plan_vacuum(table, 24LL * 3600 * 1000, std::nullopt);
+  VacuumPlan dry = plan_vacuum(table, 24LL * 3600 * 1000, std::nullopt, true);
   EXPECT_EQ(dry.oldest_kept_version, 12);
   EXPECT_EQ(dry.data_files.size(), 13u);  // 12 rewritten files + the crashed writer's
   EXPECT_TRUE(std::find(dry.data_files.begin(), dry.data_files.end(), "part-00000-crashed-writer.parquet") !=

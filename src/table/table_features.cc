@@ -1,0 +1,129 @@
+// What PROTOCOL.md asks of readers and writers per version and feature, and the subset
+// lakestream implements: reads reader 1, reader 2 without active column mapping, reader 3 with
+// timestampNtz (and vacuumProtocolCheck, which asks nothing of readers); writes writer 2 and 3
+// (append-only, invariants, CHECK constraints: table/write_rules.h) and writer 7 with those
+// features and timestampNtz.
+#include "table/table_features.h"
+
+#include <algorithm>
+#include <set>
+
+#include "util/error.h"
+
+namespace lakestream::delta {
+
+namespace {
+
+const std::set<std::string> kReaderFeatures = {"timestampNtz", "vacuumProtocolCheck"};
+const std::set<std::string> kWriterFeatures = {"appendOnly", "invariants", "checkConstraints", "timestampNtz"};
+
+std::string joined(const std::vector<std::string>& names) {
+  std::string out;
+  for (const auto& name : names) out += (out.empty() ? "" : ", ") + name;
+  return out;
+}
+
+std::vector<std::string> unknown(const std::vector<std::string>& features, const std::set<std::string>& known) {
+  std::vector<std::string> out;
+  for (const auto& feature : features)
+    if (!known.count(feature)) out.push_back(feature);
+  return out;
+}
+
+bool type_uses_ntz(const nlohmann::json& type) {
+  if (type.is_string()) return type.get<std::string>() == "timestamp_ntz";
+  if (!type.is_object()) return false;
+  if (auto fields = type.find("fields"); fields != type.end() && fields->is_array())
+    for (const auto& field : *fields)
+      if (field.contains("type") && type_uses_ntz(field["type"])) return true;
+  for (const char* key : {"elementType", "keyType", "valueType"})
+    if (auto inner = type.find(key); inner != type.end() && type_uses_ntz(*inner)) return true;
+  return false;
+}
+
+// The writer features a legacy writer version implies (the spec's table of versions).
+std::vector<std::string> legacy_writer_features(int writer_version) {
+  std::vector<std::string> features;
+  if (writer_version >= 2) features = {"appendOnly", "invariants"};
+  if (writer_version >= 3) features.push_back("checkConstraints");
+  return features;
+}
+
+void add_once(std::vector<std::string>& names, const std::string& name) {
+  if (std::find(names.begin(), names.end(), name) == names.end()) names.push_back(name);
+}
+
+}  // namespace
+
+bool uses_timestamp_ntz(const std::vector<Column>& schema) {
+  return std::any_of(schema.begin(), schema.end(), [](const Column& c) { return type_uses_ntz(c.type); });
+}
+
+bool has_feature(const Protocol& protocol, const std::string& feature) {
+  auto listed = [&](const std::vector<std::string>& names) {
+    return std::find(names.begin(), names.end(), feature) != names.end();
+  };
+  if (protocol.min_writer_version >= 7) return listed(protocol.writer_features) || listed(protocol.reader_features);
+  return listed(legacy_writer_features(protocol.min_writer_version));
+}
+
+void check_readable(const Protocol& protocol, const Metadata& metadata, const std::string& table_path) {
+  const std::string advice = ". Read it with Spark, Databricks or delta-rs, or rewrite it without that feature";
+  if (protocol.min_reader_version > 3)
+    throw Error("table " + table_path + " needs a Delta reader of version " +
+                std::to_string(protocol.min_reader_version) + "; lakestream reads versions 1 to 3" + advice);
+  auto mode = metadata.configuration.find("delta.columnMapping.mode");
+  bool column_mapping = mode != metadata.configuration.end() && mode->second != "none";
+  if (protocol.min_reader_version == 3) {
+    auto missing = unknown(protocol.reader_features, kReaderFeatures);
+    if (!missing.empty())
+      throw Error("table " + table_path + " uses the Delta reader feature(s) " + joined(missing) +
+                  ", which lakestream does not implement (it reads: timestampNtz, vacuumProtocolCheck)" + advice);
+  }
+  if (column_mapping)
+    throw Error("table " + table_path + " uses column mapping (delta.columnMapping.mode = " + mode->second +
+                "): its Parquet files name columns differently from its schema, which lakestream does not implement" +
+                advice);
+}
+
+void check_writable(const Protocol& protocol, const std::string& table_path) {
+  const std::string advice = ". Write to a new table, or use Spark for this one";
+  if (protocol.min_writer_version >= 4 && protocol.min_writer_version <= 6)
+    throw Error("table " + table_path + " needs a Delta writer of version " +
+                std::to_string(protocol.min_writer_version) +
+                " (change data feed, generated columns, column mapping or identity columns); lakestream writes "
+                "versions 2, 3 and 7 with the features it implements" + advice);
+  if (protocol.min_writer_version > 7)
+    throw Error("table " + table_path + " needs a Delta writer of version " +
+                std::to_string(protocol.min_writer_version) + ", newer than lakestream knows" + advice);
+  auto missing = unknown(protocol.writer_features, kWriterFeatures);
+  auto missing_readers = unknown(protocol.reader_features, kReaderFeatures);
+  for (const auto& feature : missing_readers) add_once(missing, feature);
+  if (protocol.min_writer_version == 7 && !missing.empty())
+    throw Error("table " + table_path + " uses the Delta writer feature(s) " + joined(missing) +
+                ", which lakestream does not implement (it writes: appendOnly, invariants, checkConstraints, "
+                "timestampNtz)" + advice);
+}
+
+std::optional<Protocol> protocol_needed(const std::optional<Protocol>& current, const Metadata& metadata) {
+  bool needs_ntz = uses_timestamp_ntz(metadata.schema);
+  if (current && (!needs_ntz || has_feature(*current, "timestampNtz"))) return std::nullopt;
+  Protocol needed;
+  if (!needs_ntz) return needed;  // a new table: (1, 2)
+  // timestampNtz is a reader-writer feature: reader 3 / writer 7, listed in both lists; the
+  // features the older versions implied are listed too, so none of their rules lapses.
+  needed.min_reader_version = 3;
+  needed.min_writer_version = 7;
+  if (current) {
+    if (current->min_reader_version >= 3) needed.reader_features = current->reader_features;
+    needed.writer_features = current->min_writer_version >= 7 ? current->writer_features
+                                                              : legacy_writer_features(current->min_writer_version);
+  } else {
+    needed.writer_features = legacy_writer_features(2);
+  }
+  add_once(needed.reader_features, "timestampNtz");
+  add_once(needed.writer_features, "timestampNtz");
+  return needed;
+}
+
+}  // namespace lakestream::delta

@@ -1,0 +1,35 @@
+// The table feature gate: which Delta protocols and table features lakestream reads and writes.
+// A table asking for more (deletion vectors, column mapping, ...) is refused with a message
+// instead of being read wrong or written into a state its other readers refuse.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "table/delta_log_json.h"
+#include "table/delta_table.h"
+
+namespace lakestream::delta {
+
+// Throws Error when this reader cannot read a table with `protocol` and `metadata`: a reader
+// version above 3, a reader feature it does not implement, or active column mapping (reader 2).
+void check_readable(const Protocol& protocol, const Metadata& metadata, const std::string& table_path);
+
+// Throws Error when lakestream must not write to the table: a writer version it does not
+// implement (4, 5, 6, or above 7), a writer feature it does not know, or a reader feature it
+// could not read back.
+void check_writable(const Protocol& protocol, const std::string& table_path);
+
+// The protocol a commit must leave the table with, given the metadata the table has after it;
+// nullopt when `current` (none for a new table) already fits. A schema holding timestamp_ntz
+// needs the timestampNtz feature (reader 3 / writer 7); otherwise a new table gets (1, 2).
+std::optional<Protocol> protocol_needed(const std::optional<Protocol>& current, const Metadata& metadata);
+
+// True when `protocol` has the feature (as a table feature, or implied by its legacy versions).
+bool has_feature(const Protocol& protocol, const std::string& feature);
+
+// True when the schema has a timestamp_ntz column or field, at any depth.
+bool uses_timestamp_ntz(const std::vector<Column>& schema);
+
+}  // namespace lakestream::delta

@@ -1,0 +1,403 @@
+// A Delta log validator written from PROTOCOL.md alone (sharing nothing with src/table): it
+// checks every commit, every checkpoint and _last_checkpoint of a table against the spec's MUSTs
+// and returns the table as its own replay sees it, for the readers of read_tables.js.
+'use strict';
+
+const fs = require('fs');
+const path = require('path');
+
+const ACTIONS = new Set(['add', 'remove', 'metaData', 'protocol', 'txn', 'commitInfo', 'cdc', 'domainMetadata',
+  'checkpointMetadata', 'sidecar']);
+const PRIMITIVES = new Set(['string', 'long', 'integer', 'short', 'byte', 'float', 'double', 'boolean', 'binary',
+  'date', 'timestamp', 'timestamp_ntz']);
+const DECIMAL = /^decimal\((\d+),\s*(\d+)\)$/;
+// Partition value forms (PROTOCOL.md, "Partition Value Serialization").
+const DATE = /^\d{4}-\d{2}-\d{2}$/;
+const TIMESTAMP_PLAIN = /^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}(\.\d{1,6})?$/;
+const TIMESTAMP_ISO_UTC = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,6})?Z$/;
+const INTEGER = /^-?\d+$/;
+const NUMBER = /^-?(\d+(\.\d*)?|\.\d+)([eE][-+]?\d+)?$|^(NaN|-?Infinity)$/;
+const INT_RANGE = { byte: 2n ** 7n, short: 2n ** 15n, integer: 2n ** 31n, long: 2n ** 63n };
+
+class Findings {
+  constructor(table) { this.table = table; this.errors = []; }
+  must(condition, where, what) { if (!condition) this.errors.push(`${where}: ${what}`); return !!condition; }
+}
+
+const isLong = (v) => Number.isInteger(v) || typeof v === 'bigint';
+const isObject = (v) => v !== null && typeof v === 'object' && !Array.isArray(v);
+const isStringMap = (v) => isObject(v) && Object.values(v).every((x) => typeof x === 'string');
+
+// ---- schema -------------------------------------------------------------------------------
+
+function checkType(type, where, f, seen) {
+  if (typeof type === 'string') {
+    const decimal = DECIMAL.exec(type);
+    if (decimal) {
+      const [p, s] = [Number(decimal[1]), Number(decimal[2])];
+      f.must(p >= 1 && p <= 38 && s <= p, where, `decimal(${p},${s}) is outside precision 1..38, scale <= precision`);
+    } else {
+      f.must(PRIMITIVES.has(type), where, `unknown primitive type ${type}`);
+    }
+    if (type === 'timestamp_ntz') seen.ntz = true;
+    return;
+  }
+  if (!f.must(isObject(type), where, 'a type is neither a name nor an object')) return;
+  if (type.type === 'struct') return checkStruct(type, where, f, seen);
+  if (type.type === 'array') {
+    f.must(typeof type.containsNull === 'boolean', where, 'array has no boolean containsNull');
+    return checkType(type.elementType, `${where}[]`, f, seen);
+  }
+  if (type.type === 'map') {
+    f.must(typeof type.valueContainsNull === 'boolean', where, 'map has no boolean valueContainsNull');
+    checkType(type.keyType, `${where}.key`, f, seen);
+    return checkType(type.valueType, `${where}.value`, f, seen);
+  }
+  f.must(false, where, `unknown complex type ${JSON.stringify(type.type)}`);
+}
+
+function checkStruct(struct, where, f, seen) {
+  if (!f.must(Array.isArray(struct.fields), where, 'struct has no fields array')) return;
+  const names = new Set();
+  for (const field of struct.fields) {
+    const at = `${where}.${field.name}`;
+    f.must(typeof field.name === 'string', where, 'a field has no name');
+    f.must(!names.has(field.name), at, 'field name appears twice');
+    names.add(field.name);
+    f.must(typeof field.nullable === 'boolean', at, 'field has no boolean nullable');
+    f.must(isObject(field.metadata), at, 'field has no metadata object');
+    if (isObject(field.metadata) && 'delta.invariants' in field.metadata) seen.invariants = true;
+    checkType(field.type, at, f, seen);
+  }
+}
+
+// ---- actions ------------------------------------------------------------------------------
+
+function hasFeature(protocol, feature) {
+  const listed = (list) => Array.isArray(list) && list.includes(feature);
+  return listed(protocol.readerFeatures) || listed(protocol.writerFeatures);
+}
+
+function checkProtocol(p, where, f) {
+  if (!f.must(Number.isInteger(p.minReaderVersion) && Number.isInteger(p.minWriterVersion), where,
+    'protocol needs integer minReaderVersion and minWriterVersion')) return;
+  f.must(p.minReaderVersion !== 3 || p.minWriterVersion === 7, where, 'reader version 3 needs writer version 7');
+  f.must((p.minReaderVersion === 3) === Array.isArray(p.readerFeatures), where,
+    'readerFeatures must exist exactly when minReaderVersion is 3');
+  f.must((p.minWriterVersion === 7) === Array.isArray(p.writerFeatures), where,
+    'writerFeatures must exist exactly when minWriterVersion is 7');
+  for (const feature of p.readerFeatures || [])
+    f.must((p.writerFeatures || []).includes(feature), where, `reader feature ${feature} is not in writerFeatures`);
+}
+
+function checkMetadata(m, where, f) {
+  f.must(typeof m.id === 'string' && m.id.length > 0, where, 'metaData.id must be a string');
+  f.must(m.name == null || typeof m.name === 'string', where, 'metaData.name must be a string');
+  f.must(m.description == null || typeof m.description === 'string', where, 'metaData.description must be a string');
+  f.must(isObject(m.format) && typeof m.format.provider === 'string', where, 'metaData.format.provider missing');
+  f.must(isObject(m.format) && (m.format.options == null || isStringMap(m.format.options)), where,
+    'metaData.format.options must be a map of strings');
+  f.must(Array.isArray(m.partitionColumns) && m.partitionColumns.every((c) => typeof c === 'string'), where,
+    'metaData.partitionColumns must be an array of strings');
+  f.must(isStringMap(m.configuration), where, 'metaData.configuration must be a map of strings');
+  f.must(m.createdTime == null || isLong(m.createdTime), where, 'metaData.createdTime must be a long');
+  let schema = null;
+  try { schema = JSON.parse(m.schemaString); } catch (e) { f.must(false, where, `schemaString is not JSON (${e.message})`); }
+  const seen = {};
+  if (schema && f.must(schema.type === 'struct', where, 'schemaString is not a struct')) checkStruct(schema, 'schema', f, seen);
+  const fields = schema && Array.isArray(schema.fields) ? schema.fields : [];
+  for (const c of m.partitionColumns || []) {
+    const field = fields.find((x) => x.name === c);
+    f.must(field, where, `partition column ${c} is not in the schema`);
+    f.must(!field || typeof field.type === 'string', where, `partition column ${c} must have a primitive type`);
+  }
+  return { schema, fields, seen };
+}
+
+function checkFeatureRules(protocol, meta, where, f) {
+  const config = meta.raw.configuration || {};
+  const writer = protocol.minWriterVersion;
+  const supports = (feature, legacyWriter) => (writer === 7 ? hasFeature(protocol, feature) : writer >= legacyWriter);
+  if (meta.seen.ntz)
+    f.must(hasFeature(protocol, 'timestampNtz') && (protocol.readerFeatures || []).includes('timestampNtz'), where,
+      'the schema has timestamp_ntz but the protocol lacks the timestampNtz reader and writer feature');
+  if (String(config['delta.appendOnly']).toLowerCase() === 'true')
+    f.must(supports('appendOnly', 2), where, 'delta.appendOnly is set but the protocol lacks appendOnly');
+  if (meta.seen.invariants) f.must(supports('invariants', 2), where, 'column invariants need writer 2 or invariants');
+  if (Object.keys(config).some((k) => k.startsWith('delta.constraints.')))
+    f.must(supports('checkConstraints', 3), where, 'CHECK constraints need writer 3 or checkConstraints');
+  const mapping = config['delta.columnMapping.mode'];
+  if (mapping && mapping !== 'none')
+    f.must(writer === 7 ? hasFeature(protocol, 'columnMapping') : writer >= 5 && protocol.minReaderVersion >= 2,
+      where, 'column mapping needs reader 2 / writer 5 or the columnMapping feature');
+}
+
+function checkPartitionValue(value, type, where, f) {
+  if (value === null) return;
+  if (!f.must(typeof value === 'string', where, 'a partition value must be a string or null')) return;
+  const bad = (form) => f.must(false, where, `partition value ${JSON.stringify(value)} is not a ${form}`);
+  if (type === 'date') { if (!DATE.test(value)) bad('date (YYYY-MM-DD)'); }
+  else if (type === 'timestamp') {
+    if (!TIMESTAMP_PLAIN.test(value) && !TIMESTAMP_ISO_UTC.test(value)) bad('timestamp');
+  } else if (type === 'timestamp_ntz') { if (!TIMESTAMP_PLAIN.test(value)) bad('timestamp_ntz (no zone)'); }
+  else if (type in INT_RANGE) {
+    if (!INTEGER.test(value)) bad(type);
+    else f.must(BigInt(value) >= -INT_RANGE[type] && BigInt(value) < INT_RANGE[type], where, `${value} overflows ${type}`);
+  } else if (type === 'boolean') { if (value !== 'true' && value !== 'false') bad('boolean'); }
+  else if (type === 'float' || type === 'double' || DECIMAL.test(type)) { if (!NUMBER.test(value)) bad('number'); }
+}
+
+// A stats value of `type`: numbers as JSON numbers (decimals may be exact text), dates and
+// timestamps as strings (PROTOCOL.md, "Per-file Statistics").
+function checkStatValue(value, type, where, f) {
+  if (value === null) return;
+  if (['long', 'integer', 'short', 'byte', 'float', 'double'].includes(type) || DECIMAL.test(type))
+    f.must(typeof value === 'number', where, `stat ${JSON.stringify(value)} of a ${type} column is not a number`);
+  else if (type === 'date') f.must(typeof value === 'string' && DATE.test(value), where, 'date stat is not YYYY-MM-DD');
+  else if (type === 'timestamp' || type === 'timestamp_ntz')
+    f.must(typeof value === 'string' && !Number.isNaN(Date.parse(value)), where, `timestamp stat ${value} unreadable`);
+  else if (type === 'string') f.must(typeof value === 'string', where, 'string stat is not a string');
+}
+
+function checkStats(statsText, meta, where, f) {
+  if (statsText == null) return null;
+  let stats;
+  try { stats = JSON.parse(statsText); } catch (e) { f.must(false, where, `stats are not JSON (${e.message})`); return null; }
+  if (!f.must(isLong(stats.numRecords) && stats.numRecords >= 0, where, 'stats.numRecords must be a long >= 0'))
+    return null;
+  const dataFields = new Map(meta.fields.filter((x) => !meta.raw.partitionColumns.includes(x.name)).map((x) => [x.name, x]));
+  for (const kind of ['minValues', 'maxValues', 'nullCount']) {
+    if (stats[kind] == null) continue;
+    if (!f.must(isObject(stats[kind]), where, `stats.${kind} must be an object`)) continue;
+    for (const [column, value] of Object.entries(stats[kind])) {
+      const field = dataFields.get(column);
+      if (!f.must(field, where, `stats.${kind} names ${column}, not a data column of the schema`)) continue;
+      if (isObject(value)) continue;  // a struct's nested stats
+      if (kind === 'nullCount')
+        f.must(isLong(value) && value >= 0 && value <= stats.numRecords, where, `nullCount of ${column} out of range`);
+      else checkStatValue(value, field.type, `${where} stats.${kind}.${column}`, f);
+    }
+  }
+  return stats.numRecords;
+}
+
+// A relative path is a URI reference: percent-encoded, no scheme.
+function checkPath(p, where, f) {
+  if (!f.must(typeof p === 'string' && p.length > 0, where, 'file action has no path')) return null;
+  f.must(!/^[A-Za-z][A-Za-z0-9+.-]*:/.test(p) || /^[a-z]+:\//.test(p), where, `path ${p} reads as a URI scheme`);
+  f.must(!/%(?![0-9A-Fa-f]{2})/.test(p) && !/[ "#<>\\^`{|}]/.test(p), where, `path ${p} is not URI-encoded`);
+  try { return decodeURIComponent(p); } catch (e) { f.must(false, where, `path ${p} does not decode`); return null; }
+}
+
+function checkAdd(add, meta, where, f) {
+  const decoded = checkPath(add.path, where, f);
+  f.must(isObject(add.partitionValues), where, 'add.partitionValues must be a map');
+  const keys = Object.keys(add.partitionValues || {}).sort();
+  f.must(JSON.stringify(keys) === JSON.stringify([...meta.raw.partitionColumns].sort()), where,
+    `add.partitionValues has ${keys} but the partition columns are ${meta.raw.partitionColumns}`);
+  for (const c of meta.raw.partitionColumns) {
+    const field = meta.fields.find((x) => x.name === c);
+    if (field) checkPartitionValue((add.partitionValues || {})[c] ?? null, field.type, `${where} partition ${c}`, f);
+  }
+  f.must(isLong(add.size) && add.size >= 0, where, 'add.size must be a long');
+  f.must(isLong(add.modificationTime), where, 'add.modificationTime must be a long');
+  f.must(typeof add.dataChange === 'boolean', where, 'add.dataChange must be a boolean');
+  f.must(add.tags == null || isObject(add.tags), where, 'add.tags must be a map');
+  f.must(add.deletionVector == null, where, 'a deletion vector without the deletionVectors feature');
+  return { path: decoded, numRecords: checkStats(add.stats, meta, where, f), add };
+}
+
+function checkRemove(remove, where, f) {
+  const decoded = checkPath(remove.path, where, f);
+  f.must(typeof remove.dataChange === 'boolean', where, 'remove.dataChange must be a boolean');
+  f.must(remove.deletionTimestamp == null || isLong(remove.deletionTimestamp), where, 'remove.deletionTimestamp must be a long');
+  return decoded;
+}
+
+function checkTxn(txn, where, f) {
+  f.must(typeof txn.appId === 'string', where, 'txn.appId must be a string');
+  f.must(isLong(txn.version), where, 'txn.version must be a long');
+  f.must(txn.lastUpdated == null || isLong(txn.lastUpdated), where, 'txn.lastUpdated must be a long');
+}
+
+// ---- replay -------------------------------------------------------------------------------
+
+class TableState {
+  constructor() { this.protocol = null; this.meta = null; this.files = new Map(); this.txns = new Map(); }
+
+  // Applies one version's actions (a commit, or a checkpoint's rows), checking them on the way.
+  apply(actions, where, f, { isCheckpoint = false } = {}) {
+    const counts = {};
+    const paths = new Set();
+    for (const { kind, body, at } of actions) {
+      counts[kind] = (counts[kind] || 0) + 1;
+      if (kind === 'protocol') { checkProtocol(body, at, f); this.protocol = body; }
+      if (kind === 'metaData') { this.meta = { raw: body, ...checkMetadata(body, at, f) }; }
+    }
+    f.must((counts.protocol || 0) <= 1 && (counts.metaData || 0) <= 1, where, 'more than one protocol or metaData');
+    if (!isCheckpoint) f.must((counts.commitInfo || 0) <= 1, where, 'more than one commitInfo');
+    if (!f.must(this.protocol && this.meta, where, 'no protocol and metaData up to here')) return;
+    checkFeatureRules(this.protocol, this.meta, where, f);
+    const txnApps = new Set();
+    for (const { kind, body, at } of actions) {
+      if (kind === 'txn') {
+        checkTxn(body, at, f);
+        f.must(!txnApps.has(body.appId), at, `two txn actions for appId ${body.appId}`);
+        txnApps.add(body.appId);
+        this.txns.set(body.appId, body);
+      } else if (kind === 'remove') {
+        const p = checkRemove(body, at, f);
+        f.must(!paths.has(p), at, `path ${p} appears in more than one file action of this version`);
+        paths.add(p);
+        if (!isCheckpoint) this.files.delete(p);
+      } else if (kind === 'add') {
+        const file = checkAdd(body, this.meta, at, f);
+        f.must(!paths.has(file.path), at, `path ${file.path} appears in more than one file action of this version`);
+        paths.add(file.path);
+        this.files.set(file.path, { ...file, schema: this.meta.fields, partitionColumns: this.meta.raw.partitionColumns });
+      } else if (kind === 'commitInfo') {
+        f.must(isObject(body), at, 'commitInfo must be an object');
+        // Spark reads operationParameters as map<string,string>; lakestream promises that form.
+        if (isObject(body.operationParameters) && String(body.engineInfo).startsWith('lakestream'))
+          f.must(Object.values(body.operationParameters).every((v) => typeof v === 'string'), at,
+            'commitInfo.operationParameters values must be strings');
+      }
+    }
+  }
+}
+
+function actionsOfCommit(text, where, f) {
+  const actions = [];
+  text.split('\n').forEach((line, i) => {
+    if (line.trim() === '') return;
+    const at = `${where}:${i + 1}`;
+    let object;
+    try { object = JSON.parse(line); } catch (e) { f.must(false, at, `not JSON (${e.message})`); return; }
+    const kinds = Object.keys(object);
+    if (!f.must(kinds.length === 1, at, `a line must hold exactly one action, not ${kinds}`)) return;
+    f.must(ACTIONS.has(kinds[0]), at, `unknown action ${kinds[0]}`);
+    actions.push({ kind: kinds[0], body: object[kinds[0]], at });
+  });
+  return actions;
+}
+
+// Spark's checkpoint columns and the fields each must have (PROTOCOL.md, "Checkpoint Schema").
+const CHECKPOINT_FIELDS = {
+  txn: ['appId', 'version', 'lastUpdated'],
+  add: ['path', 'partitionValues', 'size', 'modificationTime', 'dataChange'],
+  remove: ['path', 'deletionTimestamp', 'dataChange'],
+  metaData: ['id', 'name', 'description', 'format', 'schemaString', 'partitionColumns', 'configuration', 'createdTime'],
+  protocol: ['minReaderVersion', 'minWriterVersion'],
+};
+
+// `rows` are the checkpoint's rows as plain objects, `columns` its top-level column -> field names.
+function actionsOfCheckpoint(rows, columns, where, f) {
+  for (const [column, fields] of Object.entries(CHECKPOINT_FIELDS)) {
+    if (!f.must(columns[column], where, `checkpoint has no ${column} column`)) continue;
+    for (const field of fields) f.must(columns[column].includes(field), where, `checkpoint ${column} has no ${field}`);
+  }
+  const actions = [];
+  rows.forEach((row, i) => {
+    const present = Object.keys(row).filter((k) => row[k] != null && k in CHECKPOINT_FIELDS);
+    const at = `${where} row ${i}`;
+    if (!f.must(present.length === 1, at, `a checkpoint row must hold exactly one action, not ${present}`)) return;
+    const body = Object.fromEntries(Object.entries(row[present[0]]).filter(([, v]) => v != null));
+    if (present[0] === 'metaData' && body.format) body.format.options = body.format.options || {};
+    actions.push({ kind: present[0], body, at });
+  });
+  return actions;
+}
+
+// The rows of all parts of one checkpoint, the columns of the first, and a name for messages.
+function readCheckpointParts(files, readCheckpoint) {
+  const parts = files.sort().map((file) => readCheckpoint(file));
+  return { rows: parts.flatMap((p) => p.rows), columns: parts[0].columns, file: files[0] };
+}
+
+// Validates the whole log of `tablePath`. readCheckpoint(file) returns {rows, columns}. Returns
+// {errors, versions, state, everyAdd}: state is the newest version's replay; everyAdd every add
+// action seen in any commit or checkpoint, with the schema in force when it was added.
+function validateTable(tablePath, readCheckpoint) {
+  const f = new Findings(tablePath);
+  const log = path.join(tablePath, '_delta_log');
+  const names = fs.readdirSync(log);
+  const commits = names.filter((n) => /^\d{20}\.json$/.test(n)).map((n) => Number(n.slice(0, 20))).sort((a, b) => a - b);
+  // A classic checkpoint is one file, or parts NNN.checkpoint.<part>.<parts>.parquet, all of them there.
+  const checkpointFiles = new Map();
+  for (const n of names) {
+    const m = /^(\d{20})\.checkpoint(?:\.(\d{10})\.(\d{10}))?\.parquet$/.exec(n);
+    if (!m) continue;
+    const v = Number(m[1]);
+    if (!checkpointFiles.has(v)) checkpointFiles.set(v, { parts: m[3] ? Number(m[3]) : 1, files: [] });
+    checkpointFiles.get(v).files.push(path.join(log, n));
+  }
+  for (const [v, { parts, files }] of checkpointFiles)
+    f.must(files.length === parts, log, `checkpoint ${v} has ${files.length} of its ${parts} parts`);
+  const checkpoints = [...checkpointFiles.keys()];
+  for (const n of names)
+    f.must(/^\d{20}\.(json|checkpoint(\.\d{10}\.\d{10})?\.parquet|crc)$/.test(n) || n === '_last_checkpoint' ||
+      n.startsWith('.') || n.endsWith('.tmp'), log, `unexpected file ${n} in the log`);
+  if (!f.must(commits.length > 0 || checkpoints.length > 0, log, 'no commits')) return { errors: f.errors };
+  const latest = Math.max(...commits, ...checkpoints);
+  for (let v = commits[0]; v <= latest; v++)
+    f.must(commits.includes(v) || v <= Math.max(-1, ...checkpoints), log, `commit ${v} is missing`);
+
+  const everyAdd = [];
+  const checkpointRows = new Map();
+  for (const v of checkpoints.sort((a, b) => a - b)) {
+    const { rows, columns, file } = readCheckpointParts(checkpointFiles.get(v).files, readCheckpoint);
+    checkpointRows.set(v, rows.length);
+    const state = new TableState();
+    state.apply(actionsOfCheckpoint(rows, columns, file, f), file, f, { isCheckpoint: true });
+    for (const file of state.files.values()) everyAdd.push(file);
+    // The checkpoint holds the same table as the commits up to it, where those are still there.
+    if (commits[0] === 0 && commits.includes(v)) {
+      const replay = new TableState();
+      for (let c = 0; c <= v; c++) {
+        const commit = path.join(log, `${String(c).padStart(20, '0')}.json`);
+        replay.apply(actionsOfCommit(fs.readFileSync(commit, 'utf8'), commit, new Findings(tablePath)), commit, new Findings(tablePath));
+      }
+      f.must(JSON.stringify([...state.files.keys()].sort()) === JSON.stringify([...replay.files.keys()].sort()), file,
+        'the checkpoint\'s adds differ from the replay of the commits up to it');
+      f.must(JSON.stringify(state.meta && state.meta.raw.schemaString) === JSON.stringify(replay.meta.raw.schemaString) &&
+        state.meta.raw.name === replay.meta.raw.name && state.meta.raw.description === replay.meta.raw.description &&
+        JSON.stringify(state.meta.raw.configuration) === JSON.stringify(replay.meta.raw.configuration), file,
+        'the checkpoint\'s metaData differs from the commits\'');
+      f.must(JSON.stringify(state.protocol) === JSON.stringify(replay.protocol), file, 'the checkpoint\'s protocol differs');
+      for (const [app, txn] of replay.txns)
+        f.must(state.txns.has(app) && String(state.txns.get(app).version) === String(txn.version) &&
+          String(state.txns.get(app).lastUpdated) === String(txn.lastUpdated), file, `txn ${app} differs from the commits'`);
+    }
+  }
+  const hint = path.join(log, '_last_checkpoint');
+  if (fs.existsSync(hint)) {
+    const last = JSON.parse(fs.readFileSync(hint, 'utf8'));
+    f.must(isLong(last.version) && checkpointRows.has(last.version), hint, `names checkpoint ${last.version}, not in the log`);
+    if (last.size != null) f.must(checkpointRows.get(last.version) === last.size, hint, 'size is not the checkpoint\'s row count');
+  }
+
+  // The newest state: every commit from 0, or, when the oldest commits are cleaned up, from the
+  // checkpoint the log now starts at (re-applying a commit it already holds changes nothing).
+  const state = new TableState();
+  if (commits[0] > 0) {
+    const base = Math.max(...checkpoints.filter((c) => c <= commits[0]));
+    if (!f.must(Number.isFinite(base), log, `the log starts at ${commits[0]} without a checkpoint at or below it`))
+      return { errors: f.errors };
+    const { rows, columns, file } = readCheckpointParts(checkpointFiles.get(base).files, readCheckpoint);
+    state.apply(actionsOfCheckpoint(rows, columns, file, new Findings(tablePath)), file, f, { isCheckpoint: true });
+  }
+  for (let v = commits[0]; v <= latest; v++) {
+    const commit = path.join(log, `${String(v).padStart(20, '0')}.json`);
+    if (!fs.existsSync(commit)) continue;
+    const actions = actionsOfCommit(fs.readFileSync(commit, 'utf8'), commit, f);
+    if (v === 0) f.must(actions.some((a) => a.kind === 'protocol') && actions.some((a) => a.kind === 'metaData'),
+      commit, 'version 0 must hold protocol and metaData');
+    state.apply(actions, commit, f);
+    for (const a of actions) if (a.kind === 'add') everyAdd.push(state.files.get(decodeURIComponent(a.body.path)));
+  }
+  for (const p of state.files.keys())
+    f.must(fs.existsSync(path.join(tablePath, p)), tablePath, `live file ${p} is not on disk`);
+  return { errors: f.errors, versions: latest + 1, state, everyAdd };
+}
+
+module.exports = { validateTable };
