@@ -107,7 +107,6 @@ class Checker {
     return "run `lakestream run` first";
   }
 
- private:
   void add(const std::string& verdict, const std::string& text) { result_.lines.push_back({verdict, text}); }
 
   bool report_missing_files() {
