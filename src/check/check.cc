@@ -1,5 +1,7 @@
 #include "check/check.h"
 
+#include <set>
+
 #include "check/check_wording.h"
 #include "check/lake_views.h"
 #include "check/window_recount.h"
@@ -57,8 +59,9 @@ class Checker {
   Checker(const Pipeline& pipeline, const delta::TimeRange& range) : pipeline_(pipeline), con_(db_), range_(range) {}
 
   CheckResult run() {
-    // A table whose log names a data file that is gone cannot be read at all: say which, and stop.
-    if (report_missing_files()) return result_;
+    // A table whose log names a data file that is gone cannot be read at all: a PROBLEM, and the
+    // tables made from it cannot be checked.
+    report_missing_files();
     slices_ = window_slices(pipeline_, range_);
     snapshots_ = create_lake_views(con_, pipeline_, slices_, &unreadable_);
     for (const Stream* stream : pipeline_.in_dependency_order()) {
@@ -77,6 +80,10 @@ class Checker {
 
  private:
   void check_stream(const Stream& stream) {
+    if (missing_files_.count(stream.table)) return;  // its PROBLEM line says it all
+    for (const auto& table : {stream.from, stream.table + "_quarantine"})
+      if (missing_files_.count(table))
+        throw Error(table + " cannot be read: a data file its log names is missing (see its PROBLEM line)");
     std::vector<std::string> read = {stream.table};
     if (stream.kind == StreamKind::Ingest) read.push_back(stream.table + "_quarantine");
     else read.push_back(stream.from);
@@ -109,8 +116,7 @@ class Checker {
 
   void add(const std::string& verdict, const std::string& text) { result_.lines.push_back({verdict, text}); }
 
-  bool report_missing_files() {
-    bool missing = false;
+  void report_missing_files() {
     for (const auto& table : pipeline_.table_names()) {
       delta::Snapshot snapshot;
       try {
@@ -123,10 +129,9 @@ class Checker {
         add("PROBLEM", table + " version " + std::to_string(snapshot.version) + " names data file " + file.path +
                            ", which is missing: the table cannot be read. Restore the file from a backup (lakestream "
                            "vacuum never deletes a file the current version names)");
-        missing = true;
+        missing_files_.insert(table);
       }
     }
-    return missing;
   }
 
   std::string event_columns(const std::vector<delta::Column>& columns, const std::string& prefix = "") {
@@ -293,6 +298,7 @@ class Checker {
   std::map<std::string, TableSlice> slices_;
   std::map<std::string, delta::Snapshot> snapshots_;
   std::map<std::string, std::string> unreadable_;  // table -> why it cannot be read
+  std::set<std::string> missing_files_;            // tables whose log names a missing data file
   CheckResult result_;
 };
 

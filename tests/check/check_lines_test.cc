@@ -1,6 +1,8 @@
 // What check says about the pipeline as a whole: each window line names its table when there are
 // several, a table it cannot check gets an error line while the others are checked on (exit 2),
 // and a window table with no window closed yet is waiting.
+#include <filesystem>
+
 #include "check/clicks_pipeline.h"
 
 namespace lakestream::testing {
@@ -34,6 +36,22 @@ TEST(CheckLines, SeveralWindowTablesAreNamedAndAnUnreadableOneIsAnError) {
   EXPECT_EQ(errors[0].rfind("error   hourly could not be checked: hourly cannot be read: ", 0), 0u) << errors[0];
   EXPECT_EQ(lines_with(check.out, "ok").size(), 2u) << "bronze and daily are checked on: " << check.out;
   EXPECT_EQ(check.exit_code, 2) << check.out;
+}
+
+TEST(CheckLines, TablesMadeFromATableMissingADataFileAreErrors) {
+  PipelineFixture f(clicks_pipeline(kSchema, counts("hourly", "1 hour")), {{"clicks", 1}});
+  send_and_run(f, click_at("01T09:01") + click_at("01T10:02"));
+  std::string removed;
+  for (const auto& entry : std::filesystem::directory_iterator(f.dir() + "/lake/bronze_clicks"))
+    if (entry.path().extension() == ".parquet") removed = entry.path().filename().string();
+  std::filesystem::remove(f.dir() + "/lake/bronze_clicks/" + removed);
+  expect_check(f,
+               "PROBLEM bronze_clicks version 0 names data file " + removed +
+                   ", which is missing: the table cannot be read. Restore the file from a backup (lakestream vacuum "
+                   "never deletes a file the current version names)\n"
+                   "error   hourly could not be checked: bronze_clicks cannot be read: a data file its log names is "
+                   "missing (see its PROBLEM line)\n",
+               1);
 }
 
 TEST(CheckLines, AWindowTableWithNoWindowClosedIsWaiting) {
