@@ -69,5 +69,26 @@ TEST(CheckStreamDefinition, ADedupKeyForgottenByTheWatermarkCountsAgain) {
                "waiting 11:00 is not written yet: the watermark has not passed its end\n");
 }
 
+TEST(CheckStreamDefinition, ALaterCopyCountedInPlaceOfALateOneIsLate) {
+  PipelineFixture f(clicks_pipeline(kSchema,
+                                    "[streams.per_page]\nkind = \"window\"\nfrom = \"bronze_clicks\"\ntable = \"clicks_per_page\"\n"
+                                    "event_time = \"ts\"\nwatermark = \"10 minutes\"\nwindow = \"15 minutes\"\n"
+                                    "window_column = \"quarter\"\ndedup = [\"user_id\"]\n\n[streams.per_page.aggregates]\n"
+                                    "clicks = \"count(*)\"\nlast_click = \"max(ts)\"\n"),
+                    {{"clicks", 1}});
+  // The watermark is 10:50 after the first run, and user 1 at 10:00 is forgotten. User 1 at
+  // 10:45 is then late, and at 10:52 counts in its place: the batch truth takes the 10:45 copy
+  // (late copies count there) and drops the 10:52 one (within the delay of it).
+  send_and_run(f, click(1, "home", "1000") + click(2, "home", "1100"));
+  send_and_run(f, click(1, "home", "1045") + click(1, "home", "1052") + click(3, "home", "1200"));
+  expect_check(f,
+               "ok      bronze_clicks has 5 events, each offset once\n"
+               "ok      10:00 1 click, 2026-10-01 10:00:00+00\n"
+               "late    10:45 counted 1 click, 2026-10-01 10:52:00+00; bronze has 1 click, 2026-10-01 10:45:00+00: a later "
+               "copy of a dedup key was counted in place of one older than the watermark\n"
+               "ok      11:00 1 click, 2026-10-01 11:00:00+00\n"
+               "waiting 12:00 is not written yet: the watermark has not passed its end\n");
+}
+
 }  // namespace
 }  // namespace lakestream::testing
