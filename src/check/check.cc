@@ -1,5 +1,7 @@
 #include "check/check.h"
 
+#include <set>
+
 #include "check/check_wording.h"
 #include "check/lake_views.h"
 #include "check/window_recount.h"
@@ -57,8 +59,9 @@ class Checker {
   Checker(const Pipeline& pipeline, const delta::TimeRange& range) : pipeline_(pipeline), con_(db_), range_(range) {}
 
   CheckResult run() {
-    // A table whose log names a data file that is gone cannot be read at all: say which, and stop.
-    if (report_missing_files()) return result_;
+    // A table whose log names a data file that is gone cannot be read at all: a PROBLEM, and the
+    // tables made from it cannot be checked.
+    report_missing_files();
     slices_ = window_slices(pipeline_, range_);
     snapshots_ = create_lake_views(con_, pipeline_, slices_, &unreadable_);
     for (const Stream* stream : pipeline_.in_dependency_order()) {
@@ -77,6 +80,10 @@ class Checker {
 
  private:
   void check_stream(const Stream& stream) {
+    if (missing_files_.count(stream.table)) return;  // its PROBLEM line says it all
+    for (const auto& table : {stream.from, stream.table + "_quarantine"})
+      if (missing_files_.count(table))
+        throw Error(table + " cannot be read: a data file its log names is missing (see its PROBLEM line)");
     std::vector<std::string> read = {stream.table};
     if (stream.kind == StreamKind::Ingest) read.push_back(stream.table + "_quarantine");
     else read.push_back(stream.from);
@@ -107,11 +114,9 @@ class Checker {
     return "run `lakestream run` first";
   }
 
- private:
   void add(const std::string& verdict, const std::string& text) { result_.lines.push_back({verdict, text}); }
 
-  bool report_missing_files() {
-    bool missing = false;
+  void report_missing_files() {
     for (const auto& table : pipeline_.table_names()) {
       delta::Snapshot snapshot;
       try {
@@ -124,10 +129,9 @@ class Checker {
         add("PROBLEM", table + " version " + std::to_string(snapshot.version) + " names data file " + file.path +
                            ", which is missing: the table cannot be read. Restore the file from a backup (lakestream "
                            "vacuum never deletes a file the current version names)");
-        missing = true;
+        missing_files_.insert(table);
       }
     }
-    return missing;
   }
 
   std::string event_columns(const std::vector<delta::Column>& columns, const std::string& prefix = "") {
@@ -257,7 +261,6 @@ class Checker {
   }
 
   void check_window(const Stream& stream);
-  void count_by_dedup_state(const Stream& stream);
 
   int window_tables() const {
     int n = 0;
@@ -295,6 +298,7 @@ class Checker {
   std::map<std::string, TableSlice> slices_;
   std::map<std::string, delta::Snapshot> snapshots_;
   std::map<std::string, std::string> unreadable_;  // table -> why it cannot be read
+  std::set<std::string> missing_files_;            // tables whose log names a missing data file
   CheckResult result_;
 };
 
@@ -336,31 +340,14 @@ void Checker::check_window(const Stream& stream) {
   // A file read for the range may hold windows outside it too: those are not checked here.
   if (slices_.count(stream.table))
     con_.exec("DELETE FROM check_gold WHERE NOT (" + slices_.at(stream.table).range.contains_sql("ws") + ")");
-  // Late by design: a copy older than the watermark its source batch met (the stream records
-  // that watermark per source batch); with dedup by its event time, without by its window's end.
-  con_.exec("CREATE OR REPLACE TEMP TABLE check_watermarks (source_batch_id BIGINT, watermark BIGINT)");
-  if (progress) {
-    sql::Appender appender(con_, "check_watermarks");
-    for (const auto& [batch, mark] : progress->watermark_history) {
-      appender.append_int64(batch);
-      appender.append_int64(mark);
-      appender.end_row();
-    }
-  }
-  std::string judged = stream.dedup.empty() ? "epoch_us(c.ws) + " + std::to_string(stream.window_us)
-                                            : "epoch_us(c." + q(stream.event_time) + ")";
-  con_.exec("CREATE OR REPLACE TEMP TABLE check_copies AS SELECT row_number() OVER () AS _copy, c.*, coalesce(h.watermark, 0) "
-            "AS _met, coalesce(" + judged + " <= h.watermark, false) AS _late FROM (" +
-            window_copies_sql(stream, source_columns, q(stream.from)) +
-            ") c ASOF LEFT JOIN check_watermarks h ON c._batch <= h.source_batch_id");
-  // The batch truth: the first copy of each event. What the stream should have counted: the
-  // copies that were on time, each event once (with dedup, by the state's rule).
-  con_.exec("CREATE OR REPLACE TEMP TABLE check_events AS " + window_first_copies_sql(stream, source_columns, "check_copies"));
-  if (stream.dedup.empty())
-    con_.exec("CREATE OR REPLACE TEMP TABLE check_counted AS " +
-              window_first_copies_sql(stream, source_columns, "(SELECT * FROM check_copies WHERE NOT _late)"));
-  else
-    count_by_dedup_state(stream);
+  // Late by design: a copy older than the watermark its source batch met (the stream records that
+  // watermark per source batch). The batch truth: each event once, late or not. What the stream
+  // should have counted: each event once among the copies that were on time.
+  MetWatermarks met;
+  if (progress) met = {progress->watermark_history, progress->watermark_us};
+  create_window_copies(con_, stream, source_columns, q(stream.from), met, "check_copies");
+  create_window_events(con_, stream, source_columns, "check_copies", "true", "check_events");
+  create_window_events(con_, stream, source_columns, "check_copies", "NOT _late", "check_counted");
   con_.exec("CREATE OR REPLACE TEMP TABLE check_recount AS SELECT " + key + ", " + aggs + " FROM check_events GROUP BY " + key);
   std::string same = "e.ws = g.ws";
   for (const auto& g : stream.group_by) same += " AND e." + q(g) + " IS NOT DISTINCT FROM g." + q(g);
@@ -430,9 +417,7 @@ void Checker::check_window(const Stream& stream) {
       continue;
     }
     std::string counted_phrase = "counted " + values_phrase(stream, g);
-    if (!counted) {
-      add("PROBLEM", label + " " + counted_phrase + ", but " + source + " has no events for it");
-    } else if (rows.text(i, "g_eq_r") == "true") {
+    if (counted && rows.text(i, "g_eq_r") == "true") {
       add("ok", label + " " + values_phrase(stream, g));
     } else if (rows.text(i, "g_eq_b") == "true") {
       // The stream counted what the watermark let through: late by design.
@@ -442,10 +427,11 @@ void Checker::check_window(const Stream& stream) {
       if (arrived > b_events)
         why += (why.empty() ? "" : " and ") + std::to_string(arrived - b_events) +
                (arrived - b_events == 1 ? " was" : " were") + " older than the watermark when it arrived";
-      if (why.empty())
-        why = "a later copy of a dedup key was counted, its first copy being older than the watermark or its key "
-              "forgotten when the watermark passed its event time plus the delay";
-      add("late", label + " " + counted_phrase + "; " + source + " has " + values_phrase(stream, r) + ": " + why);
+      if (why.empty()) why = "a later copy of a dedup key was counted in place of one older than the watermark";
+      add("late", label + " " + counted_phrase + "; " + source +
+                      (counted ? " has " + values_phrase(stream, r) : std::string(" has no events for it")) + ": " + why);
+    } else if (!counted) {
+      add("PROBLEM", label + " " + counted_phrase + ", but " + source + " has no events for it");
     } else if (stream.output == OutputMode::Update && !final) {
       add("waiting", label + " " + counted_phrase + " so far; it is not final until the watermark passes its end");
     } else if (count_index >= 0 && g[count_index] && r[count_index] && std::stoll(*g[count_index]) > std::stoll(*r[count_index])) {
@@ -461,37 +447,6 @@ void Checker::check_window(const Stream& stream) {
   check_late_share(stream, late_by_window);
   check_staleness(stream, "max(" + q(stream.window_column) + ") + to_microseconds(" + std::to_string(stream.window_us) + ")",
                   "max(" + q(stream.event_time) + ")");
-}
-
-// A dedup stream remembers the key of each copy it counts until the watermark reaches that copy's
-// event time plus the delay: a later on-time copy of the key counts again only once it is
-// forgotten, so that a late first copy, or a key sent again long after, counts. Walks the keys
-// with more than one on-time copy in the order the stream read them.
-void Checker::count_by_dedup_state(const Stream& stream) {
-  std::string keys;
-  for (const auto& d : stream.dedup) keys += (keys.empty() ? "" : ", ") + q(d);
-  sql::Rows copies = con_.query("SELECT _copy, dense_rank() OVER (ORDER BY " + keys + ") AS k, epoch_us(" +
-                                q(stream.event_time) + ") AS t, _met FROM check_copies WHERE NOT _late QUALIFY count(*) OVER "
-                                "(PARTITION BY " + keys + ") > 1 ORDER BY k, _batch NULLS LAST, _position NULLS LAST");
-  con_.exec("CREATE OR REPLACE TEMP TABLE check_dropped (_copy BIGINT)");
-  {
-    sql::Appender dropped(con_, "check_dropped");
-    std::string key;
-    int64_t remembered_until = 0;  // the watermark that forgets the key's last counted copy
-    for (size_t i = 0; i < copies.size(); i++) {
-      int64_t t = std::stoll(copies.text(i, "t")), met = std::stoll(copies.text(i, "_met"));
-      bool same_key = copies.text(i, "k") == key;
-      if (same_key && remembered_until > met) {
-        dropped.append_int64(std::stoll(copies.text(i, "_copy")));
-        dropped.end_row();
-        continue;
-      }
-      key = copies.text(i, "k");
-      remembered_until = t + stream.watermark_delay_us;
-    }
-  }
-  con_.exec("CREATE OR REPLACE TEMP TABLE check_counted AS SELECT * FROM check_copies WHERE NOT _late AND _copy NOT IN "
-            "(SELECT _copy FROM check_dropped)");
 }
 
 void Checker::check_late_share(const Stream& stream,

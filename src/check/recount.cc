@@ -7,6 +7,7 @@
 #include "check/lake_views.h"
 #include "check/window_recount.h"
 #include "sql/duckdb.h"
+#include "streams/window_stream.h"
 #include "table/parquet_file.h"
 #include "util/error.h"
 #include "util/fault.h"
@@ -35,7 +36,12 @@ std::vector<RecountChange> recount_table(sql::Connection& con, const Pipeline& p
 
     std::string key = window_key_sql(stream);
     std::vector<std::string> types = aggregate_types(stream, columns);
-    con.exec("CREATE OR REPLACE TEMP TABLE recount_events AS " + window_events_sql(stream, source_columns, q(stream.from)));
+    // Each event once, late ones included; with dedup, a key counts again once the stream's
+    // watermark forgot it, so the watermarks its batches met take part.
+    MetWatermarks met;
+    if (auto progress = read_window_progress(pipeline, stream)) met = {progress->watermark_history, progress->watermark_us};
+    create_window_copies(con, stream, source_columns, q(stream.from), met, "recount_copies");
+    create_window_events(con, stream, source_columns, "recount_copies", "true", "recount_events");
     con.exec("CREATE OR REPLACE TEMP TABLE recount_values AS SELECT " + key + ", " + window_aggregates_sql(stream, types) +
              " FROM recount_events GROUP BY " + key);
     // Each written window with its recount; a window the recount has no events for stays as written.

@@ -1,5 +1,6 @@
 #include "check/window_recount.h"
 
+#include <algorithm>
 #include <set>
 
 #include "sql/duckdb.h"
@@ -68,6 +69,64 @@ std::string window_first_copies_sql(const Stream& stream, const std::vector<delt
 std::string window_events_sql(const Stream& stream, const std::vector<delta::Column>& source_columns,
                               const std::string& source_view) {
   return window_first_copies_sql(stream, source_columns, "(" + window_copies_sql(stream, source_columns, source_view) + ")");
+}
+
+void create_window_copies(sql::Connection& con, const Stream& stream, const std::vector<delta::Column>& source_columns,
+                          const std::string& source_view, const MetWatermarks& watermarks, const std::string& into) {
+  con.exec("CREATE OR REPLACE TEMP TABLE window_met (source_batch_id BIGINT, watermark BIGINT)");
+  {
+    sql::Appender appender(con, "window_met");
+    for (const auto& [batch, mark] : watermarks.by_source_batch) {
+      appender.append_int64(batch);
+      appender.append_int64(mark);
+      appender.end_row();
+    }
+  }
+  std::string met = "coalesce(h.watermark, " + std::to_string(watermarks.next) + ")";
+  std::string judged = stream.dedup.empty() ? "epoch_us(c.ws) + " + std::to_string(stream.window_us)
+                                            : "epoch_us(c." + q(stream.event_time) + ")";
+  con.exec("CREATE OR REPLACE TEMP TABLE " + into + " AS SELECT row_number() OVER () AS _copy, c.*, " + met + " AS _met, " +
+           judged + " <= " + met + " AS _late FROM (" + window_copies_sql(stream, source_columns, source_view) +
+           ") c ASOF LEFT JOIN window_met h ON c._batch <= h.source_batch_id");
+  con.exec("DROP TABLE window_met");
+}
+
+void create_window_events(sql::Connection& con, const Stream& stream, const std::vector<delta::Column>& source_columns,
+                          const std::string& copies, const std::string& where, const std::string& into) {
+  std::string passing = "(SELECT * FROM " + copies + " WHERE " + where + ")";
+  if (stream.dedup.empty()) {
+    con.exec("CREATE OR REPLACE TEMP TABLE " + into + " AS " + window_first_copies_sql(stream, source_columns, passing));
+    return;
+  }
+  // Walks the keys with more than one copy, in the order the stream read them.
+  std::string keys;
+  for (const auto& d : stream.dedup) keys += (keys.empty() ? "" : ", ") + q(d);
+  sql::Rows rows = con.query("SELECT _copy, dense_rank() OVER (ORDER BY " + keys + ") AS k, epoch_us(" +
+                             q(stream.event_time) + ") AS t, _met FROM " + passing + " QUALIFY count(*) OVER (PARTITION BY " +
+                             keys + ") > 1 ORDER BY k, _batch NULLS LAST, _position NULLS LAST");
+  con.exec("CREATE OR REPLACE TEMP TABLE window_remembered (_copy BIGINT)");
+  {
+    sql::Appender remembered(con, "window_remembered");
+    std::string key;
+    int64_t counted_at = 0;  // the event time of the key's last counted copy
+    for (size_t i = 0; i < rows.size(); i++) {
+      int64_t t = std::stoll(rows.text(i, "t")), met = std::stoll(rows.text(i, "_met"));
+      // Remembered until the watermark reaches counted_at + delay. A late copy (the batch truth
+      // takes those too) within the delay of the counted one, or at its very time, is the same
+      // event: an old copy sent again does not count twice.
+      bool same_key = rows.text(i, "k") == key;
+      if (same_key && (counted_at + stream.watermark_delay_us > std::min(met, t) || t == counted_at)) {
+        remembered.append_int64(std::stoll(rows.text(i, "_copy")));
+        remembered.end_row();
+        continue;
+      }
+      key = rows.text(i, "k");
+      counted_at = t;
+    }
+  }
+  con.exec("CREATE OR REPLACE TEMP TABLE " + into + " AS SELECT * FROM " + passing +
+           " WHERE _copy NOT IN (SELECT _copy FROM window_remembered)");
+  con.exec("DROP TABLE window_remembered");
 }
 
 std::vector<std::string> aggregate_types(const Stream& stream, const std::vector<delta::Column>& gold_columns) {

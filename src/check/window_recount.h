@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "pipeline/pipeline.h"
+#include "sql/duckdb.h"
 #include "table/delta_table.h"
 
 namespace lakestream {
@@ -28,9 +29,34 @@ std::string window_copies_sql(const Stream& stream, const std::vector<delta::Col
 std::string window_first_copies_sql(const Stream& stream, const std::vector<delta::Column>& source_columns,
                                     const std::string& copies);
 
-// window_first_copies_sql over window_copies_sql: the events of a source view.
+// window_first_copies_sql over window_copies_sql: the events of a source view, each the first
+// copy of its event or dedup key (a dedup key remembered forever: the bench's measure of a recount).
 std::string window_events_sql(const Stream& stream, const std::vector<delta::Column>& source_columns,
                               const std::string& source_view);
+
+// The watermarks a window stream's batches met: (source _batch_id, watermark) meaning source
+// batches up to that id (and after the previous entry's) were judged against that watermark, in
+// order; `next` is the one its next batch meets.
+struct MetWatermarks {
+  std::vector<std::pair<int64_t, int64_t>> by_source_batch;
+  int64_t next = 0;
+};
+
+// Creates the temp table `into`: the rows of window_copies_sql, each with `_copy` (a number),
+// `_met` (the watermark in microseconds its source batch met, `next` for batches the stream has
+// not read) and `_late` (too old for it, by the stream's rule: with dedup its event time, without
+// its window's end, at or before `_met`).
+void create_window_copies(sql::Connection& con, const Stream& stream, const std::vector<delta::Column>& source_columns,
+                          const std::string& source_view, const MetWatermarks& watermarks, const std::string& into);
+
+// Creates the temp table `into`: the copies of `copies` (made by create_window_copies) that pass
+// `where` and count, each event once. Without dedup, the first copy of each distinct event. With
+// dedup, by the stream's state: a copy counts unless its key's last counted copy is still
+// remembered, i.e. that copy's event time plus the watermark delay is after the watermark this
+// copy met (Spark's dropDuplicatesWithinWatermark: a key counts again once it is forgotten); a
+// late copy within the delay of the counted one, or at its very event time, is the same event.
+void create_window_events(sql::Connection& con, const Stream& stream, const std::vector<delta::Column>& source_columns,
+                          const std::string& copies, const std::string& where, const std::string& into);
 
 // The DuckDB type of each aggregate's column in the window table (`gold_columns`), in the
 // stream's order; "" for a column the table lacks.

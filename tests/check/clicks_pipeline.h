@@ -38,4 +38,17 @@ inline void send_and_run(PipelineFixture& f, const std::string& events) {
   ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
 }
 
+// Runs check; expects exactly `lines` and the exit code.
+inline void expect_check(PipelineFixture& f, const std::string& lines, int exit_code = 0) {
+  CommandResult check = f.lakestream("check");
+  EXPECT_EQ(check.out, lines) << check.err;
+  EXPECT_EQ(check.exit_code, exit_code) << check.out;
+}
+
+// Runs recount; expects it to find every written window equal to the recount.
+inline void expect_recount_changes_nothing(PipelineFixture& f) {
+  CommandResult recount = f.lakestream("recount");
+  EXPECT_EQ(recount.out, "recount: every written window already equals the recount; nothing changed\n") << recount.err;
+}
+
 }  // namespace lakestream::testing

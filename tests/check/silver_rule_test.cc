@@ -20,12 +20,9 @@ TEST(SilverRule, ATieAcrossRunsGoesToTheLaterOffset) {
   // Run 2: order 1 cancelled at the same minute, at a later offset.
   send_and_run(f, status_at(1, "cancelled", "0901"));
   EXPECT_EQ(f.query("select order_id, status from orders order by 1"), "order_id,status\n1,cancelled\n2,placed\n");
-  CommandResult check = f.lakestream("check");
-  EXPECT_EQ(check.out,
-            "ok      bronze_clicks has 3 events, each offset once\n"
-            "ok      orders has the newest state of all 2 orders\n")
-      << check.err;
-  EXPECT_EQ(check.exit_code, 0);
+  expect_check(f,
+               "ok      bronze_clicks has 3 events, each offset once\n"
+               "ok      orders has the newest state of all 2 orders\n");
 
   // An identical resend of the row the table holds changes nothing: no row goes out.
   f.produce("clicks", status_at(1, "cancelled", "0901"));

@@ -54,15 +54,11 @@ TEST(CheckTypedValues, ADecimalAverageComparesAsTheStreamWritesIt) {
   PipelineFixture f(sales("decimal(18,2)", "orders = \"count(*)\"\nmean = \"avg(amount)\"\n"), {{"clicks", 1}});
   send_and_run(f, order(1, "10.00", "0901") + order(2, "10.00", "0902") + order(3, "10.01", "0903"));
   send_and_run(f, order(4, "5.00", "1001"));
-  CommandResult check = f.lakestream("check");
-  EXPECT_EQ(check.out,
-            "ok      bronze_clicks has 4 events, each offset once\n"
-            "ok      09:00 3 orders, 10.003333\n"
-            "waiting 10:00 is not written yet: the watermark has not passed its end\n")
-      << check.err;
-  EXPECT_EQ(check.exit_code, 0);
-  CommandResult recount = f.lakestream("recount");
-  EXPECT_EQ(recount.out, "recount: every written window already equals the recount; nothing changed\n") << recount.err;
+  expect_check(f,
+               "ok      bronze_clicks has 4 events, each offset once\n"
+               "ok      09:00 3 orders, 10.003333\n"
+               "waiting 10:00 is not written yet: the watermark has not passed its end\n");
+  expect_recount_changes_nothing(f);
 }
 
 TEST(CheckTypedValues, ADecimalAverageRoundsHalfUpExactly) {
@@ -74,13 +70,11 @@ TEST(CheckTypedValues, ADecimalAverageRoundsHalfUpExactly) {
   send_and_run(f, events);
   send_and_run(f, order(999, "1.00", "1101"));
   EXPECT_EQ(f.query("select mean from sales order by hour"), "mean\n0.064063\n-0.000938\n");
-  CommandResult check = f.lakestream("check");
-  EXPECT_EQ(check.out,
-            "ok      bronze_clicks has 65 events, each offset once\n"
-            "ok      09:00 32 orders, 0.064063\n"
-            "ok      10:00 32 orders, -0.000938\n"
-            "waiting 11:00 is not written yet: the watermark has not passed its end\n")
-      << check.err;
+  expect_check(f,
+               "ok      bronze_clicks has 65 events, each offset once\n"
+               "ok      09:00 32 orders, 0.064063\n"
+               "ok      10:00 32 orders, -0.000938\n"
+               "waiting 11:00 is not written yet: the watermark has not passed its end\n");
 }
 
 TEST(CheckTypedValues, IntegersWithNullsCompareExactly) {
@@ -90,14 +84,11 @@ TEST(CheckTypedValues, IntegersWithNullsCompareExactly) {
   send_and_run(f, order(1, "7", "0901") + order(2, "null", "0902") + order(3, "9000000000000", "0903") +
                       order(4, "null", "1001") + order(5, "-2", "1002"));
   send_and_run(f, order(6, "null", "1101"));
-  CommandResult check = f.lakestream("check");
-  EXPECT_EQ(check.out,
-            "ok      bronze_clicks has 6 events, each offset once\n"
-            "ok      09:00 2 orders, 9000000000007, 4500000000003.5, 7, 9000000000000\n"
-            "ok      10:00 1 order, -2, -2, -2, -2\n"
-            "waiting 11:00 is not written yet: the watermark has not passed its end\n")
-      << check.err;
-  EXPECT_EQ(check.exit_code, 0);
+  expect_check(f,
+               "ok      bronze_clicks has 6 events, each offset once\n"
+               "ok      09:00 2 orders, 9000000000007, 4500000000003.5, 7, 9000000000000\n"
+               "ok      10:00 1 order, -2, -2, -2, -2\n"
+               "waiting 11:00 is not written yet: the watermark has not passed its end\n");
 }
 
 }  // namespace

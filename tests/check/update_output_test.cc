@@ -16,13 +16,10 @@ TEST(UpdateOutput, ANullGroupValueIsOneRowUpdatedInPlace) {
   send_and_run(f, "{\"region\":null,\"amount\":20.00,\"ts\":\"2026-10-01T09:03:00Z\"}\n");
   EXPECT_EQ(f.query("select strftime(hour, '%H:%M') as h, region, orders, revenue from by_region order by all"),
             "h,region,orders,revenue\n09:00,eu,1,5.00\n09:00,,2,30.00\n");
-  CommandResult check = f.lakestream("check");
-  EXPECT_EQ(check.out,
-            "ok      bronze_clicks has 3 events, each offset once\n"
-            "ok      09:00 eu 1 order, 5.00\n"
-            "ok      09:00 NULL 2 orders, 30.00\n")
-      << check.err;
-  EXPECT_EQ(check.exit_code, 0);
+  expect_check(f,
+               "ok      bronze_clicks has 3 events, each offset once\n"
+               "ok      09:00 eu 1 order, 5.00\n"
+               "ok      09:00 NULL 2 orders, 30.00\n");
 }
 
 }  // namespace
