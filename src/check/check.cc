@@ -227,26 +227,22 @@ class Checker {
       list += (list.empty() ? "" : ", ") + q(c);
       differs += (differs.empty() ? "" : " OR ") + ("e." + q(c) + " IS DISTINCT FROM s." + q(c));
     }
-    std::string keys_not_null;
     for (const auto& k : stream.key) {
       keys += (keys.empty() ? "" : ", ") + q(k);
-      match += (match.empty() ? "" : " AND ") + ("e." + q(k) + " = s." + q(k));
-      keys_not_null += (keys_not_null.empty() ? "" : " AND ") + q(k) + " IS NOT NULL";
+      match += (match.empty() ? "" : " AND ") + ("e." + q(k) + " IS NOT DISTINCT FROM s." + q(k));
     }
     bool kafka_position = delta::has_column(source_columns, "partition") && delta::has_column(source_columns, "offset");
     std::string position = kafka_position ? "max([\"partition\"::BIGINT, \"offset\"])" : "NULL";
     // The newest distinct event per key, a tie going to the later Kafka position (partition, then
-    // offset, of its last copy); events without every key column are not silver's.
-    std::string expected = "SELECT " + list + " FROM (SELECT *, row_number() OVER (PARTITION BY " + keys + " ORDER BY " +
-                           q(stream.order_by) + " DESC NULLS LAST, _position DESC) AS _rank FROM (SELECT " + list + ", " +
-                           position + " AS _position FROM " + q(stream.from) + " GROUP BY ALL) WHERE " +
-                           keys_not_null + ") WHERE _rank = 1";
-    sql::Rows r = con_.query("SELECT count(*) FILTER (WHERE e." + q(stream.key[0]) + " IS NOT NULL) AS expected, "
-                             "count(*) FILTER (WHERE s." + q(stream.key[0]) + " IS NULL) AS missing, "
-                             "count(*) FILTER (WHERE e." + q(stream.key[0]) + " IS NULL) AS extra, "
-                             "count(*) FILTER (WHERE e." + q(stream.key[0]) + " IS NOT NULL AND s." + q(stream.key[0]) +
-                             " IS NOT NULL AND (" + differs + ")) AS wrong FROM (" + expected + ") e FULL OUTER JOIN (SELECT " +
-                             list + " FROM " + q(stream.table) + ") s ON " + match);
+    // offset, of its last copy); a NULL in a key column is a value like any other, as in GROUP BY.
+    std::string expected = "SELECT " + list + ", true AS _in FROM (SELECT *, row_number() OVER (PARTITION BY " + keys +
+                           " ORDER BY " + q(stream.order_by) + " DESC NULLS LAST, _position DESC) AS _rank FROM (SELECT " +
+                           list + ", " + position + " AS _position FROM " + q(stream.from) + " GROUP BY ALL)) WHERE _rank = 1";
+    sql::Rows r = con_.query("SELECT count(*) FILTER (WHERE e._in) AS expected, "
+                             "count(*) FILTER (WHERE s._in IS NULL) AS missing, "
+                             "count(*) FILTER (WHERE e._in IS NULL) AS extra, "
+                             "count(*) FILTER (WHERE e._in AND s._in AND (" + differs + ")) AS wrong FROM (" + expected +
+                             ") e FULL OUTER JOIN (SELECT " + list + ", true AS _in FROM " + q(stream.table) + ") s ON " + match);
     int64_t n = std::stoll(r.text(0, "expected")), missing = std::stoll(r.text(0, "missing")),
             extra = std::stoll(r.text(0, "extra")), wrong = std::stoll(r.text(0, "wrong"));
     std::string entity = stream.entity.empty() ? "row" : stream.entity;

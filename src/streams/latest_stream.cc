@@ -60,11 +60,10 @@ class LatestRun {
     TableChanges changes = read_table_changes(source_path_, from, to);
     const auto& columns = changes.shape.metadata.schema;
     auto& con = ctx_.con;
-    std::string keys, key_not_null;
-    for (const auto& k : s.key) {
-      keys += (keys.empty() ? "" : ", ") + sql::quote_ident(k);
-      key_not_null += (key_not_null.empty() ? "" : " AND ") + sql::quote_ident(k) + " IS NOT NULL";
-    }
+    // A NULL in a key column is a value like any other, as in GROUP BY: those events are one
+    // entity, never dropped.
+    std::string keys;
+    for (const auto& k : s.key) keys += (keys.empty() ? "" : ", ") + sql::quote_ident(k);
     std::string order = sql::quote_ident(s.order_by) + " DESC NULLS LAST";
     // A tie on the ordering column goes to the later (partition, offset), as across batches.
     for (const char* tie : {"partition", "offset"})
@@ -75,7 +74,7 @@ class LatestRun {
     batch.durations_ms["getBatch"] = ms_since(started);
     auto merging = std::chrono::steady_clock::now();
     // The newest row per key, straight from the batch's files.
-    con.exec("CREATE OR REPLACE TEMP TABLE latest_newest AS SELECT * FROM " + source + " WHERE " + key_not_null +
+    con.exec("CREATE OR REPLACE TEMP TABLE latest_newest AS SELECT * FROM " + source +
              " QUALIFY row_number() OVER (PARTITION BY " + keys + " ORDER BY " + order + ") = 1");
 
     std::string keep_existing = existing_row_stays(columns);

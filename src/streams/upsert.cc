@@ -10,7 +10,8 @@ namespace lakestream {
 
 namespace {
 
-// NULL matches NULL: a window of a NULL group value is one row, updated in place (still a hash join).
+// NULL matches NULL: a window of a NULL group value, or an entity with a NULL key column, is one
+// row, updated in place (still a hash join).
 std::string key_match(const std::vector<std::string>& key) {
   std::string on;
   for (const auto& k : key)
@@ -18,18 +19,21 @@ std::string key_match(const std::vector<std::string>& key) {
   return on;
 }
 
-// The files whose statistics allow an incoming key (files without statistics always do).
+// The files whose statistics allow an incoming key (files without statistics always do); a NULL
+// key may be in any file whose statistics count NULLs in the key column (or do not say).
 std::vector<delta::AddFile> files_that_may_hold(sql::Connection& con, const delta::Snapshot& snapshot,
                                                 const std::string& incoming, const delta::Column& key) {
   if (snapshot.files.empty()) return {};
   std::string type = delta::duckdb_type_of(key.type);
-  con.exec("CREATE OR REPLACE TEMP TABLE upsert_file_ranges (i INTEGER, kmin " + type + ", kmax " + type + ")");
+  con.exec("CREATE OR REPLACE TEMP TABLE upsert_file_ranges (i INTEGER, kmin " + type + ", kmax " + type +
+           ", may_hold_null BOOLEAN)");
   std::vector<delta::AddFile> unknown;
   {
     sql::Appender appender(con, "upsert_file_ranges");
     for (size_t i = 0; i < snapshot.files.size(); i++) {
       const auto& file = snapshot.files[i];
       std::optional<std::string> lo, hi;
+      bool may_hold_null = true;
       if (!file.stats.empty()) {
         auto stats = nlohmann::json::parse(file.stats, nullptr, false);
         if (!stats.is_discarded() && stats.contains("minValues") && stats.contains("maxValues")) {
@@ -40,17 +44,22 @@ std::vector<delta::AddFile> files_that_may_hold(sql::Connection& con, const delt
           if (stats["minValues"].contains(key.name)) lo = text(stats["minValues"][key.name]);
           if (stats["maxValues"].contains(key.name)) hi = text(stats["maxValues"][key.name]);
         }
+        if (!stats.is_discarded() && stats.contains("nullCount") && stats["nullCount"].contains(key.name) &&
+            stats["nullCount"][key.name].is_number_integer())
+          may_hold_null = stats["nullCount"][key.name].get<int64_t>() > 0;
       }
       appender.append_int32(static_cast<int32_t>(i));
       // Min/max are cast by DuckDB from their JSON text to the key's type.
       if (lo) appender.append_text(*lo); else appender.append_null();
       if (hi) appender.append_text(*hi); else appender.append_null();
+      appender.append_bool(may_hold_null);
       appender.end_row();
     }
   }
   std::string k = sql::quote_ident(key.name);
   sql::Rows rows = con.query("SELECT i FROM upsert_file_ranges f WHERE f.kmin IS NULL OR f.kmax IS NULL OR EXISTS "
-                             "(SELECT 1 FROM " + incoming + " s WHERE s." + k + " BETWEEN f.kmin AND f.kmax) ORDER BY i");
+                             "(SELECT 1 FROM " + incoming + " s WHERE s." + k + " BETWEEN f.kmin AND f.kmax) OR (f.may_hold_null AND "
+                             "EXISTS (SELECT 1 FROM " + incoming + " s WHERE s." + k + " IS NULL)) ORDER BY i");
   std::vector<delta::AddFile> files;
   for (const auto& row : rows.rows) files.push_back(snapshot.files[std::stoul(*row[0])]);
   return files;

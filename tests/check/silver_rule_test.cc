@@ -51,5 +51,27 @@ TEST(SilverRule, TheSameEventsInOneRunOrInManyGiveTheSameTable) {
   EXPECT_EQ(at_once.lakestream("check").exit_code, 0);
 }
 
+TEST(SilverRule, ANullInAKeyColumnIsAValueLikeAnyOther) {
+  // Composite key (region, order_id), a NULL first key column (the one files are pruned by): region NULL is one entity, kept and updated, never dropped.
+  const char* schema = "order_id = \"bigint\"\nregion = \"string\"\nstatus = \"string\"\nevent_time = \"timestamp\"\n";
+  const char* latest = "[streams.latest_orders]\nkind = \"latest\"\nfrom = \"bronze_clicks\"\ntable = \"orders\"\n"
+                       "key = [\"region\", \"order_id\"]\norder_by = \"event_time\"\nentity = \"order\"\n";
+  auto event = [](int id, const char* region, const char* status, const char* hhmm) {
+    std::string r = region ? std::string("\"") + region + "\"" : "null";
+    return "{\"order_id\":" + std::to_string(id) + ",\"region\":" + r + ",\"status\":\"" + status +
+           "\",\"event_time\":\"2026-10-01T" + std::string(hhmm).substr(0, 2) + ":" + std::string(hhmm).substr(2, 2) +
+           ":00Z\"}\n";
+  };
+  PipelineFixture f(clicks_pipeline(schema, latest), {{"clicks", 1}});
+  send_and_run(f, event(1, nullptr, "placed", "0901") + event(1, "eu", "placed", "0902"));
+  send_and_run(f, event(1, nullptr, "shipped", "0910"));
+  send_and_run(f, event(1, nullptr, "placed", "0905"));  // older: changes nothing
+  EXPECT_EQ(f.query("select order_id, region, status from orders order by region nulls first"),
+            "order_id,region,status\n1,,shipped\n1,eu,placed\n");  // csv: NULL is empty
+  expect_check(f,
+               "ok      bronze_clicks has 4 events, each offset once\n"
+               "ok      orders has the newest state of all 2 orders\n");
+}
+
 }  // namespace
 }  // namespace lakestream::testing
