@@ -351,8 +351,11 @@ void Checker::check_window(const Stream& stream) {
   // The recount of only the events that had arrived when the window was written, and were on time.
   con_.exec("CREATE OR REPLACE TEMP TABLE check_arrived AS SELECT " + e_key + ", count(*) AS _arrived FROM check_events e "
             "JOIN check_gold g ON " + same + " WHERE e._batch <= g.boundary GROUP BY " + e_key);
+  // The aggregates name the events' columns unqualified, and a group column of gold may have the
+  // name of one (group_by = ["n"], sum(n)): they run over the events alone, the join done inside.
   con_.exec("CREATE OR REPLACE TEMP TABLE check_before AS SELECT " + e_key + ", " + aggs +
-            " FROM check_counted e JOIN check_gold g ON " + same + " WHERE e._batch <= g.boundary GROUP BY " + e_key);
+            " FROM (SELECT e.* FROM check_counted e JOIN check_gold g ON " + same +
+            " WHERE e._batch <= g.boundary) e GROUP BY " + e_key);
 
   auto join_on = [&](const std::string& alias) {
     std::string on = alias + ".ws = k.ws";
