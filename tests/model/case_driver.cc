@@ -252,6 +252,15 @@ class CasePlay {
       std::string message = at == std::string::npos ? "" : line.substr(at);
       if (verdict == "PROBLEM" || verdict == "error") problems++;
       if (verdict == "waiting" && message.find(" is not written yet: run") != std::string::npos) got.unwritten_tables++;
+      // A window's line starts with its time, maybe after its table's name.
+      for (const auto& w : case_.pipeline.windows) {
+        std::string table = w.name + "_t";
+        bool named = message.rfind(table, 0) == 0 && message.size() > table.size() &&
+                     (message[table.size()] == ' ' || message[table.size()] == ':');
+        if (!named) continue;
+        size_t after = message.find_first_not_of(": ", table.size());
+        message = after == std::string::npos ? "" : message.substr(after);
+      }
       if (message.empty() || !std::isdigit(static_cast<unsigned char>(message[0]))) continue;  // not a window
       if (verdict == "ok") got.ok++;
       else if (verdict == "late") got.late++;
@@ -274,6 +283,11 @@ class CasePlay {
 
 }  // namespace
 
+EmbeddedBroker& shared_broker() {
+  static EmbeddedBroker broker({});
+  return broker;
+}
+
 CaseOutcome play_case(EmbeddedBroker& broker, const Case& c, bool check_after_runs) {
   auto started = std::chrono::steady_clock::now();
   CaseOutcome outcome;
@@ -282,7 +296,7 @@ CaseOutcome play_case(EmbeddedBroker& broker, const Case& c, bool check_after_ru
   return outcome;
 }
 
-Case shrink_case(EmbeddedBroker& broker, const Case& failing) {
+Case shrink_case(EmbeddedBroker& broker, const Case& failing, const std::string& failure) {
   Case best = failing;
   // The same kind of failure: its words, without the figures and the rows.
   auto kind_of = [](const std::string& failure) {
@@ -291,22 +305,22 @@ Case shrink_case(EmbeddedBroker& broker, const Case& failing) {
       if (!std::isdigit(static_cast<unsigned char>(ch))) kind += ch;
     return kind.substr(kind.find(": ") == std::string::npos ? 0 : kind.find(": "));
   };
-  std::string kind = kind_of(play_case(broker, failing).failure);
+  std::string kind = kind_of(failure);
   auto still_fails = [&](const Case& c) {
     std::string failure = play_case(broker, c).failure;
     return !failure.empty() && kind_of(failure) == kind;
   };
-  int budget = 80;  // plays; a shrink is for reading, not for minimality
+  int budget = 40;  // plays; a shrink is for reading, not for minimality
   bool progress = true;
   while (progress && budget > 0) {
     progress = false;
-    for (size_t w = 0; best.pipeline.windows.size() > 1 && w < best.pipeline.windows.size() && budget > 0; w++) {
+    for (size_t w = 0; best.pipeline.windows.size() > (best.pipeline.latest ? 0u : 1u) && w < best.pipeline.windows.size() && budget > 0; w++) {
       Case c = best;
       c.pipeline.windows.erase(c.pipeline.windows.begin() + static_cast<long>(w));
       budget--;
       if (still_fails(c)) { best = c; progress = true; w--; }
     }
-    if (best.pipeline.latest && budget-- > 0) {
+    if (best.pipeline.latest && !best.pipeline.windows.empty() && budget-- > 0) {
       Case c = best;
       c.pipeline.latest.reset();
       if (still_fails(c)) { best = c; progress = true; }

@@ -17,12 +17,15 @@ struct CaseOutcome {
   double seconds = 0;
 };
 
+// One broker for the whole test program: each case gets a topic of its own.
+EmbeddedBroker& shared_broker();
+
 // Runs the case in a fresh folder, on a fresh topic of `broker`. `check_after_runs`: also run
 // check after every run (slower), not only after the last one.
 CaseOutcome play_case(EmbeddedBroker& broker, const Case& c, bool check_after_runs = false);
 
-// Drops sends, events and window streams while the case still fails (any failure): the smallest
-// case found that still fails.
-Case shrink_case(EmbeddedBroker& broker, const Case& failing);
+// Drops sends, events and streams while the case still fails as `failure` did (the same words,
+// other figures): the smallest such case found within a budget of plays.
+Case shrink_case(EmbeddedBroker& broker, const Case& failing, const std::string& failure);
 
 }  // namespace lakestream::model

@@ -9,6 +9,7 @@
 #include <set>
 #include <sstream>
 
+#include "model/case_file.h"
 #include "model/model_case.h"
 
 namespace lakestream::model {
@@ -268,6 +269,9 @@ Case generate_case(uint64_t seed, const Coverage& cov) {
     }
     c.steps.push_back(step);
   }
+  // The model reads each event from its text, as the stream does: what a case file replays.
+  for (auto& step : c.steps)
+    for (auto& e : step.send) e = event_of(e.value, e.partition, p.require_ts);
   return c;
 }
 
@@ -317,6 +321,7 @@ std::string describe_case(const Case& c) {
     out << "send " << ++n << (step.run ? "" : " (no run after it)") << (step.send.empty() ? ": nothing" : "") << "\n";
     for (const auto& e : step.send) out << "  " << e.partition << ": " << (e.value.empty() ? "(empty value)" : e.value) << "\n";
   }
+  out << "--- as a case file for tests/data/model/\n" << case_to_json(c).dump() << "\n";
   return out.str();
 }
 

@@ -3,7 +3,8 @@
 // must say what the model says, and recount must make gold the batch truth.
 //
 // LAKESTREAM_MODEL_SEED=N plays one case (and shrinks it when it fails);
-// LAKESTREAM_LONG_TESTS=1 plays many more cases, with check after every run;
+// LAKESTREAM_LONG_TESTS=1 plays ten times as many, with check after every run;
+// LAKESTREAM_MODEL_CASES / LAKESTREAM_MODEL_FIRST_SEED choose the cases of each of the 4 slices;
 // LAKESTREAM_MODEL_WITHOUT=a,b leaves shapes out (see Coverage in model_case.h).
 #include <gtest/gtest.h>
 
@@ -17,27 +18,18 @@
 namespace lakestream::model {
 namespace {
 
-// One broker for the whole program: each case gets a topic of its own.
-EmbeddedBroker& shared_broker() {
-  static std::unique_ptr<EmbeddedBroker> broker = std::make_unique<EmbeddedBroker>(std::vector<TopicSpec>{});
-  return *broker;
-}
-
 bool long_tests() {
   const char* v = std::getenv("LAKESTREAM_LONG_TESTS");
   return v && *v && std::string(v) != "0";
 }
 
-// Plays `seed`; on failure, prints the shrunk case that still fails.
-void expect_case_agrees(uint64_t seed, const Coverage& coverage, bool check_after_runs) {
-  Case c = generate_case(seed, coverage);
-  CaseOutcome outcome = play_case(shared_broker(), c, check_after_runs);
-  if (outcome.failure.empty()) return;
-  Case small = shrink_case(shared_broker(), c);
+// Reports a failing case: its first failure, and a shrunk case that fails the same way.
+void report_failure(const Case& c, const CaseOutcome& outcome, bool check_after_runs) {
+  Case small = shrink_case(shared_broker(), c, outcome.failure);
   CaseOutcome again = play_case(shared_broker(), small, check_after_runs);
-  ADD_FAILURE() << "seed " << seed << ": " << outcome.failure << "\n\nA smaller case that fails too"
-                << (again.failure.empty() ? " (it passed when played again: timing?)" : ": " + again.failure) << "\n"
-                << describe_case(small);
+  ADD_FAILURE() << "seed " << c.seed << ": " << outcome.failure << "\n\nA smaller case"
+                << (again.failure.empty() ? " (it passed when played again: the failure depends on timing)" : " that fails too: " + again.failure)
+                << "\n" << describe_case(small);
 }
 
 std::string coverage_note(const Coverage& c) {
@@ -56,17 +48,27 @@ std::string coverage_note(const Coverage& c) {
   return off;
 }
 
-TEST(ModelDifferential, GeneratedPipelinesAgreeWithTheModel) {
+// The default cases come in slices, so that `ctest -j` plays them in parallel.
+constexpr int kSlices = 4;
+constexpr int kCasesPerSlice = 50;
+
+class ModelDifferential : public ::testing::TestWithParam<int> {};
+
+TEST_P(ModelDifferential, GeneratedPipelinesAgreeWithTheModel) {
   Coverage coverage = coverage_from_env();
   if (std::string off = coverage_note(coverage); !off.empty())
     std::printf("NOTE: shapes left out by LAKESTREAM_MODEL_WITHOUT: %s\n", off.c_str());
   if (const char* one = std::getenv("LAKESTREAM_MODEL_SEED")) {
-    expect_case_agrees(std::strtoull(one, nullptr, 10), coverage, true);
+    if (GetParam() != 0) return;
+    Case c = generate_case(std::strtoull(one, nullptr, 10), coverage);
+    CaseOutcome outcome = play_case(shared_broker(), c, true);
+    if (!outcome.failure.empty()) report_failure(c, outcome, true);
     return;
   }
-  int cases = long_tests() ? 2000 : 200;
+  int cases = long_tests() ? 10 * kCasesPerSlice : kCasesPerSlice;
   if (const char* n = std::getenv("LAKESTREAM_MODEL_CASES")) cases = std::atoi(n);
-  const uint64_t first = std::getenv("LAKESTREAM_MODEL_FIRST_SEED") ? std::strtoull(std::getenv("LAKESTREAM_MODEL_FIRST_SEED"), nullptr, 10) : 1;
+  const char* first_seed = std::getenv("LAKESTREAM_MODEL_FIRST_SEED");
+  const uint64_t first = (first_seed ? std::strtoull(first_seed, nullptr, 10) : 1) + static_cast<uint64_t>(GetParam()) * cases;
   int failed = 0;
   auto started = std::chrono::steady_clock::now();
   for (int i = 0; i < cases; i++) {
@@ -74,16 +76,19 @@ TEST(ModelDifferential, GeneratedPipelinesAgreeWithTheModel) {
     Case c = generate_case(seed, coverage);
     CaseOutcome outcome = play_case(shared_broker(), c, long_tests());
     if (outcome.failure.empty()) continue;
-    // Shrink only the first few: each shrink plays the case dozens of times.
-    if (++failed <= 3) {
-      expect_case_agrees(seed, coverage, long_tests());
+    // Shrink only the first: a shrink plays the case up to 40 times.
+    if (++failed == 1) {
+      report_failure(c, outcome, long_tests());
     } else {
       ADD_FAILURE() << "seed " << seed << ": " << outcome.failure.substr(0, 2000);
     }
   }
   double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
-  std::printf("%d cases in %.1f s, %d failed\n", cases, seconds, failed);
+  std::printf("seeds %llu to %llu: %d cases in %.1f s, %d failed\n", static_cast<unsigned long long>(first),
+              static_cast<unsigned long long>(first + cases - 1), cases, seconds, failed);
 }
+
+INSTANTIATE_TEST_SUITE_P(Slices, ModelDifferential, ::testing::Range(0, kSlices));
 
 }  // namespace
 }  // namespace lakestream::model
