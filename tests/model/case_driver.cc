@@ -218,7 +218,7 @@ class CasePlay {
         for (const auto& t : tables) if (t.name == table) keys = t.key_columns;
         std::vector<std::optional<std::string>> key(values.begin(), values.begin() + keys);
         std::string key_text = ReferenceModel::key_text(key);
-        if (actual[table].count(key_text)) return "table " + table + " has two rows for " + key_text;
+        if (actual[table].count(key_text)) return "table " + table + " has two rows for the key " + key_text;
         actual[table][key_text] = std::vector<std::optional<std::string>>(values.begin() + keys, values.end());
       }
     }

@@ -314,7 +314,8 @@ std::string pipeline_toml(const PipelineSpec& p, const std::string& bootstrap) {
 
 std::string describe_case(const Case& c) {
   std::ostringstream out;
-  out << "seed " << c.seed << " (rerun: LAKESTREAM_MODEL_SEED=" << c.seed << ")\n--- lakestream.toml\n"
+  if (c.seed != 0) out << "seed " << c.seed << " (rerun: LAKESTREAM_MODEL_SEED=" << c.seed << ")\n";
+  out << "--- lakestream.toml\n"
       << pipeline_toml(c.pipeline, "127.0.0.1:9092") << "--- sends (partition: value), each followed by a run unless marked\n";
   int n = 0;
   for (const auto& step : c.steps) {

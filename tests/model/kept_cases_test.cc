@@ -20,7 +20,8 @@ TEST_P(KeptCase, AgreesWithTheModel) {
   nlohmann::json j = nlohmann::json::parse(in);
   SCOPED_TRACE(j.value("why", std::string()));
   Case c = case_from_json(j);
-  CaseOutcome outcome = play_case(shared_broker(), c, true);
+  // Check after the last run only: a table that differs is found before a check that fails.
+  CaseOutcome outcome = play_case(shared_broker(), c, false);
   EXPECT_EQ(outcome.failure, "") << describe_case(c);
 }
 
