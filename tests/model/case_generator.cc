@@ -237,6 +237,7 @@ Case generate_case(uint64_t seed, const Coverage& cov) {
   clock.step = std::max<int64_t>(first_window, clock.delay / 2);
   clock.now = 1790812800LL * kSecond + r.below(30) * kDay + r.below(1440) * kMinute;  // October 2026
   std::vector<Event> sent;
+  std::set<std::pair<int64_t, int64_t>> silver_times;  // without silver ties: each (id, ts) once
   int steps = 2 + r.below(3);
   for (int s = 0; s < steps; s++) {
     Step step;
@@ -251,15 +252,17 @@ Case generate_case(uint64_t seed, const Coverage& cov) {
         e.value = r.pick(std::vector<std::string>{"not json", "{\"id\":7,\"n\":\"lots\",\"ts\":\"2026-10-01T09:00:00Z\"}", ""});
       } else if (kind <= 2 && !sent.empty() && cov.resends) {
         e = r.pick(sent);  // the producer sent it again, byte for byte
-      } else if (kind <= 4 && !sent.empty()) {
-        // Same id, k2 and time, other values: a correction, or the same key sent with other fields.
-        e = r.pick(sent);
-        if (!cov.silver_ties && p.latest) e = fresh_event(r, clock, p, cov);
-        e.g = r.chance(0.3) ? std::nullopt : std::optional<std::string>(r.pick(kGroupValues));
-        e.n = r.below(2001) - 1000;
-        e.value = event_json(e, r);
       } else {
-        e = fresh_event(r, clock, p, cov);
+        if (kind <= 4 && !sent.empty()) {
+          // Same id, k2 and time, other values: a correction, or the same key sent with other fields.
+          e = r.pick(sent);
+          e.g = r.chance(0.3) ? std::nullopt : std::optional<std::string>(r.pick(kGroupValues));
+          e.n = r.below(2001) - 1000;
+        } else {
+          e = fresh_event(r, clock, p, cov);
+        }
+        if (!cov.silver_ties && p.latest && e.ts_us)
+          while (!silver_times.insert({e.id.value_or(0), *e.ts_us}).second) ++*e.ts_us;
         e.value = event_json(e, r);
         if (p.require_ts && !e.ts_us) e.valid = false;
       }
