@@ -82,7 +82,8 @@ TEST_P(ModelDifferential, GeneratedPipelinesAgreeWithTheModel) {
     if (++failed == 1) {
       report_failure(c, outcome, long_tests());
     } else {
-      ADD_FAILURE() << "seed " << seed << ": " << outcome.failure.substr(0, 2000);
+      ADD_FAILURE() << "seed " << seed << ": " << outcome.failure.substr(0, 2000) << "\n--- its pipeline\n"
+                    << pipeline_toml(c.pipeline, "127.0.0.1:9092");
     }
   }
   double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
