@@ -10,7 +10,6 @@
 
 #include <chrono>
 #include <cstdlib>
-#include <memory>
 
 #include "model/case_driver.h"
 #include "model/model_case.h"
