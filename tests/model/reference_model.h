@@ -1,0 +1,97 @@
+// The reference model: what every table of a generated pipeline must hold after each run, and
+// what check must say, computed event by event from docs/event-time.md (Spark's rules). It shares
+// no code with the engine: no SQL, no DuckDB, plain loops over the records.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "model/model_case.h"
+
+namespace lakestream::model {
+
+// A value as the model knows it, compared with the engine's text of it.
+struct Value {
+  enum class Kind { integer, decimal, floating, text } kind = Kind::text;
+  bool null = true;
+  __int128 integer = 0;  // integer, or a decimal's unscaled digits
+  int scale = 0;         // a decimal's scale
+  double floating = 0;
+  std::string text;
+
+  static Value null_of(Kind k, int scale = 0) { Value v; v.kind = k; v.scale = scale; return v; }
+  static Value of_integer(__int128 i) { Value v = null_of(Kind::integer); v.null = false; v.integer = i; return v; }
+  static Value of_decimal(__int128 digits, int scale) { Value v = null_of(Kind::decimal, scale); v.null = false; v.integer = digits; return v; }
+  static Value of_double(double d) { Value v = null_of(Kind::floating); v.null = false; v.floating = d; return v; }
+  static Value of_text(const std::optional<std::string>& s) { Value v; v.null = !s; v.text = s.value_or(""); return v; }
+
+  std::string show() const;
+  // Whether the engine's text (nullopt: NULL) is this value: numbers exactly, doubles within a
+  // relative 1e-9 of the magnitude.
+  bool matches(const std::optional<std::string>& engine_text) const;
+};
+
+// A table as rows keyed by the text of their key columns.
+using Rows = std::map<std::string, std::vector<Value>>;
+
+// What check's window lines must say: how many of each verdict, over every window table.
+struct CheckVerdicts {
+  int ok = 0, late = 0, waiting = 0, problem = 0;
+  int unwritten_tables = 0;  // window tables not written yet: one line each, no windows
+  bool operator==(const CheckVerdicts&) const = default;
+  std::string show() const;
+};
+
+class ReferenceModel {
+ public:
+  explicit ReferenceModel(PipelineSpec pipeline);
+
+  // One `lakestream run` after `records` (in the order Kafka acknowledged them) were sent.
+  void run(const std::vector<Record>& records);
+  // `lakestream recount`: written windows take the batch recount's values.
+  void recount();
+
+  Rows bronze() const;
+  int quarantined() const { return quarantined_; }
+  Rows silver() const;                  // empty without a latest stream
+  Rows gold(size_t window) const;       // the window stream's table
+  int64_t watermark(size_t window) const { return windows_[window].watermark; }
+  CheckVerdicts check() const;
+
+  // The key text of a row, as the driver builds it from the engine's columns.
+  static std::string key_text(const std::vector<std::optional<std::string>>& parts);
+
+ private:
+  struct Counted {
+    std::vector<const Record*> events;  // the rows the stream kept for this window
+    std::vector<std::optional<std::string>> groups;
+    int64_t start = 0;
+  };
+  struct WindowState {
+    int64_t watermark = 0;
+    std::map<std::string, Counted> open;              // windows still in the state
+    std::map<std::string, int64_t> remembered;        // dedup key -> event time of its first copy
+    std::map<std::string, Counted> written;           // what the table holds (append: closed windows)
+    std::map<std::string, std::vector<Value>> recounted;  // values recount wrote over `written`
+  };
+
+  void run_window(size_t index, const std::vector<const Record*>& batch);
+  void close_windows(const WindowSpec& w, WindowState& s, int64_t watermark);
+  std::vector<Value> aggregate(const WindowSpec& w, const std::vector<const Record*>& events) const;
+  // The batch truth: distinct events of bronze, filtered, de-duplicated by the stream's keys.
+  std::map<std::string, Counted> recount_of(const WindowSpec& w) const;
+
+  PipelineSpec pipeline_;
+  std::vector<std::vector<Record>> runs_;  // the records of each run that had any
+  int quarantined_ = 0;
+  std::vector<WindowState> windows_;
+};
+
+// Helpers the driver shares with the model (pure text, no engine code).
+std::string civil_date(int64_t us);                   // YYYY-MM-DD of a UTC instant
+std::optional<std::string> column_text(const Event& e, Column c);
+
+}  // namespace lakestream::model
