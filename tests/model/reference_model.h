@@ -76,13 +76,17 @@ class ReferenceModel {
     std::map<std::string, int64_t> remembered;        // dedup key -> event time of its first copy
     std::map<std::string, Counted> written;           // what the table holds (append: closed windows)
     std::map<std::string, std::vector<Value>> recounted;  // values recount wrote over `written`
+    std::vector<int64_t> met;  // the watermark each run's batch met (what the batch before ended with)
   };
 
   void run_window(size_t index, const std::vector<const Record*>& batch);
   void close_windows(const WindowSpec& w, WindowState& s, int64_t watermark);
   std::vector<Value> aggregate(const WindowSpec& w, const std::vector<const Record*>& events) const;
-  // The batch truth: distinct events of bronze, filtered, de-duplicated by the stream's keys.
-  std::map<std::string, Counted> recount_of(const WindowSpec& w) const;
+  // The batch truth: distinct events of bronze, filtered, de-duplicated by the stream's keys as
+  // its state does (docs/event-time.md): a key counts again once the watermark its copy met has
+  // passed the last counted copy's event time plus the delay; a late copy before that, or at the
+  // counted copy's very time, is the same event.
+  std::map<std::string, Counted> recount_of(size_t window) const;
 
   PipelineSpec pipeline_;
   std::vector<std::vector<Record>> runs_;  // the records of each run that had any
