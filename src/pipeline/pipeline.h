@@ -41,6 +41,8 @@ struct KafkaSettings {
   std::string bootstrap;  // "host:port,..." or "embedded" (the address `lakestream broker` wrote)
   // librdkafka properties passed through as given, after ${ENV} substitution.
   std::vector<std::pair<std::string, std::string>> properties;
+  // The topics of the pipeline's sources, named in the hint when its embedded broker is not running.
+  std::vector<std::string> topics;
 };
 
 // True for librdkafka property names whose values are secrets and must never be printed

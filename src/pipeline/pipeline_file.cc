@@ -515,6 +515,7 @@ Pipeline load_pipeline(const std::string& path) {
         sources->fail(entry.name, "must be a table [sources." + entry.name + "], not " + toml_type_words(*entry.value));
       }
       pipeline.sources.push_back(read_source(*sources, entry.name));
+      pipeline.kafka.topics.push_back(pipeline.sources.back().topic);
     }
   }
 
