@@ -10,8 +10,10 @@
 #include "engine/continuous.h"
 #include "engine/metrics.h"
 #include "engine/runner.h"
+#include "engine/stop_summary.h"
 #include "util/error.h"
 #include "util/http_server.h"
+#include "util/stop.h"
 
 namespace lakestream::cli {
 
@@ -58,7 +60,14 @@ void add_run_command(CLI::App& app) {
       std::cout << "metrics at http://" << flags->metrics_host << ":" << server->port() << "/metrics\n" << std::flush;
     }
     if (!flags->continuous) {
-      run_pipeline(pipeline, options, std::cout);
+      // Ctrl-C or SIGTERM ends the run at the next batch boundary, as in continuous mode; the
+      // exit status is then 130, as for a shell command interrupted.
+      install_stop_signals();
+      auto reports = run_pipeline(pipeline, options, std::cout);
+      if (stop_requested()) {
+        std::cout << stop_summary(pipeline, options, reports) << std::flush;
+        set_exit_status(130);
+      }
       return;
     }
     ContinuousOptions continuous;

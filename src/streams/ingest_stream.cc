@@ -130,7 +130,10 @@ class IngestRun {
     };
     for (const auto& ranges : plans) {
       // A stop request (SIGTERM in continuous mode) lets the batch in flight finish, no more.
-      if (stop_requested()) break;
+      if (stop_requested()) {
+        report_.stopped = true;
+        break;
+      }
       Offsets batch_end = start;
       for (const auto& r : ranges) batch_end[r.partition] = r.end;
       auto batch = read_batch(next_id, start, batch_end, data_loss, false, *cons[next_id % 2]);
@@ -139,7 +142,10 @@ class IngestRun {
                                 "first read them, and are not in " + ctx_.stream.table;
       began_late_.clear();
       finish_writing();
-      if (stop_requested()) break;  // read but not planned: nothing to undo
+      if (stop_requested()) {  // read but not planned: nothing to undo
+        report_.stopped = true;
+        break;
+      }
       auto planning = std::chrono::steady_clock::now();
       nlohmann::json input = {{"start", to_json(start)}, {"end", to_json(batch_end)}};
       if (!data_loss.empty()) input["dataLoss"] = data_loss;
