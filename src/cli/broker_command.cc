@@ -16,7 +16,7 @@ void add_broker_command(CLI::App& app) {
   };
   auto args = std::make_shared<Args>();
   auto* cmd = app.add_subcommand(
-      "broker", "serve an embedded Kafka broker (in memory, on 127.0.0.1) for development, tests and the demo");
+      "broker", "Serve an embedded Kafka broker (in memory, on 127.0.0.1) for development, tests and the demo");
   cmd->add_option("--brokers", args->brokers, "how many brokers the cluster has")->check(CLI::Range(1, 16));
   cmd->add_option("--topic", args->topics, "a topic to create, NAME:PARTITIONS (repeat for more)")
       ->allow_extra_args(false);
@@ -25,7 +25,7 @@ void add_broker_command(CLI::App& app) {
   cmd->add_option("--address-file", args->address_file,
                   "where to write the address (default: a per-user file for each name)");
   auto* reset = cmd->add_subcommand(
-      "reset", "wipe every topic of the running embedded broker and create them again empty (on new ports)");
+      "reset", "Wipe every topic of the running embedded broker and create them again empty (on new ports)");
   reset->add_option("--name", args->name, "the broker to reset (default: the one without a name)");
   reset->add_option("--address-file", args->address_file, "the address file of the broker to reset");
 

@@ -73,7 +73,7 @@ void produce(const Args& args) {
 
 void add_produce_command(CLI::App& app) {
   auto args = std::make_shared<Args>();
-  auto* cmd = app.add_subcommand("produce", "send JSON lines to a Kafka topic, one message per line");
+  auto* cmd = app.add_subcommand("produce", "Send JSON lines to a Kafka topic, one message per line");
   cmd->add_option("-t,--topic", args->topic, "the topic");
   cmd->add_option("--bootstrap", args->bootstrap,
                   "the brokers, host:port,... or \"embedded\" for `lakestream broker`")

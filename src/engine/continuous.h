@@ -1,7 +1,9 @@
 // Continuous mode (`lakestream run --continuous`): the pipeline's streams run again and again on
 // an interval until SIGTERM or SIGINT. A signal lets the batch in flight finish and commit, then
 // the process stops cleanly. A failed run is retried with exponential backoff (1 s, 2 s, 4 s, ...
-// up to 5 minutes); each failure is in the stream's progress log, so status shows it.
+// up to 5 minutes); each failure is in the stream's progress log, so status shows it. It prints as a
+// service log: every line timestamped (UTC), a line per batch, nothing for an idle stream but a
+// periodic heartbeat.
 #pragma once
 
 #include <cstdint>
@@ -15,6 +17,8 @@ struct ContinuousOptions {
   int64_t interval_us = 60LL * 1000000;   // between the start of one run and the next
   double first_retry_seconds = 1;
   double max_retry_seconds = 300;
+  // With nothing new, one "alive" line this often (a service log stays quiet while idle, not mute).
+  double heartbeat_seconds = 600;
 };
 
 // Runs until a stop is requested (installs the signal handlers itself). Returns the number of

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 #include <utility>
@@ -78,6 +79,9 @@ struct Stream {
   StreamKind kind = StreamKind::Ingest;
   std::string table;   // the table it writes
   int line = 0;
+  // The line of each key holding SQL ("filter", "derived.dt", "aggregates.revenue"), for the
+  // errors of check_pipeline_sql, which runs the expressions after loading.
+  std::map<std::string, int> sql_lines;
 
   // ingest
   std::string source;  // a [sources.X] name
@@ -126,6 +130,9 @@ struct Pipeline {
 
   const Source* find_source(const std::string& name) const;
   const Stream* find_stream(const std::string& name) const;
+  // Why `name` is not a stream of this pipeline, to throw: a likely typo's correction, or the
+  // stream that writes it when it is a table's name; else the streams there are.
+  std::string no_stream_named(const std::string& name) const;
   // The stream that writes `table`, or nullptr.
   const Stream* writer_of(const std::string& table) const;
   std::string table_path(const std::string& table) const;

@@ -4,6 +4,8 @@
 #include <signal.h>
 
 #include <chrono>
+#include <sstream>
+#include <regex>
 #include <thread>
 
 #include "ops_pipeline.h"
@@ -98,8 +100,31 @@ TEST(Continuous, SigtermFinishesTheBatchInFlightAndNoMore) {
             "n,offsets\n20000,20000\n");
 }
 
+TEST(Continuous, ReadsLikeAServiceLogQuietWhileIdleButForAHeartbeat) {
+  PipelineFixture f(ops_pipeline(), {{"orders", 1}});
+  f.produce("orders", order_at(1, "0905"), "order_id");
+  BackgroundProcess run({"run", "-p", f.pipeline_file(), "--continuous", "--interval", "1s", "--heartbeat", "2s"},
+                        f.dir());
+  ASSERT_TRUE(run.wait_for_output("alive: ", 15000)) << run.out() << run.err();
+  ASSERT_TRUE(run.wait_for_output("batches in the last 2 s", 15000)) << run.out();
+  run.send_signal(SIGTERM);
+  CommandResult r = run.wait(30000);
+  EXPECT_EQ(r.exit_code, 0);
+  // Every line starts with the time in UTC; the batches are there, idle runs are not.
+  std::istringstream lines(r.out);
+  int count = 0;
+  for (std::string line; std::getline(lines, line);) {
+    if (line.rfind("  ", 0) == 0) continue;  // a batch line's continuation (a warning)
+    EXPECT_TRUE(std::regex_search(line, std::regex("^20\\d\\d-\\d\\d-\\d\\dT\\d\\d:\\d\\d:\\d\\dZ "))) << line;
+    count++;
+  }
+  EXPECT_GE(count, 4) << r.out;
+  EXPECT_NE(r.out.find("Z read_orders: batch 0: 1 in, 1 out to bronze_orders"), std::string::npos) << r.out;
+  EXPECT_EQ(r.out.find("nothing new"), std::string::npos) << r.out;
+}
+
 TEST(Continuous, FailuresAreRetriedWithBackoffAndShownInStatus) {
-  PipelineFixture f(ops_pipeline("no_such_column = 'placed'"), {{"orders", 1}});
+  PipelineFixture f(ops_pipeline("cast(status as integer) = 1"), {{"orders", 1}});
   f.produce("orders", order_at(1, "0905"), "order_id");
   BackgroundProcess run({"run", "-p", f.pipeline_file(), "--continuous", "--interval", "1s"}, f.dir());
   auto until = std::chrono::steady_clock::now() + std::chrono::seconds(20);
@@ -111,7 +136,7 @@ TEST(Continuous, FailuresAreRetriedWithBackoffAndShownInStatus) {
   EXPECT_NE(err.find("retrying in 4 s (failure 3 in a row)"), std::string::npos) << err;
   nlohmann::json gold = stream_status(f, "hourly_sales");
   EXPECT_EQ(gold["health"], "failing");
-  EXPECT_NE(gold["lastError"].get<std::string>().find("no_such_column"), std::string::npos);
+  EXPECT_NE(gold["lastError"].get<std::string>().find("Could not convert string 'placed'"), std::string::npos);
   run.send_signal(SIGINT);
   CommandResult r = run.wait(30000);
   EXPECT_EQ(r.exit_code, 0) << "a stop request during the backoff stops at once";
