@@ -38,6 +38,7 @@ int main(int argc, char** argv) {
   lakestream::cli::add_status_command(app);
   lakestream::cli::add_lateness_command(app);
   lakestream::cli::add_replay_command(app);
+  lakestream::cli::add_help_command(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
