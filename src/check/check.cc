@@ -12,6 +12,17 @@
 
 namespace lakestream {
 
+namespace {
+
+// Equal values of an aggregate: exactly, or for doubles within 1e-9 of their size, since a sum of
+// doubles depends on the order it was added in (the stream adds batch by batch, the recount at once).
+std::string same_value(const std::string& a, const std::string& b) {
+  return "(" + a + " IS NOT DISTINCT FROM " + b + " OR abs(" + a + " - " + b + ") <= 1e-9 * greatest(abs(" + a +
+         "), abs(" + b + ")))";
+}
+
+}  // namespace
+
 bool CheckResult::has_problem() const {
   for (const auto& l : lines)
     if (l.verdict == "PROBLEM" || l.verdict == "LIMIT") return true;
@@ -325,15 +336,17 @@ void Checker::check_window(const Stream& stream) {
   for (size_t i = 0; i < stream.aggregates.size(); i++) {
     std::string a = q(stream.aggregates[i].name), n = std::to_string(i);
     select += ", g." + a + "::VARCHAR AS g" + n + ", r." + a + "::VARCHAR AS r" + n;
-    g_eq_r += " AND g." + a + " IS NOT DISTINCT FROM r." + a;
-    g_eq_b += " AND g." + a + " IS NOT DISTINCT FROM b." + a;
+    g_eq_r += " AND " + same_value("g." + a, "r." + a);
+    g_eq_b += " AND " + same_value("g." + a, "b." + a);
   }
   select += ", (" + g_eq_r + ") AS g_eq_r, (b.ws IS NOT NULL AND " + g_eq_b + ") AS g_eq_b";
+  std::string group_order;  // qualified: every joined table has the group columns
+  for (const auto& g : stream.group_by) group_order += ", k." + q(g);
   sql::Rows rows = con_.query(select + " FROM (SELECT " + key + " FROM check_gold UNION SELECT " + key +
                               " FROM check_recount) k LEFT JOIN check_gold g ON " + join_on("g") +
                               " LEFT JOIN check_recount r ON " + join_on("r") + " LEFT JOIN check_arrived a ON " + join_on("a") +
                               " LEFT JOIN check_before b ON " +
-                              join_on("b") + " ORDER BY k.ws" + (stream.group_by.empty() ? "" : ", " + key.substr(4)));
+                              join_on("b") + " ORDER BY k.ws" + group_order);
 
   constexpr int64_t kDayUs = 24LL * 3600 * 1000 * 1000;
   bool one_day = true;

@@ -109,6 +109,7 @@ struct Stream {
   std::vector<std::string> dedup;     // drop duplicates within the watermark on these; empty: off
   int64_t window_us = 0;              // tumbling window size
   std::string window_column = "window_start";
+  std::string window_end_column;      // optional: a column with each window's end (Spark's window.end)
   std::vector<std::string> group_by;
   std::vector<Aggregate> aggregates;  // in the order the file declares them
   OutputMode output = OutputMode::Append;

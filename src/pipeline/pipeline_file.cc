@@ -27,7 +27,7 @@ const std::vector<std::string> kIngestKeys{"kind", "table", "source", "derived",
 const std::vector<std::string> kLatestKeys{"kind", "table", "from", "key", "order_by", "entity", "max_staleness",
                                            "max_files_per_trigger"};
 const std::vector<std::string> kWindowKeys{"kind",   "table",    "from",          "filter",   "event_time",
-                                           "watermark", "dedup", "window",        "window_column", "group_by",
+                                           "watermark", "dedup", "window",        "window_column", "window_end_column", "group_by",
                                            "output", "aggregates", "max_late_share", "max_staleness",
                                            "max_files_per_trigger"};
 // The columns ingest adds after the event's fields; a field of the same name would collide.
@@ -343,6 +343,14 @@ void read_window_settings(const TomlSection& section, Stream& stream) {
       section.fail("window_column", "'" + stream.window_column + "' is not a valid column name; use letters, digits and _ (not starting with a digit)");
     }
   }
+  if (section.has("window_end_column")) {
+    stream.window_end_column =
+        section.required_string("window_end_column", "name the window-end column, e.g. \"window_end\"");
+    if (!is_identifier(stream.window_end_column) || stream.window_end_column == stream.window_column) {
+      section.fail("window_end_column", "'" + stream.window_end_column + "' is not a valid column name of its own; use "
+                   "letters, digits and _ (not starting with a digit), other than window_column");
+    }
+  }
   stream.group_by = column_list(section, "group_by", false, "name the grouping columns, e.g. [\"customer_id\"]");
   if (auto output = section.string("output")) {
     if (*output != "append" && *output != "update") {
@@ -353,6 +361,7 @@ void read_window_settings(const TomlSection& section, Stream& stream) {
   }
   auto aggregates = section.required_table("aggregates", "add [" + section.key() + ".aggregates] with e.g. orders = \"count(*)\"");
   std::vector<std::string> output_columns{stream.window_column};
+  if (!stream.window_end_column.empty()) output_columns.push_back(stream.window_end_column);
   output_columns.insert(output_columns.end(), stream.group_by.begin(), stream.group_by.end());
   for (const auto& entry : aggregates.entries()) {
     stream.aggregates.push_back(read_aggregate(aggregates, entry));
