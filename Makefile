@@ -1,8 +1,9 @@
-# The two entry points of the README: `make demo` and `make test`.
+# The entry points of the README: `make demo`, `make test`, `make install`, `make package`.
 BUILD ?= build
 JOBS ?= $(shell nproc)
+PREFIX ?= /usr/local
 
-.PHONY: setup build demo test clean
+.PHONY: setup build demo test install package clean
 
 setup:
 	scripts/setup
@@ -16,6 +17,14 @@ demo: build
 
 test: build
 	cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
+
+# The binary in PREFIX/bin, DuckDB's library in PREFIX/lib/lakestream, docs and bash completion.
+install: build
+	cmake --install $(BUILD) --prefix $(PREFIX)
+
+# A Debian package (build/lakestream_VERSION_ARCH.deb): `sudo apt install ./build/lakestream_*.deb`.
+package: build
+	cd $(BUILD) && cpack -G DEB
 
 clean:
 	rm -rf $(BUILD)

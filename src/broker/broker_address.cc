@@ -4,6 +4,7 @@
 #include <signal.h>
 #include <unistd.h>
 
+#include <cctype>
 #include <cerrno>
 #include <cstdlib>
 #include <nlohmann/json.hpp>
@@ -13,11 +14,30 @@
 
 namespace lakestream {
 
-std::string broker_address_file() {
-  if (const char* file = std::getenv("LAKESTREAM_BROKER_FILE"); file && *file) return file;
-  if (const char* runtime = std::getenv("XDG_RUNTIME_DIR"); runtime && *runtime)
-    return join_path(join_path(runtime, "lakestream"), "broker.json");
-  return "/tmp/lakestream-" + std::to_string(getuid()) + "/broker.json";
+std::string broker_address_file(const std::string& name) {
+  std::string file;
+  if (const char* given = std::getenv("LAKESTREAM_BROKER_FILE"); given && *given) file = given;
+  else if (const char* runtime = std::getenv("XDG_RUNTIME_DIR"); runtime && *runtime)
+    file = join_path(join_path(runtime, "lakestream"), "broker.json");
+  else
+    file = "/tmp/lakestream-" + std::to_string(getuid()) + "/broker.json";
+  if (name.empty()) return file;
+  auto slash = file.rfind('/');
+  return (slash == std::string::npos ? std::string() : file.substr(0, slash + 1)) + "broker-" + name + ".json";
+}
+
+std::optional<std::string> embedded_broker_name(const std::string& bootstrap) {
+  static const std::string prefix = "embedded:";
+  if (bootstrap == "embedded") return std::string();
+  if (bootstrap.compare(0, prefix.size(), prefix) != 0) return std::nullopt;
+  std::string name = bootstrap.substr(prefix.size());
+  bool plain = !name.empty() && name.size() <= 100;
+  for (char c : name)
+    if (!(std::isalnum(static_cast<unsigned char>(c)) || c == '.' || c == '_' || c == '-')) plain = false;
+  if (!plain)
+    throw Error("bootstrap \"" + bootstrap + "\": the embedded broker's name must be letters, digits, '.', '_' or '-' "
+                "(at most 100), as in \"embedded:shop\"");
+  return name;
 }
 
 void write_broker_address(const std::string& path, const BrokerAddress& address) {
@@ -54,13 +74,19 @@ bool process_alive(int pid) {
   return pid > 0 && (kill(pid, 0) == 0 || errno == EPERM);
 }
 
-std::string resolve_bootstrap(const std::string& bootstrap) {
-  if (bootstrap != "embedded") return bootstrap;
-  std::string file = broker_address_file();
+std::string resolve_bootstrap(const std::string& bootstrap, const std::vector<std::string>& topics) {
+  auto name = embedded_broker_name(bootstrap);
+  if (!name) return bootstrap;
+  std::string file = broker_address_file(*name);
   auto address = read_broker_address(file);
-  if (!address || !process_alive(address->pid))
-    throw Error("bootstrap = \"embedded\" but no embedded broker is running: start one with "
-                "`lakestream broker --topic orders:3` (it writes " + file + ")");
+  if (!address || !process_alive(address->pid)) {
+    std::string command = "lakestream broker";
+    if (!name->empty()) command += " --name " + *name;
+    for (const auto& topic : topics) command += " --topic " + topic + ":3";
+    if (topics.empty()) command += " --topic TOPIC:3";
+    throw Error("bootstrap = \"" + bootstrap + "\" but no embedded broker " + (name->empty() ? "" : "named " + *name + " ") +
+                "is running: start one with `" + command + "` (it writes " + file + ")");
+  }
   return address->bootstrap;
 }
 

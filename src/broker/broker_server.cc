@@ -8,11 +8,14 @@
 #include <chrono>
 #include <cstdio>
 #include <cstring>
+#include <memory>
 #include <thread>
 
 #include "broker/broker_address.h"
+#include "broker/retention_watch.h"
 #include "util/error.h"
 #include "util/files.h"
+#include "util/log_time.h"
 
 namespace lakestream {
 
@@ -37,11 +40,11 @@ class BlockedSignals {
     pthread_sigmask(SIG_BLOCK, &set_, &previous_);
   }
   ~BlockedSignals() { pthread_sigmask(SIG_SETMASK, &previous_, nullptr); }
-  int wait() {
-    int sig = 0;
-    while (sigwait(&set_, &sig) != 0) {
-    }
-    return sig;
+  // The signal that came within `ms` milliseconds, or 0.
+  int wait_for(int ms) {
+    timespec timeout{ms / 1000, (ms % 1000) * 1000000L};
+    int sig = sigtimedwait(&set_, nullptr, &timeout);
+    return sig > 0 ? sig : 0;
   }
 
  private:
@@ -51,39 +54,53 @@ class BlockedSignals {
 }  // namespace
 
 void serve_broker(const BrokerServeOptions& options, std::ostream& out) {
-  std::string file = options.address_file.empty() ? broker_address_file() : absolute_path(options.address_file);
+  std::string file =
+      options.address_file.empty() ? broker_address_file(options.name) : absolute_path(options.address_file);
+  std::string named = options.name.empty() ? "" : " named " + options.name;
   if (auto running = read_broker_address(file); running && process_alive(running->pid) && running->pid != getpid())
-    throw Error("an embedded broker is already running (pid " + std::to_string(running->pid) + ", bootstrap " +
-                running->bootstrap + ", address file " + file + "): use it, stop it, or give this one another "
-                "--address-file");
+    throw Error("an embedded broker" + named + " is already running (pid " + std::to_string(running->pid) +
+                ", bootstrap " + running->bootstrap + ", address file " + file +
+                "): use it, stop it, or start this one under another name (--name NAME, and bootstrap = "
+                "\"embedded:NAME\" in its pipeline file)");
 
   BlockedSignals signals;  // before the broker starts its threads, so they inherit the mask
   EmbeddedBroker broker(options.topics, options.brokers);
   BrokerAddress address{broker.bootstrap(), static_cast<int>(getpid()), 0, broker.topics()};
   write_broker_address(file, address);
-  out << "embedded Kafka broker at " << broker.bootstrap() << " with " << describe(broker.topics()) << "\n"
-      << "address written to " << file << " (bootstrap = \"embedded\" finds it)\n"
-      << "serving until SIGTERM or Ctrl-C; SIGHUP or `lakestream broker reset` wipes the topics" << std::endl;
+  std::string bootstrap_setting = options.name.empty() ? "embedded" : "embedded:" + options.name;
+  out << "embedded Kafka broker" << named << " at " << broker.bootstrap() << " with " << describe(broker.topics())
+      << "\n"
+      << "address written to " << file << " (bootstrap = \"" << bootstrap_setting << "\" finds it)\n"
+      << "serving until SIGTERM or Ctrl-C; SIGHUP or `lakestream broker reset"
+      << (options.name.empty() ? "" : " --name " + options.name) << "` wipes the topics" << std::endl;
 
+  auto watch = std::make_unique<RetentionWatch>(broker.bootstrap(), broker.topics());
   for (;;) {
-    int sig = signals.wait();
+    int sig = signals.wait_for(1000);
+    if (sig == 0) {
+      for (const auto& line : watch->dropped_since_last()) out << log_time_now() << " " << line << std::endl;
+      continue;
+    }
     if (sig != SIGHUP) break;
+    watch.reset();
     broker.reset();
+    watch = std::make_unique<RetentionWatch>(broker.bootstrap(), broker.topics());
     address.bootstrap = broker.bootstrap();
     address.generation++;
     write_broker_address(file, address);
     out << "reset: topics wiped and created again empty; now at " << broker.bootstrap() << std::endl;
   }
+  watch.reset();
   // Remove the file only while it is still ours (another broker may have taken it over).
   if (auto current = read_broker_address(file); current && current->pid == getpid()) remove_all(file);
   out << "stopped" << std::endl;
 }
 
 std::string request_broker_reset(const std::string& address_file, int timeout_ms) {
-  std::string file = address_file.empty() ? broker_address_file() : absolute_path(address_file);
+  std::string file = absolute_path(address_file);
   auto before = read_broker_address(file);
   if (!before || !process_alive(before->pid))
-    throw Error("no embedded broker is running for " + file + ": start one with `lakestream broker --topic orders:3`");
+    throw Error("no embedded broker is running for " + file + ": nothing to reset");
   if (kill(before->pid, SIGHUP) != 0)
     throw Error("cannot signal the embedded broker (pid " + std::to_string(before->pid) + "): " +
                 std::string(strerror(errno)));

@@ -14,16 +14,18 @@ namespace lakestream {
 struct BrokerServeOptions {
   std::vector<TopicSpec> topics;
   int brokers = 1;
-  std::string address_file;  // empty: broker_address_file()
+  std::string name;          // "" or the NAME of bootstrap = "embedded:NAME"
+  std::string address_file;  // empty: broker_address_file(name)
 };
 
 // Starts the broker, writes its address file, prints the address to `out`, and serves until
 // SIGTERM or SIGINT (then removes the file and returns). SIGHUP wipes every topic and creates it
-// again empty, on new ports, and rewrites the file. Error when another broker already owns the
-// file. Call from the main thread before other threads exist: it blocks those signals.
+// again empty, on new ports, and rewrites the file. Every second it prints what retention dropped
+// (see retention_watch.h). Error when another broker already owns the file (the same name). Call
+// from the main thread before other threads exist: it blocks those signals.
 void serve_broker(const BrokerServeOptions& options, std::ostream& out);
 
-// Sends SIGHUP to the broker named in `address_file` (empty: broker_address_file()) and waits
+// Sends SIGHUP to the broker whose address is in `address_file` and waits
 // up to `timeout_ms` until the file shows its new address; returns it. Error when no broker is
 // running there or it does not answer in time.
 std::string request_broker_reset(const std::string& address_file, int timeout_ms = 10000);

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -51,13 +52,19 @@ class EmbeddedBroker {
   std::string bootstrap_;
 };
 
-// Where `lakestream broker` writes its address, so that `bootstrap = "embedded"` finds it:
-// $LAKESTREAM_BROKER_FILE, else $XDG_RUNTIME_DIR/lakestream/broker.json, else
-// /tmp/lakestream-<uid>/broker.json.
-std::string broker_address_file();
+// Where `lakestream broker [--name NAME]` writes its address, so that `bootstrap = "embedded"`
+// (or "embedded:NAME") finds it: $LAKESTREAM_BROKER_FILE, else
+// $XDG_RUNTIME_DIR/lakestream/broker.json, else /tmp/lakestream-<uid>/broker.json; a named broker
+// uses broker-NAME.json in the same folder, so each project on a machine can have its own.
+std::string broker_address_file(const std::string& name = "");
 
-// Resolves a pipeline's bootstrap: "embedded" reads the address file (Error saying to start
-// `lakestream broker` when it is missing or its process is gone); anything else is returned as is.
-std::string resolve_bootstrap(const std::string& bootstrap);
+// The broker name of an embedded bootstrap: "" for "embedded", NAME for "embedded:NAME"; nullopt
+// for real brokers. Error when NAME is not a plain name (letters, digits, '.', '_', '-').
+std::optional<std::string> embedded_broker_name(const std::string& bootstrap);
+
+// Resolves a pipeline's bootstrap: "embedded" or "embedded:NAME" reads that broker's address file
+// (Error saying how to start `lakestream broker` with `topics` when it is missing or its process is
+// gone); anything else is returned as is.
+std::string resolve_bootstrap(const std::string& bootstrap, const std::vector<std::string>& topics = {});
 
 }  // namespace lakestream

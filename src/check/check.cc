@@ -374,6 +374,8 @@ void Checker::check_window(const Stream& stream) {
     g_eq_b += " AND " + same_aggregate_sql(stream, i, types[i], "g", "b");
   }
   select += ", (" + g_eq_r + ") AS g_eq_r, (b.ws IS NOT NULL AND " + g_eq_b + ") AS g_eq_b";
+  std::string group_order;  // qualified: every joined table has the group columns
+  for (const auto& g : stream.group_by) group_order += ", k." + q(g);
   sql::Rows rows = con_.query(select + " FROM (SELECT " + key + " FROM check_gold UNION SELECT " + key +
                               " FROM check_recount) k LEFT JOIN check_gold g ON " + join_on("g") +
                               " LEFT JOIN check_recount r ON " + join_on("r") + " LEFT JOIN check_arrived a ON " + join_on("a") +

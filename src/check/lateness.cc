@@ -35,7 +35,7 @@ std::string compact_duration(int64_t us) {
 
 LatenessProfile lateness_profile(const Pipeline& pipeline, const std::string& stream_name) {
   const Stream* stream = pipeline.find_stream(stream_name);
-  if (!stream) throw Error("no stream named " + stream_name + " in " + pipeline.path);
+  if (!stream) throw Error(pipeline.no_stream_named(stream_name));
   if (stream->kind != StreamKind::Window)
     throw Error("stream " + stream_name + " is not a window stream: only window streams have a watermark to choose");
   sql::Database db;

@@ -106,7 +106,7 @@ std::vector<RecountChange> recount_pipeline(const Pipeline& pipeline, const std:
   std::vector<RecountChange> all;
   for (const auto& name : streams) {
     const Stream* s = pipeline.find_stream(name);
-    if (!s) throw Error("no stream named " + name + " in " + pipeline.path);
+    if (!s) throw Error(pipeline.no_stream_named(name));
     if (s->kind != StreamKind::Window) throw Error("stream " + name + " is not a window stream; only window tables are recounted");
   }
   for (const auto& stream : pipeline.streams) {

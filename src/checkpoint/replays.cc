@@ -23,7 +23,7 @@ nlohmann::json to_json(const ReplaySpec& spec) {
 
 Stream replay_stream(const Pipeline& pipeline, const ReplaySpec& spec) {
   const Stream* original = pipeline.find_stream(spec.stream);
-  if (!original) throw Error("no stream named " + spec.stream + " in " + pipeline.path);
+  if (!original) throw Error(pipeline.no_stream_named(spec.stream));
   if (original->kind == StreamKind::Ingest)
     throw Error("stream " + spec.stream + " is an ingest stream; replay re-runs a latest or window stream from its "
                 "source table (to re-read Kafka, start the ingest stream over with a new checkpoint and table)");

@@ -11,28 +11,35 @@ void add_broker_command(CLI::App& app) {
   struct Args {
     int brokers = 1;
     std::vector<std::string> topics;
+    std::string name;
     std::string address_file;
   };
   auto args = std::make_shared<Args>();
   auto* cmd = app.add_subcommand(
-      "broker", "serve an embedded Kafka broker (in memory, on 127.0.0.1) for development, tests and the demo");
+      "broker", "Serve an embedded Kafka broker (in memory, on 127.0.0.1) for development, tests and the demo");
   cmd->add_option("--brokers", args->brokers, "how many brokers the cluster has")->check(CLI::Range(1, 16));
   cmd->add_option("--topic", args->topics, "a topic to create, NAME:PARTITIONS (repeat for more)")
       ->allow_extra_args(false);
+  cmd->add_option("--name", args->name,
+                  "the broker's name: pipeline files with bootstrap = \"embedded:NAME\" use it (one broker per name)");
   cmd->add_option("--address-file", args->address_file,
-                  "where to write the address (default: $LAKESTREAM_BROKER_FILE, else a per-user file)");
+                  "where to write the address (default: a per-user file for each name)");
   auto* reset = cmd->add_subcommand(
-      "reset", "wipe every topic of the running embedded broker and create them again empty (on new ports)");
+      "reset", "Wipe every topic of the running embedded broker and create them again empty (on new ports)");
+  reset->add_option("--name", args->name, "the broker to reset (default: the one without a name)");
   reset->add_option("--address-file", args->address_file, "the address file of the broker to reset");
 
   cmd->callback([args, reset] {
+    if (!args->name.empty()) embedded_broker_name("embedded:" + args->name);  // refuses a bad name
     if (reset->parsed()) {
-      std::string bootstrap = request_broker_reset(args->address_file);
+      std::string file = args->address_file.empty() ? broker_address_file(args->name) : args->address_file;
+      std::string bootstrap = request_broker_reset(file);
       std::cout << "embedded broker reset: topics are empty; now at " << bootstrap << std::endl;
       return;
     }
     BrokerServeOptions options;
     options.brokers = args->brokers;
+    options.name = args->name;
     options.address_file = args->address_file;
     for (const auto& text : args->topics) options.topics.push_back(parse_topic_spec(text));
     serve_broker(options, std::cout);

@@ -3,6 +3,8 @@
 #include <iostream>
 
 #include "cli/commands.h"
+#include "cli/parse_errors.h"
+#include "sql/duckdb.h"
 #include "util/error.h"
 #include "util/peak_memory.h"
 
@@ -17,7 +19,11 @@ int main(int argc, char** argv) {
   lakestream::report_peak_rss_at_exit();
   CLI::App app{"lakestream: streams Kafka events into Delta Lake tables (bronze, silver, gold), exactly once"};
   app.require_subcommand(1);
-  app.failure_message(CLI::FailureMessage::help);
+  // Before or after the command's own arguments (fallthrough): set when parsed, before any command runs.
+  app.fallthrough();
+  app.add_flag_function(
+      "-v,--verbose", [](int64_t) { lakestream::sql::show_statements_in_errors(true); },
+      "show the SQL statement behind a failed step (lakestream's own SQL)");
   app.set_version_flag("--version", "lakestream 0.1.0");
   lakestream::cli::add_broker_command(app);
   lakestream::cli::add_produce_command(app);
@@ -32,11 +38,11 @@ int main(int argc, char** argv) {
   lakestream::cli::add_status_command(app);
   lakestream::cli::add_lateness_command(app);
   lakestream::cli::add_replay_command(app);
+  lakestream::cli::add_help_command(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
-    int code = app.exit(e);  // prints help, or the error with the usage of the command
-    return code == 0 ? 0 : 2;
+    return lakestream::cli::report_parse_error(app, e, std::cout, std::cerr);
   } catch (const lakestream::Error& e) {
     std::fflush(stdout);
     std::cerr << "lakestream: " << e.what() << "\n";

@@ -9,6 +9,7 @@
 #include "pipeline/pipeline.h"
 #include "source/json_producer.h"
 #include "util/error.h"
+#include "util/files.h"
 
 namespace lakestream::cli {
 
@@ -18,7 +19,8 @@ struct Args {
   std::string topic;
   std::string bootstrap = "embedded";
   bool bootstrap_given = false;  // --bootstrap overrides the pipeline's
-  std::string pipeline;
+  std::string pipeline = "lakestream.toml";
+  bool pipeline_given = false;  // without -p, ./lakestream.toml is used when it exists
   std::string key;
   std::string file = "-";
 };
@@ -27,7 +29,8 @@ void produce(const Args& args) {
   KafkaSettings kafka{args.bootstrap, {}};
   std::string topic = args.topic;
   std::string key = args.key;
-  if (!args.pipeline.empty()) {
+  bool use_pipeline = args.pipeline_given || (!args.bootstrap_given && path_exists(args.pipeline));
+  if (use_pipeline) {
     // The pipeline's connection, and its source's topic and key field unless given here.
     Pipeline pipeline = load_pipeline(args.pipeline);
     kafka = pipeline.kafka;
@@ -42,6 +45,7 @@ void produce(const Args& args) {
     if (key.empty() && source) key = source->key_field;
   }
   if (topic.empty()) throw Error("say which topic to send to: -t TOPIC (or -p PIPELINE with one source)");
+  if (kafka.topics.empty()) kafka.topics = {topic};
 
   ProduceResult result;
   if (args.file == "-") {
@@ -57,23 +61,31 @@ void produce(const Args& args) {
   if (result.failed)
     throw Error(std::to_string(result.failed) + " messages were not delivered to " + topic +
                 "; the first error: " + result.first_error);
+  if (result.gone)
+    throw Error(std::to_string(result.gone) + " of the " + std::to_string(result.delivered) + " messages sent to " +
+                topic + " are already gone: the brokers' retention deleted them (" + result.gone_detail +
+                "). A stream that has not read them will not see them. The embedded broker keeps about 5 MiB per "
+                "partition: give the topic more partitions (lakestream broker --topic " + topic +
+                ":16), or send less at a time and run the pipeline in between");
 }
 
 }  // namespace
 
 void add_produce_command(CLI::App& app) {
   auto args = std::make_shared<Args>();
-  auto* cmd = app.add_subcommand("produce", "send JSON lines to a Kafka topic, one message per line");
+  auto* cmd = app.add_subcommand("produce", "Send JSON lines to a Kafka topic, one message per line");
   cmd->add_option("-t,--topic", args->topic, "the topic");
   cmd->add_option("--bootstrap", args->bootstrap,
                   "the brokers, host:port,... or \"embedded\" for `lakestream broker`")
       ->capture_default_str();
   cmd->add_option("-p,--pipeline", args->pipeline,
-                  "take the brokers, topic and key field from this pipeline file's [kafka] and source");
+                  "take the brokers, topic and key field from this pipeline file's [kafka] and source "
+                  "(default: ./lakestream.toml when it exists and --bootstrap is not given)");
   cmd->add_option("--key", args->key, "the top-level JSON field whose value is the message key");
   cmd->add_option("file", args->file, "the JSON-lines file; - or nothing for stdin");
   cmd->callback([args, cmd] {
     args->bootstrap_given = cmd->count("--bootstrap") > 0;
+    args->pipeline_given = cmd->count("--pipeline") > 0;
     produce(*args);
   });
 }

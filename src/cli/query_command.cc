@@ -42,6 +42,26 @@ void print_table(const sql::Rows& rows, std::ostream& out) {
   out << "(" << rows.size() << (rows.size() == 1 ? " row)\n" : " rows)\n");
 }
 
+// The query's columns made fit for JSON: a NaN or infinite double becomes null (JSON has no
+// such numbers) and a timestamp an ISO-8601 string in UTC ("2026-10-01T09:00:00.000000Z").
+std::string json_ready(sql::Connection& con, const std::string& query) {
+  sql::Rows described = con.query("DESCRIBE SELECT * FROM (" + query + ") q");
+  std::string columns;
+  for (size_t r = 0; r < described.size(); r++) {
+    std::string name = sql::quote_ident(described.text(r, "column_name"));
+    std::string type = described.text(r, "column_type");
+    std::string column = "q." + name;
+    if (type == "DOUBLE" || type == "FLOAT")
+      column = "CASE WHEN isfinite(" + column + ") THEN " + column + " END";
+    else if (type == "TIMESTAMP WITH TIME ZONE")
+      column = "strftime(timezone('UTC', " + column + "), '%Y-%m-%dT%H:%M:%S.%fZ')";
+    else if (type.rfind("TIMESTAMP", 0) == 0)
+      column = "strftime(" + column + "::TIMESTAMP, '%Y-%m-%dT%H:%M:%S.%fZ')";
+    columns += (columns.empty() ? "" : ", ") + column + " AS " + name;
+  }
+  return "SELECT " + columns + " FROM (" + query + ") q";
+}
+
 }  // namespace
 
 void add_query_command(CLI::App& app) {
@@ -59,7 +79,7 @@ void add_query_command(CLI::App& app) {
     create_lake_views(con, pipeline);
     if (*format == "json") {
       // DuckDB renders each row as a JSON object, with numbers as numbers.
-      sql::Rows rows = con.query("SELECT to_json(q)::VARCHAR FROM (" + *text + ") q");
+      sql::Rows rows = con.query("SELECT to_json(j)::VARCHAR FROM (" + json_ready(con, *text) + ") j");
       for (const auto& row : rows.rows) std::cout << (row[0] ? *row[0] : "null") << "\n";
       return;
     }

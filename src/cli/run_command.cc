@@ -10,8 +10,12 @@
 #include "engine/continuous.h"
 #include "engine/metrics.h"
 #include "engine/runner.h"
+#include "engine/stop_summary.h"
+#include "sql/duckdb.h"
+#include "streams/expression_check.h"
 #include "util/error.h"
 #include "util/http_server.h"
+#include "util/stop.h"
 
 namespace lakestream::cli {
 
@@ -22,6 +26,7 @@ struct RunFlags {
   RunOptions options;
   bool continuous = false;
   std::string interval = "1m";
+  std::string heartbeat = "10m";
   int metrics_port = -1;
   std::string metrics_host = "127.0.0.1";
 };
@@ -37,12 +42,20 @@ void add_run_command(CLI::App& app) {
   cmd->add_flag("--continuous", flags->continuous,
                 "keep running the streams on an interval until SIGTERM/SIGINT (the batch in flight finishes first)");
   cmd->add_option("--interval", flags->interval, "with --continuous: time between runs, e.g. 30s, 1m; 0 starts each run as soon as the last is done")->capture_default_str();
+  cmd->add_option("--heartbeat", flags->heartbeat, "with --continuous: how often an idle pipeline says it is alive")
+      ->capture_default_str();
   cmd->add_option("--metrics-port", flags->metrics_port, "serve Prometheus metrics on this port (0: any free port)");
   cmd->add_option("--metrics-host", flags->metrics_host, "the address the metrics are served on")->capture_default_str();
   cmd->add_option("--progress-log-bytes", flags->options.progress_log_bytes,
                   "rotate each stream's progress log past this size")->capture_default_str();
   cmd->callback([flags] {
     Pipeline pipeline = load_pipeline(flags->pipeline_file);
+    {
+      // Every SQL expression of the file, before any stream runs (a mistake then stops nothing midway).
+      sql::Database db;
+      sql::Connection con(db);
+      check_stream_expressions(pipeline, con);
+    }
     RunOptions options = flags->options;
     options.progress_bar = ::isatty(STDOUT_FILENO) == 1;
     std::unique_ptr<Metrics> metrics;
@@ -58,7 +71,14 @@ void add_run_command(CLI::App& app) {
       std::cout << "metrics at http://" << flags->metrics_host << ":" << server->port() << "/metrics\n" << std::flush;
     }
     if (!flags->continuous) {
-      run_pipeline(pipeline, options, std::cout);
+      // Ctrl-C or SIGTERM ends the run at the next batch boundary, as in continuous mode; the
+      // exit status is then 130, as for a shell command interrupted.
+      install_stop_signals();
+      auto reports = run_pipeline(pipeline, options, std::cout);
+      if (stop_requested()) {
+        std::cout << stop_summary(pipeline, options, reports) << std::flush;
+        set_exit_status(130);
+      }
       return;
     }
     ContinuousOptions continuous;
@@ -67,6 +87,10 @@ void add_run_command(CLI::App& app) {
       throw Error("--interval " + flags->interval + " is not a duration; write e.g. 30s, 1m or 1 hour (0: each run as soon "
                   "as the last is done)");
     continuous.interval_us = *interval;
+    auto heartbeat = parse_duration_us(flags->heartbeat);
+    if (!heartbeat || *heartbeat <= 0)
+      throw Error("--heartbeat " + flags->heartbeat + " is not a duration; write e.g. 10m or 1 hour");
+    continuous.heartbeat_seconds = *heartbeat / 1e6;
     run_continuously(pipeline, options, continuous, std::cout, std::cerr);
   });
 }

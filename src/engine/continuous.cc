@@ -10,6 +10,7 @@
 
 #include "util/error.h"
 #include "util/files.h"
+#include "util/log_time.h"
 #include "util/stop.h"
 
 namespace lakestream {
@@ -48,17 +49,30 @@ class LineSink : public std::streambuf {
   std::string line_;
 };
 
-// One stage: runs its streams again and again until a stop is requested. Returns the number of
-// failed runs in a row when it stopped.
+std::string plural(int64_t n, const char* one, const char* many) { return std::to_string(n) + " " + (n == 1 ? one : many); }
+
+// One stage: runs its streams again and again until a stop is requested, a line per batch, a
+// heartbeat while idle. Returns the number of failed runs in a row when it stopped.
 int run_stage(const Pipeline& pipeline, const RunOptions& options, const ContinuousOptions& continuous,
-              std::ostream& out, std::ostream& err) {
+              const std::string& stage, std::ostream& out, std::ostream& err) {
   int failures_in_a_row = 0;
   double idle_wait = 0;
+  int64_t batches_since_heartbeat = 0, runs_since_heartbeat = 0;
+  auto last_heartbeat = std::chrono::steady_clock::now();
   while (!stop_requested()) {
     auto started = std::chrono::steady_clock::now();
     double wait = 0;
     try {
       std::vector<StreamReport> reports = run_pipeline(pipeline, options, out);
+      runs_since_heartbeat++;
+      for (const auto& report : reports) batches_since_heartbeat += static_cast<int64_t>(report.batches.size());
+      if (started - last_heartbeat >= std::chrono::duration<double>(continuous.heartbeat_seconds)) {
+        out << log_time_now() << " alive" << stage << ": " << plural(batches_since_heartbeat, "batch", "batches")
+            << " in " << plural(runs_since_heartbeat, "run", "runs") << " in the last " << continuous.heartbeat_seconds
+            << " s\n" << std::flush;
+        batches_since_heartbeat = runs_since_heartbeat = 0;
+        last_heartbeat = started;
+      }
       failures_in_a_row = 0;
       double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
       wait = std::max(0.0, continuous.interval_us / 1e6 - elapsed);
@@ -76,7 +90,7 @@ int run_stage(const Pipeline& pipeline, const RunOptions& options, const Continu
                       continuous.first_retry_seconds * std::pow(2.0, failures_in_a_row - 1));
       char retry[96];
       std::snprintf(retry, sizeof retry, "; retrying in %.0f s (failure %d in a row)", wait, failures_in_a_row);
-      err << "lakestream: " << e.what() << retry << "\n" << std::flush;
+      err << log_time_now() << " lakestream: " << e.what() << retry << "\n" << std::flush;
     }
     if (sleep_unless_stopped(wait)) break;
   }
@@ -89,6 +103,10 @@ int run_continuously(const Pipeline& pipeline, RunOptions options, const Continu
                      std::ostream& out, std::ostream& err) {
   install_stop_signals();
   if (options.run_id.empty()) options.run_id = new_uuid();  // one run id for the life of the process
+  options.service_log = true;
+  options.progress_bar = false;  // a log, and two stages cannot share one redrawn line
+  out << log_time_now() << " running " << pipeline.path << " every " << continuous.interval_us / 1000000.0
+      << " s until SIGTERM or Ctrl-C\n" << std::flush;
   // Two stages, each on its own thread: ingest reads on while silver and gold run, so that bronze
   // is as fresh as Kafka whatever the streams downstream cost. Each stream still has one runner
   // (its checkpoint's lock), and downstream streams read only committed bronze versions.
@@ -103,9 +121,8 @@ int run_continuously(const Pipeline& pipeline, RunOptions options, const Continu
   }
   int failures = 0;
   if (ingest.streams.empty() || downstream.streams.empty()) {
-    failures = run_stage(pipeline, options, continuous, out, err);
+    failures = run_stage(pipeline, options, continuous, "", out, err);
   } else {
-    ingest.progress_bar = downstream.progress_bar = false;  // two bars cannot share one line
     std::mutex out_mu, err_mu;
     int downstream_failures = 0;
     {
@@ -114,14 +131,15 @@ int run_continuously(const Pipeline& pipeline, RunOptions options, const Continu
       std::ostream ingest_out(&ingest_out_buf), ingest_err(&ingest_err_buf);
       std::ostream downstream_out(&downstream_out_buf), downstream_err(&downstream_err_buf);
       std::thread second([&] {
-        downstream_failures = run_stage(pipeline, downstream, continuous, downstream_out, downstream_err);
+        downstream_failures =
+            run_stage(pipeline, downstream, continuous, " (latest and window streams)", downstream_out, downstream_err);
       });
-      failures = run_stage(pipeline, ingest, continuous, ingest_out, ingest_err);
+      failures = run_stage(pipeline, ingest, continuous, " (ingest streams)", ingest_out, ingest_err);
       second.join();
     }
     failures = std::max(failures, downstream_failures);
   }
-  out << "stopped on request; every batch that started was finished and committed\n" << std::flush;
+  out << log_time_now() << " stopped on request; every batch that started was finished and committed\n" << std::flush;
   return failures;
 }
 

@@ -1,11 +1,13 @@
 // Continuous mode (`lakestream run --continuous`): the pipeline's streams run again and again on
 // an interval until SIGTERM or SIGINT, in two stages on two threads: the ingest streams, and the
-// streams downstream of them (latest, window), so that bronze stays fresh while gold is computed. A signal lets the batch in flight finish and commit, then
-// the process stops cleanly. A failed run is retried with exponential backoff (1 s, 2 s, 4 s, ...
+// streams downstream of them (latest, window), so that bronze stays fresh while gold is computed.
+// A signal lets the batch in flight finish and commit, then the process stops cleanly. A failed run is retried with exponential backoff (1 s, 2 s, 4 s, ...
 // up to 5 minutes); each failure is in the stream's progress log, so status shows it. An interval
 // of 0 starts the next run as soon as the last one is done (Spark's default trigger); a run that
 // found nothing new then waits a little, doubling up to a second while nothing comes, so that an
 // idle pipeline does not spin a core.
+// It prints as a service log: every line timestamped (UTC), a line per batch, nothing for an idle
+// stream but a periodic heartbeat per stage, which says how many batches and runs it made.
 #pragma once
 
 #include <cstdint>
@@ -21,6 +23,8 @@ struct ContinuousOptions {
   double max_idle_seconds = 1;
   double first_retry_seconds = 1;
   double max_retry_seconds = 300;
+  // With nothing new, one "alive" line this often (a service log stays quiet while idle, not mute).
+  double heartbeat_seconds = 600;
 };
 
 // Runs until a stop is requested (installs the signal handlers itself). Returns the number of

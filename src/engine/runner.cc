@@ -12,6 +12,7 @@
 #include "streams/window_stream.h"
 #include "util/error.h"
 #include "util/files.h"
+#include "util/log_time.h"
 #include "util/stop.h"
 
 namespace lakestream {
@@ -40,11 +41,7 @@ std::optional<int64_t> previous_batch_start(const ProgressLog& log) {
 
 std::vector<StreamReport> run_pipeline(const Pipeline& pipeline, const RunOptions& options, std::ostream& out) {
   for (const auto& name : options.streams)
-    if (!pipeline.find_stream(name)) {
-      std::string known;
-      for (const auto& s : pipeline.streams) known += (known.empty() ? "" : ", ") + s.name;
-      throw Error("no stream named " + name + " in " + pipeline.path + "; its streams: " + known);
-    }
+    if (!pipeline.find_stream(name)) throw Error(pipeline.no_stream_named(name));
   std::string run_id = options.run_id.empty() ? new_uuid() : options.run_id;
   sql::Database db;
   sql::Connection con(db);
@@ -65,6 +62,7 @@ std::vector<StreamReport> run_pipeline(const Pipeline& pipeline, const RunOption
       if (options.on_record) options.on_record(record);
       if (options.quiet) return;
       backlog.clear_bar();
+      if (options.service_log) out << log_time_now() << " ";
       out << format_batch_line(s, b) << "\n";
       backlog.show(s, b);
       out << std::flush;
@@ -72,7 +70,8 @@ std::vector<StreamReport> run_pipeline(const Pipeline& pipeline, const RunOption
     try {
       StreamReport report = run_one(ctx);
       backlog.finish();
-      if (!options.quiet && report.batches.empty()) out << stream->name << ": nothing new\n" << std::flush;
+      if (!options.quiet && !options.service_log && report.batches.empty())
+        out << stream->name << ": nothing new\n" << std::flush;
       reports.push_back(std::move(report));
     } catch (const Error& e) {
       backlog.finish();

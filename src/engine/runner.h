@@ -25,6 +25,9 @@ struct RunOptions {
   std::function<void(const nlohmann::json&)> on_record;
   // True to draw backlog progress as a bar on a terminal rather than as plain lines.
   bool progress_bar = false;
+  // A service log (continuous mode): each line starts with the time in UTC, and a stream with
+  // nothing new prints nothing.
+  bool service_log = false;
 };
 
 // Runs the chosen streams in dependency order, printing a line per batch and per stream to

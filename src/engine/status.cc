@@ -10,6 +10,7 @@
 #include "source/kafka_reader.h"
 #include "table/delta_table.h"
 #include "util/error.h"
+#include "util/plural.h"
 
 namespace lakestream {
 
@@ -136,12 +137,12 @@ std::string format_status(const std::vector<StreamStatus>& statuses, int64_t now
     } else {
       text += "         no batch yet\n";
     }
-    text += "         logged: " + std::to_string(s.batches_logged) + " batches, " + std::to_string(s.rows_in) + " rows in, " +
+    text += "         logged: " + counted(s.batches_logged, "batch", "batches") + ", " + counted(s.rows_in, "row", "rows") + " in, " +
             std::to_string(s.rows_out) + " out";
     if (s.quarantined) text += ", " + std::to_string(s.quarantined) + " quarantined";
     if (s.kind == "window")
-      text += ", " + std::to_string(s.late_dropped) + " late dropped, " + std::to_string(s.duplicates_dropped) +
-              " duplicates dropped";
+      text += ", " + std::to_string(s.late_dropped) + " late dropped, " +
+              counted(s.duplicates_dropped, "duplicate", "duplicates") + " dropped";
     text += "\n";
     if (s.last_batch && s.last_batch->contains("eventTime")) {
       text += "         watermark " + (*s.last_batch)["eventTime"].value("watermark", "");

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cctype>
 
+#include "pipeline/did_you_mean.h"
 #include "util/files.h"
 
 namespace lakestream {
@@ -38,6 +39,18 @@ const Stream* Pipeline::find_stream(const std::string& name) const {
     if (stream.name == name) return &stream;
   }
   return nullptr;
+}
+
+std::string Pipeline::no_stream_named(const std::string& name) const {
+  std::string message = "no stream named " + name + " in " + path;
+  if (const Stream* writer = writer_of(name))
+    return message + ": " + name + " is a table, written by stream " + writer->name + "; name that stream";
+  std::vector<std::string> names;
+  for (const auto& s : streams) names.push_back(s.name);
+  if (auto close = closest_spelling(name, names)) return message + "; did you mean " + *close + "?";
+  std::string known;
+  for (const auto& n : names) known += (known.empty() ? "" : ", ") + n;
+  return message + "; its streams: " + known;
 }
 
 const Stream* Pipeline::writer_of(const std::string& table) const {

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 #include <utility>
@@ -41,6 +42,8 @@ struct KafkaSettings {
   std::string bootstrap;  // "host:port,..." or "embedded" (the address `lakestream broker` wrote)
   // librdkafka properties passed through as given, after ${ENV} substitution.
   std::vector<std::pair<std::string, std::string>> properties;
+  // The topics of the pipeline's sources, named in the hint when its embedded broker is not running.
+  std::vector<std::string> topics;
 };
 
 // True for librdkafka property names whose values are secrets and must never be printed
@@ -76,6 +79,9 @@ struct Stream {
   StreamKind kind = StreamKind::Ingest;
   std::string table;   // the table it writes
   int line = 0;
+  // The line of each key holding SQL ("filter", "derived.dt", "aggregates.revenue"), for the
+  // errors of check_pipeline_sql, which runs the expressions after loading.
+  std::map<std::string, int> sql_lines;
 
   // ingest
   std::string source;  // a [sources.X] name
@@ -103,6 +109,7 @@ struct Stream {
   std::vector<std::string> dedup;     // drop duplicates within the watermark on these; empty: off
   int64_t window_us = 0;              // tumbling window size
   std::string window_column = "window_start";
+  std::string window_end_column;      // optional: a column with each window's end (Spark's window.end)
   std::vector<std::string> group_by;
   std::vector<Aggregate> aggregates;  // in the order the file declares them
   OutputMode output = OutputMode::Append;
@@ -124,6 +131,9 @@ struct Pipeline {
 
   const Source* find_source(const std::string& name) const;
   const Stream* find_stream(const std::string& name) const;
+  // Why `name` is not a stream of this pipeline, to throw: a likely typo's correction, or the
+  // stream that writes it when it is a table's name; else the streams there are.
+  std::string no_stream_named(const std::string& name) const;
   // The stream that writes `table`, or nullptr.
   const Stream* writer_of(const std::string& table) const;
   std::string table_path(const std::string& table) const;

@@ -27,7 +27,7 @@ const std::vector<std::string> kIngestKeys{"kind", "table", "source", "derived",
 const std::vector<std::string> kLatestKeys{"kind", "table", "from", "key", "order_by", "entity", "max_staleness",
                                            "max_files_per_trigger"};
 const std::vector<std::string> kWindowKeys{"kind",   "table",    "from",          "filter",   "event_time",
-                                           "watermark", "dedup", "window",        "window_column", "group_by",
+                                           "watermark", "dedup", "window",        "window_column", "window_end_column", "group_by",
                                            "output", "aggregates", "max_late_share", "max_staleness",
                                            "max_files_per_trigger"};
 // The columns ingest adds after the event's fields; a field of the same name would collide.
@@ -328,7 +328,10 @@ Aggregate read_aggregate(const TomlSection& aggregates, const TomlSection::Entry
 }
 
 void read_window_settings(const TomlSection& section, Stream& stream) {
-  if (auto filter = section.string("filter")) stream.filter = trim(*filter);
+  if (auto filter = section.string("filter")) {
+    stream.filter = trim(*filter);
+    stream.sql_lines["filter"] = section.line_of("filter");
+  }
   stream.event_time = section.required_string("event_time", "name the event-time column, e.g. event_time = \"event_time\"");
   stream.watermark_delay_us = duration_setting(section, "watermark", "watermark delay (how late an event may be)");
   stream.dedup = column_list(section, "dedup", false, "name the columns that identify a duplicate, e.g. [\"order_id\"]");
@@ -338,6 +341,14 @@ void read_window_settings(const TomlSection& section, Stream& stream) {
     stream.window_column = section.required_string("window_column", "name the window-start column, e.g. \"hour\"");
     if (!is_identifier(stream.window_column)) {
       section.fail("window_column", "'" + stream.window_column + "' is not a valid column name; use letters, digits and _ (not starting with a digit)");
+    }
+  }
+  if (section.has("window_end_column")) {
+    stream.window_end_column =
+        section.required_string("window_end_column", "name the window-end column, e.g. \"window_end\"");
+    if (!is_identifier(stream.window_end_column) || stream.window_end_column == stream.window_column) {
+      section.fail("window_end_column", "'" + stream.window_end_column + "' is not a valid column name of its own; use "
+                   "letters, digits and _ (not starting with a digit), other than window_column");
     }
   }
   stream.group_by = column_list(section, "group_by", false, "name the grouping columns, e.g. [\"customer_id\"]");
@@ -350,9 +361,11 @@ void read_window_settings(const TomlSection& section, Stream& stream) {
   }
   auto aggregates = section.required_table("aggregates", "add [" + section.key() + ".aggregates] with e.g. orders = \"count(*)\"");
   std::vector<std::string> output_columns{stream.window_column};
+  if (!stream.window_end_column.empty()) output_columns.push_back(stream.window_end_column);
   output_columns.insert(output_columns.end(), stream.group_by.begin(), stream.group_by.end());
   for (const auto& entry : aggregates.entries()) {
     stream.aggregates.push_back(read_aggregate(aggregates, entry));
+    stream.sql_lines["aggregates." + entry.name] = aggregates.line_of(entry.name);
     for (const auto& column : output_columns) {
       if (lower(column) == lower(entry.name)) {
         aggregates.fail(entry.name, "the table " + stream.table + " already has a column '" + column +
@@ -384,6 +397,7 @@ void read_partitioning(const TomlSection& section, Stream& stream, const Source&
         if (lower(column) == lower(entry.name))
           derived->fail(entry.name, "'" + column + "' is a column ingest adds; name the derived column differently");
       stream.derived.emplace_back(entry.name, expression);
+      stream.sql_lines["derived." + entry.name] = derived->line_of(entry.name);
     }
   }
   stream.partition_by = column_list(section, "partition_by", false, "name the partition columns, e.g. partition_by = [\"dt\"]");
@@ -502,36 +516,60 @@ Pipeline load_pipeline(const std::string& path) {
   }
 
   const TomlSection root(document, path);
-  root.allow_only({"kafka", "lake", "sources", "streams"});
   Pipeline pipeline;
   pipeline.path = fs::path(absolute_path(path)).lexically_normal().string();
   pipeline.dir = fs::path(pipeline.path).parent_path().string();
-  pipeline.kafka = read_kafka(root);
-  read_lake(root, pipeline);
+  // Each section is read on its own and its mistake kept, so that one run shows every mistake of
+  // the file (a section stops at its first one); the streams' graph is checked once all are read.
+  std::vector<std::string> mistakes;
+  auto keep_mistake = [&](const auto& read) {
+    try {
+      read();
+    } catch (const Error& e) {
+      mistakes.push_back(e.what());
+    }
+  };
+  keep_mistake([&] { root.allow_only({"kafka", "lake", "sources", "streams"}); });
+  keep_mistake([&] { pipeline.kafka = read_kafka(root); });
+  keep_mistake([&] { read_lake(root, pipeline); });
 
   if (auto sources = root.table("sources")) {
     for (const auto& entry : sources->entries()) {
-      if (!entry.value->is_table()) {
-        sources->fail(entry.name, "must be a table [sources." + entry.name + "], not " + toml_type_words(*entry.value));
-      }
-      pipeline.sources.push_back(read_source(*sources, entry.name));
+      keep_mistake([&] {
+        if (!entry.value->is_table()) {
+          sources->fail(entry.name, "must be a table [sources." + entry.name + "], not " + toml_type_words(*entry.value));
+        }
+        pipeline.sources.push_back(read_source(*sources, entry.name));
+        pipeline.kafka.topics.push_back(pipeline.sources.back().topic);
+      });
     }
   }
 
   auto streams = root.table("streams");
-  if (!streams || streams->entries().empty()) {
-    throw_at(path, streams ? streams->line() : 1, "streams",
-             "no stream declared; add e.g. [streams.read_orders] with kind = \"ingest\", source and table");
-  }
   std::vector<TomlSection> stream_sections;
-  for (const auto& entry : streams->entries()) {
-    if (!entry.value->is_table()) {
-      streams->fail(entry.name, "must be a table [streams." + entry.name + "], not " + toml_type_words(*entry.value));
+  if (!streams || streams->entries().empty()) {
+    keep_mistake([&] {
+      throw_at(path, streams ? streams->line() : 1, "streams",
+               "no stream declared; add e.g. [streams.read_orders] with kind = \"ingest\", source and table");
+    });
+  } else {
+    for (const auto& entry : streams->entries()) {
+      keep_mistake([&] {
+        if (!entry.value->is_table()) {
+          streams->fail(entry.name, "must be a table [streams." + entry.name + "], not " + toml_type_words(*entry.value));
+        }
+        pipeline.streams.push_back(read_stream(*streams, entry.name, pipeline));
+        stream_sections.push_back(*streams->table(entry.name));
+      });
     }
-    pipeline.streams.push_back(read_stream(*streams, entry.name, pipeline));
-    stream_sections.push_back(*streams->table(entry.name));
   }
-  check_stream_graph(pipeline, stream_sections);
+  if (mistakes.empty()) keep_mistake([&] { check_stream_graph(pipeline, stream_sections); });
+  if (mistakes.size() == 1) throw Error(mistakes.front());
+  if (!mistakes.empty()) {
+    std::string all;
+    for (const auto& mistake : mistakes) all += mistake + "\n";
+    throw Error(all + std::to_string(mistakes.size()) + " mistakes in " + path + ": fix them all, then run again");
+  }
   return pipeline;
 }
 

@@ -3,7 +3,10 @@
 
 #include <librdkafka/rdkafka.h>
 
+#include <algorithm>
+#include <map>
 #include <memory>
+#include <vector>
 #include <optional>
 #include <nlohmann/json.hpp>
 
@@ -15,13 +18,32 @@ namespace lakestream {
 
 namespace {
 
+struct Deliveries {
+  ProduceResult result;
+  std::map<int32_t, std::vector<int64_t>> offsets;  // per partition, the offsets delivered to it
+};
+
 void count_delivery(rd_kafka_t*, const rd_kafka_message_t* message, void* opaque) {
-  auto* result = static_cast<ProduceResult*>(opaque);
+  auto* deliveries = static_cast<Deliveries*>(opaque);
   if (!message->err) {
-    result->delivered++;
+    deliveries->result.delivered++;
+    deliveries->offsets[message->partition].push_back(message->offset);
     return;
   }
-  if (result->failed++ == 0) result->first_error = rd_kafka_err2str(message->err);
+  if (deliveries->result.failed++ == 0) deliveries->result.first_error = rd_kafka_err2str(message->err);
+}
+
+// Counts the delivered records that are already below their partition's log start.
+void count_gone(rd_kafka_t* producer, const std::string& topic, Deliveries& deliveries) {
+  for (const auto& [partition, offsets] : deliveries.offsets) {
+    int64_t low = 0, high = 0;
+    if (rd_kafka_query_watermark_offsets(producer, topic.c_str(), partition, &low, &high, 10000)) continue;
+    int64_t gone = std::count_if(offsets.begin(), offsets.end(), [low = low](int64_t o) { return o < low; });
+    if (gone == 0) continue;
+    deliveries.result.gone += gone;
+    if (!deliveries.result.gone_detail.empty()) deliveries.result.gone_detail += ", ";
+    deliveries.result.gone_detail += "partition " + std::to_string(partition) + " now starts at offset " + std::to_string(low);
+  }
 }
 
 // The key of one line, or nullopt for none.
@@ -40,7 +62,8 @@ bool blank(const std::string& line) { return line.find_first_not_of(" \t\r") == 
 
 ProduceResult produce_json_lines(const KafkaSettings& kafka, const std::string& topic, const std::string& key_field,
                                  std::istream& lines) {
-  ProduceResult result;
+  Deliveries deliveries;
+  ProduceResult& result = deliveries.result;
   rd_kafka_conf_t* conf = make_kafka_conf(kafka);
   char errstr[512];
   try {
@@ -56,7 +79,7 @@ ProduceResult produce_json_lines(const KafkaSettings& kafka, const std::string& 
   }
   std::string bootstrap = kafka_property(conf, "bootstrap.servers");
   rd_kafka_conf_set_dr_msg_cb(conf, count_delivery);
-  rd_kafka_conf_set_opaque(conf, &result);
+  rd_kafka_conf_set_opaque(conf, &deliveries);
   std::unique_ptr<rd_kafka_t, void (*)(rd_kafka_t*)> producer(
       rd_kafka_new(RD_KAFKA_PRODUCER, conf, errstr, sizeof errstr), rd_kafka_destroy);
   if (!producer) {
@@ -64,8 +87,7 @@ ProduceResult produce_json_lines(const KafkaSettings& kafka, const std::string& 
     throw Error(std::string("cannot create a Kafka producer: ") + errstr);
   }
 
-  // Fails now, clearly, when the topic is missing (on brokers that do not auto-create topics; the
-  // embedded broker creates any topic asked about, with 4 partitions).
+  // Fails now, clearly, when the topic is missing (make_kafka_conf turns auto-creation off).
   topic_partitions(producer.get(), topic, bootstrap);
 
   std::string line;
@@ -101,6 +123,7 @@ ProduceResult produce_json_lines(const KafkaSettings& kafka, const std::string& 
     throw Error("the Kafka producer failed for topic " + topic + ": " + errstr);
   // Every message is either delivered or failed by message.timeout.ms, so this ends.
   while (rd_kafka_outq_len(producer.get()) > 0) rd_kafka_flush(producer.get(), 1000);
+  count_gone(producer.get(), topic, deliveries);
   return result;
 }
 

@@ -51,11 +51,14 @@ bool has_kafka_property(const KafkaSettings& kafka, const std::string& name) {
 rd_kafka_conf_t* make_kafka_conf(const KafkaSettings& kafka) {
   if (kafka.bootstrap.empty())
     throw Error("kafka bootstrap is not set: give the brokers (\"host:9092\") or \"embedded\" for `lakestream broker`");
-  std::string bootstrap = resolve_bootstrap(kafka.bootstrap);
+  std::string bootstrap = resolve_bootstrap(kafka.bootstrap, kafka.topics);
   rd_kafka_conf_t* conf = rd_kafka_conf_new();
   rd_kafka_conf_set_log_cb(conf, kafka_log);
   try {
     set_kafka_property(conf, "bootstrap.servers", bootstrap);
+    // A mistyped topic must be an error that names it, not a new empty topic (the embedded broker
+    // and many clusters create any topic a client asks about).
+    set_kafka_property(conf, "allow.auto.create.topics", "false");
     for (const auto& [name, value] : kafka.properties) set_kafka_property(conf, name, value);
   } catch (...) {
     rd_kafka_conf_destroy(conf);

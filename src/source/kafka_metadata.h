@@ -11,8 +11,7 @@ namespace lakestream {
 
 // The partition ids of `topic`, sorted, as `client`'s brokers (`bootstrap`, for messages) know
 // them. Error when the topic does not exist (saying how to create it) or the brokers cannot be
-// asked. Note: with allow.auto.create.topics=true the embedded broker creates an unknown topic
-// (4 partitions) instead of answering that it does not exist.
+// asked. Asks for every topic's metadata, so that no broker creates a mistyped topic on the way.
 std::vector<int32_t> topic_partitions(rd_kafka_s* client, const std::string& topic, const std::string& bootstrap);
 
 }  // namespace lakestream

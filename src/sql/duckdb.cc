@@ -1,17 +1,29 @@
 #include "sql/duckdb.h"
 
+#include <atomic>
+
 #include "util/error.h"
 
 namespace lakestream::sql {
 
 namespace {
 
-std::string sql_head(const std::string& sql) {
-  constexpr size_t kMax = 300;
-  return sql.size() <= kMax ? sql : sql.substr(0, kMax) + " ...";
+std::atomic<bool> statements_shown{false};
+
+// DuckDB's message, and the statement's start when asked for. DuckDB quotes the statement's line
+// after a blank line ("\n\nLINE 1: SELECT ..."); that goes too, unless statements are shown.
+std::string failure(const std::string& message, const std::string& sql) {
+  if (statements_shown) {
+    constexpr size_t kMax = 300;
+    return "SQL failed: " + message + "\n  in: " + (sql.size() <= kMax ? sql : sql.substr(0, kMax) + " ...");
+  }
+  std::string text = message.substr(0, message.find("\n\nLINE "));
+  return "SQL failed: " + text + " (--verbose shows the statement)";
 }
 
 }  // namespace
+
+void show_statements_in_errors(bool shown) { statements_shown = shown; }
 
 duckdb_database Database::handle() {
   if (db_) return db_;
@@ -86,7 +98,7 @@ void Connection::exec(const std::string& sql) {
   if (state == DuckDBError) {
     std::string msg = duckdb_result_error(&result) ? duckdb_result_error(&result) : "unknown error";
     duckdb_destroy_result(&result);
-    throw Error("SQL failed: " + msg + "\n  in: " + sql_head(sql));
+    throw Error(failure(msg, sql));
   }
   duckdb_destroy_result(&result);
 }
@@ -117,7 +129,7 @@ Rows Connection::query(const std::string& sql) {
   if (duckdb_query(handle(), sql.c_str(), &result) == DuckDBError) {
     std::string msg = duckdb_result_error(&result) ? duckdb_result_error(&result) : "unknown error";
     duckdb_destroy_result(&result);
-    throw Error("SQL failed: " + msg + "\n  in: " + sql_head(sql));
+    throw Error(failure(msg, sql));
   }
   idx_t ncols = duckdb_column_count(&result);
   for (idx_t c = 0; c < ncols; c++) {

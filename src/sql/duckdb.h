@@ -14,6 +14,10 @@
 
 namespace lakestream::sql {
 
+// Whether an Error from a failed statement shows the statement (lakestream's own SQL, which a user
+// did not write and rarely needs): off unless the CLI's --verbose turns it on for the process.
+void show_statements_in_errors(bool shown);
+
 // One DuckDB database: in memory when `path` is empty, else the file at `path`. It opens when
 // first used, so a run that finds nothing new never pays for starting DuckDB.
 class Database {

@@ -2,6 +2,8 @@
 
 #include <cstdio>
 
+#include "util/plural.h"
+
 namespace lakestream {
 
 std::string format_batch_line(const StreamReport& stream, const BatchReport& b) {
@@ -10,7 +12,7 @@ std::string format_batch_line(const StreamReport& stream, const BatchReport& b) 
   line += ": " + std::to_string(b.input_rows) + " in, " + std::to_string(b.output_rows) + " out to " + stream.table;
   if (b.quarantined) line += ", " + std::to_string(b.quarantined) + " quarantined";
   if (b.late_dropped) line += ", " + std::to_string(b.late_dropped) + " late dropped";
-  if (b.duplicates_dropped) line += ", " + std::to_string(b.duplicates_dropped) + " duplicates dropped";
+  if (b.duplicates_dropped) line += ", " + counted(b.duplicates_dropped, "duplicate", "duplicates") + " dropped";
   if (b.already_committed) line += " (already committed; not written again)";
   char ms[32];
   std::snprintf(ms, sizeof ms, " (%.0f ms)", b.seconds * 1000);

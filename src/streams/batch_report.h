@@ -62,6 +62,7 @@ struct StreamReport {
   std::string table;
   std::vector<BatchReport> batches;
   double seconds = 0;
+  bool stopped = false;         // a stop request (SIGINT/SIGTERM) ended it with input left to read
 };
 
 // One line for a batch, for the terminal: "read_orders: batch 3: 1000 in, 998 out to bronze_orders, 2 quarantined (12 ms)".

@@ -130,12 +130,22 @@ class IngestRun {
     };
     for (const auto& ranges : plans) {
       // A stop request (SIGTERM in continuous mode) lets the batch in flight finish, no more.
-      if (stop_requested()) break;
+      if (stop_requested()) {
+        report_.stopped = true;
+        break;
+      }
       Offsets batch_end = start;
       for (const auto& r : ranges) batch_end[r.partition] = r.end;
       auto batch = read_batch(next_id, start, batch_end, data_loss, false, *cons[next_id % 2]);
+      if (!began_late_.empty())
+        batch->report.warning = began_late_ + ": the records before were deleted (retention) before this stream "
+                                "first read them, and are not in " + ctx_.stream.table;
+      began_late_.clear();
       finish_writing();
-      if (stop_requested()) break;  // read but not planned: nothing to undo
+      if (stop_requested()) {  // read but not planned: nothing to undo
+        report_.stopped = true;
+        break;
+      }
       auto planning = std::chrono::steady_clock::now();
       nlohmann::json input = {{"start", to_json(start)}, {"end", to_json(batch_end)}};
       if (!data_loss.empty()) input["dataLoss"] = data_loss;
@@ -171,7 +181,12 @@ class IngestRun {
       auto known = start.find(p);
       if (known == start.end()) {
         // A partition never read: from the beginning (a new partition, or the first run).
-        start[p] = (first_run && source_.start_at_latest) ? w.high : w.low;
+        bool at_latest = first_run && source_.start_at_latest;
+        start[p] = at_latest ? w.high : w.low;
+        // The beginning may already be gone; that loss is not this stream's doing, but say so.
+        if (!at_latest && w.low > 0)
+          began_late_ += std::string(began_late_.empty() ? "" : "; ") + "partition " + std::to_string(p) + " of " +
+                         source_.topic + " begins at offset " + std::to_string(w.low) + ", not 0";
       } else if (w.high < known->second) {
         went_back += "\n  partition " + std::to_string(p) + ": from offset " + std::to_string(known->second) +
                      " back to " + std::to_string(w.high);
@@ -211,6 +226,8 @@ class IngestRun {
                   "] (the gap is recorded and check shows it).");
     return end;
   }
+
+  std::string began_late_;  // partitions first read past offset 0, told under the next batch's line
 
   // A batch read from Kafka into its DuckDB connection, to be written.
   struct Batch {
@@ -305,7 +322,7 @@ class IngestRun {
       try {
         reader_.commit_to_group(b.end);
       } catch (const Error& e) {
-        batch.warning = e.what();
+        batch.warning += (batch.warning.empty() ? "" : "\n  warning: ") + std::string(e.what());
       }
     }
     batch.durations_ms["addBatch"] = ms_since(b.processing);

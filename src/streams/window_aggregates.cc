@@ -148,6 +148,8 @@ std::string WindowAggregates::same_window(const std::string& w, const std::strin
 
 std::string WindowAggregates::final_select() const {
   std::string s = "ws AS " + q(stream_.window_column);
+  if (!stream_.window_end_column.empty())
+    s += ", ws + to_microseconds(" + std::to_string(stream_.window_us) + ") AS " + q(stream_.window_end_column);
   for (const auto& g : stream_.group_by) s += ", " + q(g);
   for (size_t i = 0; i < stream_.aggregates.size(); i++) {
     const auto& a = stream_.aggregates[i];

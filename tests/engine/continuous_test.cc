@@ -4,6 +4,8 @@
 #include <signal.h>
 
 #include <chrono>
+#include <sstream>
+#include <regex>
 #include <thread>
 
 #include "ops_pipeline.h"
@@ -38,16 +40,18 @@ int count_of(const std::string& text, const std::string& part) {
 
 TEST(Continuous, IntervalZeroRunsAgainAtOnceAndBacksOffWhileIdle) {
   PipelineFixture f(ops_pipeline(), {{"orders", 3}});
-  BackgroundProcess run({"run", "-p", f.pipeline_file(), "--continuous", "--interval", "0s"}, f.dir());
+  BackgroundProcess run({"run", "-p", f.pipeline_file(), "--continuous", "--interval", "0s", "--heartbeat", "3s"},
+                        f.dir());
   f.produce("orders", order_at(1, "0905") + order_at(2, "0950") + order_at(3, "1130"), "order_id");
   EXPECT_EQ(wait_for_query(f, "select count(*) as n from bronze_orders", "n\n3\n", 20000), "n\n3\n");
-  // Idle: the waits double from 10 ms to 1 s, so 4 s see a dozen runs or so, not the hundred a
-  // loop without waits would make.
-  int before = count_of(run.out(), "read_orders: nothing new");
-  std::this_thread::sleep_for(std::chrono::seconds(4));
-  int idle_runs = count_of(run.out(), "read_orders: nothing new") - before;
-  EXPECT_GE(idle_runs, 1) << run.out();
-  EXPECT_LE(idle_runs, 15) << run.out();
+  // Idle: the waits double from 10 ms to 1 s, so a heartbeat of 3 s idle counts a few runs, not
+  // the hundred a loop without waits would make.
+  const std::string idle = "alive (ingest streams): 0 batches in ";
+  ASSERT_TRUE(run.wait_for_output(idle, 20000)) << run.out();
+  std::string out = run.out();
+  int idle_runs = std::stoi(out.substr(out.find(idle) + idle.size()));
+  EXPECT_GE(idle_runs, 1) << out;
+  EXPECT_LE(idle_runs, 20) << out;
   // And new events end the idle waits: picked up at the next run.
   f.produce("orders", order_at(4, "1140"), "order_id");
   EXPECT_EQ(wait_for_query(f, "select count(*) as n from bronze_orders", "n\n4\n", 20000), "n\n4\n");
@@ -156,8 +160,31 @@ TEST(Continuous, SigtermFinishesTheBatchInFlightAndNoMore) {
             "n,offsets\n20000,20000\n");
 }
 
+TEST(Continuous, ReadsLikeAServiceLogQuietWhileIdleButForAHeartbeat) {
+  PipelineFixture f(ops_pipeline(), {{"orders", 1}});
+  f.produce("orders", order_at(1, "0905"), "order_id");
+  BackgroundProcess run({"run", "-p", f.pipeline_file(), "--continuous", "--interval", "1s", "--heartbeat", "2s"},
+                        f.dir());
+  ASSERT_TRUE(run.wait_for_output("alive: ", 15000)) << run.out() << run.err();
+  ASSERT_TRUE(run.wait_for_output("batches in the last 2 s", 15000)) << run.out();
+  run.send_signal(SIGTERM);
+  CommandResult r = run.wait(30000);
+  EXPECT_EQ(r.exit_code, 0);
+  // Every line starts with the time in UTC; the batches are there, idle runs are not.
+  std::istringstream lines(r.out);
+  int count = 0;
+  for (std::string line; std::getline(lines, line);) {
+    if (line.rfind("  ", 0) == 0) continue;  // a batch line's continuation (a warning)
+    EXPECT_TRUE(std::regex_search(line, std::regex("^20\\d\\d-\\d\\d-\\d\\dT\\d\\d:\\d\\d:\\d\\dZ "))) << line;
+    count++;
+  }
+  EXPECT_GE(count, 4) << r.out;
+  EXPECT_NE(r.out.find("Z read_orders: batch 0: 1 in, 1 out to bronze_orders"), std::string::npos) << r.out;
+  EXPECT_EQ(r.out.find("nothing new"), std::string::npos) << r.out;
+}
+
 TEST(Continuous, FailuresAreRetriedWithBackoffAndShownInStatus) {
-  PipelineFixture f(ops_pipeline("no_such_column = 'placed'"), {{"orders", 1}});
+  PipelineFixture f(ops_pipeline("cast(status as integer) = 1"), {{"orders", 1}});
   f.produce("orders", order_at(1, "0905"), "order_id");
   BackgroundProcess run({"run", "-p", f.pipeline_file(), "--continuous", "--interval", "1s"}, f.dir());
   auto until = std::chrono::steady_clock::now() + std::chrono::seconds(20);
@@ -169,7 +196,7 @@ TEST(Continuous, FailuresAreRetriedWithBackoffAndShownInStatus) {
   EXPECT_NE(err.find("retrying in 4 s (failure 3 in a row)"), std::string::npos) << err;
   nlohmann::json gold = stream_status(f, "hourly_sales");
   EXPECT_EQ(gold["health"], "failing");
-  EXPECT_NE(gold["lastError"].get<std::string>().find("no_such_column"), std::string::npos);
+  EXPECT_NE(gold["lastError"].get<std::string>().find("Could not convert string 'placed'"), std::string::npos);
   run.send_signal(SIGINT);
   CommandResult r = run.wait(30000);
   EXPECT_EQ(r.exit_code, 0) << "a stop request during the backoff stops at once";

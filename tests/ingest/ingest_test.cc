@@ -1,6 +1,7 @@
 // The ingest stream (Kafka -> bronze) as a user runs it: every offset exactly once across runs,
 // kills and bad records; a second run of a locked stream refused.
 #include <fcntl.h>
+#include <signal.h>
 #include <sys/file.h>
 #include <unistd.h>
 
@@ -165,6 +166,40 @@ TEST(Ingest, ASecondRunOfALockedStreamIsRefused) {
   EXPECT_NE(r.err.find("stream read_orders is already running"), std::string::npos) << r.err;
   ::close(fd);
   EXPECT_EQ(f.lakestream("run").exit_code, 0);
+}
+
+}  // namespace
+}  // namespace lakestream::testing
+
+namespace lakestream::testing {
+namespace {
+
+TEST(IngestStop, SigintMidBacklogStopsAtABatchBoundaryAndARerunCompletesExactlyOnce) {
+  PipelineFixture f(ingest_pipeline(1000), {{"orders", 3}});
+  f.produce("orders", orders(0, 60000), "order_id");
+  BackgroundProcess run({"run", "-p", f.pipeline_file()}, f.dir());
+  ASSERT_TRUE(run.wait_for_output("read_orders: batch 3:", 30000)) << run.out() << run.err();
+  run.send_signal(SIGINT);
+  CommandResult stopped = run.wait(30000);
+  EXPECT_EQ(stopped.exit_code, 130) << stopped.out << stopped.err;
+  EXPECT_NE(stopped.out.find("stopped on request, at a batch boundary: every batch that started was committed"),
+            std::string::npos)
+      << stopped.out;
+  EXPECT_NE(stopped.out.find("committed in this run:\n  read_orders: batches 0 to "), std::string::npos) << stopped.out;
+  EXPECT_NE(stopped.out.find("not run:\n  read_orders: the rest of its input"), std::string::npos) << stopped.out;
+
+  // What it says was committed is what bronze holds.
+  std::string held = f.query(kCounts);
+  auto at = stopped.out.find("read_orders: batches 0 to ");
+  int64_t last = std::stoll(stopped.out.substr(at + 26));
+  int64_t rows = std::stoll(stopped.out.substr(stopped.out.find("(", at) + 1));
+  EXPECT_EQ(rows, (last + 1) * 1000);
+  EXPECT_EQ(held, "n,offsets\n" + std::to_string(rows) + "," + std::to_string(rows) + "\n");
+  EXPECT_LT(rows, 60000);
+
+  CommandResult rerun = f.lakestream("run");
+  ASSERT_EQ(rerun.exit_code, 0) << rerun.err;
+  EXPECT_EQ(f.query(kCounts), "n,offsets\n60000,60000\n");
 }
 
 }  // namespace

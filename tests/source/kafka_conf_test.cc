@@ -51,10 +51,10 @@ TEST(ResolveBootstrap, EmbeddedNeedsARunningBroker) {
   EXPECT_EQ(resolve_bootstrap("kafka:9092"), "kafka:9092");
   std::string expected = "bootstrap = \"embedded\" but no embedded broker is running: start one with "
                          "`lakestream broker --topic orders:3` (it writes " + file + ")";
-  EXPECT_EQ(error_of({"embedded", {}}), expected);
+  EXPECT_EQ(error_of({"embedded", {}, {"orders"}}), expected);
   // A file left behind by a broker that died (a pid that cannot exist) is no broker either.
   write_broker_address(file, {"127.0.0.1:1", 999999999, 0, {}});
-  EXPECT_EQ(error_of({"embedded", {}}), expected);
+  EXPECT_EQ(error_of({"embedded", {}, {"orders"}}), expected);
   write_broker_address(file, {"127.0.0.1:1234", static_cast<int>(getpid()), 0, {{"orders", 3}}});
   EXPECT_EQ(resolve_bootstrap("embedded"), "127.0.0.1:1234");
   testing::write_text(file, "not json");

@@ -1,0 +1,37 @@
+// `lakestream help [COMMAND | pipeline-file]`: a command's help, or the pipeline-file reference.
+#include <iostream>
+#include <memory>
+
+#include "cli/commands.h"
+#include "cli/reference.h"
+#include "util/error.h"
+
+namespace lakestream::cli {
+
+void add_help_command(CLI::App& app) {
+  auto topic = std::make_shared<std::string>();
+  auto* cmd = app.add_subcommand("help", "Show a command's help, or the pipeline file's reference (help pipeline-file)");
+  cmd->add_option("topic", *topic, "a command, or pipeline-file");
+  cmd->callback([&app, topic] {
+    if (topic->empty()) {
+      std::cout << app.help();
+      return;
+    }
+    if (*topic == "pipeline-file") {
+      std::cout << kPipelineFileReference;
+      return;
+    }
+    for (const CLI::App* sub : app.get_subcommands({})) {
+      if (sub->get_name() == *topic && *topic != "help") {
+        std::cout << sub->help("lakestream " + *topic);
+        return;
+      }
+    }
+    std::string topics;
+    for (const CLI::App* sub : app.get_subcommands({}))
+      if (sub->get_name() != "help") topics += sub->get_name() + ", ";
+    throw Error("no help on '" + *topic + "': ask about a command (" + topics + ") or pipeline-file");
+  });
+}
+
+}  // namespace lakestream::cli

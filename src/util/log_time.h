@@ -1,0 +1,11 @@
+// The time at the start of a log line (the broker's and continuous mode's), as services write it.
+#pragma once
+
+#include <string>
+
+namespace lakestream {
+
+// Now in UTC, ISO-8601 to the second: "2026-11-30T10:41:07Z".
+std::string log_time_now();
+
+}  // namespace lakestream

@@ -1,0 +1,131 @@
+// What a newcomer's mistakes get told, through the binary as they meet them: every mistake of a
+// pipeline file at once; SQL expressions checked before anything runs, with file:line and no
+// internal SQL; stream names with "did you mean"; command-line mistakes in lakestream's voice;
+// JSON output that JSON parsers take.
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+
+#include "support/test_support.h"
+
+namespace lakestream::testing {
+namespace {
+
+// Lines 1-25: an ingest stream and a window stream over it; bootstrap names no running broker,
+// so anything that reaches Kafka fails (every mistake below must be told before that).
+const char* kPipeline =
+    "[kafka]\n"
+    "bootstrap = \"embedded:nobody-here\"\n"
+    "[sources.orders.schema]\n"
+    "order_id = \"bigint\"\n"
+    "status = \"string\"\n"
+    "amount = \"double\"\n"
+    "event_time = \"timestamp\"\n"
+    "[streams.read_orders]\n"
+    "kind = \"ingest\"\n"
+    "source = \"orders\"\n"
+    "table = \"bronze_orders\"\n"
+    "[streams.read_orders.derived]\n"
+    "dt = \"date(event_time)\"\n"
+    "[streams.hourly_sales]\n"
+    "kind = \"window\"\n"
+    "from = \"bronze_orders\"\n"
+    "table = \"hourly_sales\"\n"
+    "filter = \"status = 'placed'\"\n"
+    "event_time = \"event_time\"\n"
+    "watermark = \"1 hour\"\n"
+    "window = \"1 hour\"\n"
+    "[streams.hourly_sales.aggregates]\n"
+    "orders = \"count(*)\"\n"
+    "revenue = \"sum(amount)\"\n"
+    "high = \"max(amount)\"\n";
+
+std::string with(std::string text, const std::string& from, const std::string& to) {
+  text.replace(text.find(from), from.size(), to);
+  return text;
+}
+
+CommandResult lakestream_in(const TempDir& dir, const std::string& toml, const std::vector<std::string>& args) {
+  write_text(dir / "lakestream.toml", toml);
+  return run_lakestream(args, dir.path());
+}
+
+TEST(FirstHourErrors, EveryMistakeOfTheFileAtOnce) {
+  TempDir dir;
+  std::string toml = with(with(kPipeline, "watermark = \"1 hour\"", "watermark = \"1 hours\""), "kind = \"ingest\"",
+                          "kind = \"ingets\"");
+  CommandResult r = lakestream_in(dir, toml, {"run"});
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_NE(r.err.find("\n2 mistakes in lakestream.toml: fix them all, then run again"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("lakestream.toml:9: streams.read_orders.kind"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("lakestream.toml:20: streams.hourly_sales.watermark"), std::string::npos) << r.err;
+}
+
+TEST(FirstHourErrors, SqlExpressionsAreCheckedBeforeAnythingRunsWithFileAndLine) {
+  TempDir dir;
+  std::string toml = with(with(kPipeline, "status = 'placed'", "stauts = 'placed'"), "sum(amount)", "sum(amout)");
+  toml = with(toml, "date(event_time)", "dat(event_time)");
+  CommandResult r = lakestream_in(dir, toml, {"run"});
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_NE(r.err.find("3 SQL expressions of lakestream.toml do not run:"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("lakestream.toml:13: streams.read_orders.derived.dt: 'dat(event_time)' does not run over the "
+                       "columns of source orders: "),
+            std::string::npos)
+      << r.err;
+  // The window's input is bronze as it will be (with the derived column), even when a derived
+  // expression is wrong: its own mistakes are told too.
+  EXPECT_NE(r.err.find("lakestream.toml:18: streams.hourly_sales.filter: 'stauts = 'placed'' does not run over the "
+                       "columns of bronze_orders: Binder Error: Referenced column \"stauts\" not found"),
+            std::string::npos)
+      << r.err;
+  EXPECT_NE(r.err.find("lakestream.toml:24: streams.hourly_sales.aggregates.revenue: 'sum(amout)'"), std::string::npos)
+      << r.err;
+  EXPECT_EQ(r.err.find("SELECT"), std::string::npos) << "no internal SQL: " << r.err;
+  EXPECT_EQ(r.err.find("no embedded broker"), std::string::npos) << "told before Kafka: " << r.err;
+  EXPECT_EQ(lakestream_in(dir, kPipeline, {"run"}).err.find("does not run"), std::string::npos);
+}
+
+TEST(FirstHourErrors, StreamNamesGetDidYouMeanAndATableNameSaysItsStream) {
+  TempDir dir;
+  CommandResult typo = lakestream_in(dir, kPipeline, {"run", "hourly_sale"});
+  EXPECT_EQ(typo.exit_code, 1);
+  EXPECT_NE(typo.err.find("no stream named hourly_sale in "), std::string::npos) << typo.err;
+  EXPECT_NE(typo.err.find("; did you mean hourly_sales?"), std::string::npos) << typo.err;
+  CommandResult table = lakestream_in(dir, kPipeline, {"run", "bronze_orders"});
+  EXPECT_NE(table.err.find("bronze_orders is a table, written by stream read_orders; name that stream"),
+            std::string::npos)
+      << table.err;
+}
+
+TEST(FirstHourErrors, CommandLineMistakesInLakestreamsVoiceWithTheUsage) {
+  TempDir dir;
+  CommandResult r = lakestream_in(dir, kPipeline, {"query"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_EQ(r.err, "lakestream query: sql is missing\nusage: lakestream query [OPTIONS] sql\n"
+                   "(`lakestream query --help` says more)\n");
+  r = lakestream_in(dir, kPipeline, {"produce", "-t"});
+  EXPECT_NE(r.err.find("lakestream produce: --topic needs a value\n"), std::string::npos) << r.err;
+  r = lakestream_in(dir, kPipeline, {"run", "--metrics-port", "abc"});
+  EXPECT_NE(r.err.find("lakestream run: --metrics-port: 'abc' is not a value it takes\n"), std::string::npos) << r.err;
+  EXPECT_EQ(r.err.find("Error"), std::string::npos) << r.err;
+}
+
+TEST(FirstHourErrors, QueryJsonIsAlwaysJson) {
+  TempDir dir;
+  CommandResult r = lakestream_in(
+      dir, kPipeline,
+      {"query", "-f", "json",
+       "select 'nan'::double as x, 'inf'::double as y, 1.5 as z, timestamptz '2026-01-01 10:00:00+02' as t, "
+       "timestamp '2026-03-02 09:30:00' as ntz, null as n"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  auto row = nlohmann::json::parse(r.out);  // throws when it is not JSON
+  EXPECT_TRUE(row["x"].is_null());
+  EXPECT_TRUE(row["y"].is_null());
+  EXPECT_EQ(row["z"], 1.5);
+  EXPECT_EQ(row["t"], "2026-01-01T08:00:00.000000Z");
+  EXPECT_EQ(row["ntz"], "2026-03-02T09:30:00.000000Z");
+  EXPECT_TRUE(row["n"].is_null());
+}
+
+}  // namespace
+}  // namespace lakestream::testing
