@@ -324,8 +324,10 @@ std::map<std::string, ReferenceModel::Counted> ReferenceModel::recount_of(size_t
     int64_t met = windows_[window].met.at(run);
     for (const auto& r : runs_[run]) {  // each run is in Kafka's order already
       const Event& e = r.event;
-      if (!contents.insert(content_of(e)).second) continue;  // a resend of the same event
       if (!e.ts_us || !filter_passes(w, e)) continue;
+      // Without dedup an exact resend is the same event; with dedup the key's rule decides, for a
+      // resend as for any copy (a resend of a copy the state dropped counts once the key is forgotten).
+      if (w.dedup.empty() && !contents.insert(content_of(e)).second) continue;
       if (!w.dedup.empty()) {
         std::string key = key_text(columns_text(e, w.dedup));
         auto last = counted_at.find(key);
