@@ -136,8 +136,8 @@ void check_stream_expressions_once(const Pipeline& pipeline) {
     sql::Connection con(db);
     check_stream_expressions(pipeline, con);
   }
-  make_dirs(pipeline.checkpoints_dir);
-  write_file_atomic(marker, checked);
+  make_dirs(pipeline.checkpoints_dir, 0700);  // private, as every file of the checkpoints
+  write_file_atomic(marker, checked, 0600);
 }
 
 }  // namespace lakestream
