@@ -21,15 +21,15 @@ void add_help_command(CLI::App& app) {
       std::cout << kPipelineFileReference;
       return;
     }
+    std::string topics;
     for (const CLI::App* sub : app.get_subcommands({})) {
-      if (sub->get_name() == *topic && *topic != "help") {
-        std::cout << sub->help("lakestream " + *topic);
+      if (sub->get_name() == "help" || sub->get_group().empty()) continue;  // itself, and hidden ones
+      if (sub->get_name() == *topic) {
+        std::cout << sub->help("lakestream");
         return;
       }
+      topics += (topics.empty() ? "" : ", ") + sub->get_name();
     }
-    std::string topics;
-    for (const CLI::App* sub : app.get_subcommands({}))
-      if (sub->get_name() != "help") topics += sub->get_name() + ", ";
     throw Error("no help on '" + *topic + "': ask about a command (" + topics + ") or pipeline-file");
   });
 }

@@ -11,7 +11,6 @@
 #include "engine/metrics.h"
 #include "engine/runner.h"
 #include "engine/stop_summary.h"
-#include "sql/duckdb.h"
 #include "streams/expression_check.h"
 #include "util/error.h"
 #include "util/http_server.h"
@@ -50,12 +49,8 @@ void add_run_command(CLI::App& app) {
                   "rotate each stream's progress log past this size")->capture_default_str();
   cmd->callback([flags] {
     Pipeline pipeline = load_pipeline(flags->pipeline_file);
-    {
-      // Every SQL expression of the file, before any stream runs (a mistake then stops nothing midway).
-      sql::Database db;
-      sql::Connection con(db);
-      check_stream_expressions(pipeline, con);
-    }
+    // Every SQL expression of the file, before any stream runs (a mistake then stops nothing midway).
+    check_stream_expressions_once(pipeline);
     RunOptions options = flags->options;
     options.progress_bar = ::isatty(STDOUT_FILENO) == 1;
     std::unique_ptr<Metrics> metrics;

@@ -165,7 +165,7 @@ std::string format_status(const std::vector<StreamStatus>& statuses, int64_t now
         text += "         Kafka lag " + std::to_string(total) + " (partition:lag " + parts + ")\n";
       }
     } else {
-      text += "         " + std::to_string(s.versions_behind) + " source versions not read yet\n";
+      text += "         " + counted(s.versions_behind, "source version", "source versions") + " not read yet\n";
     }
     if (s.falling_behind) text += "         ALERT processing rate below input rate for 10 minutes\n";
     if (!s.last_error.empty()) text += "         last error at " + s.last_error_at + ": " + s.last_error + "\n";

@@ -1,11 +1,13 @@
 #include "streams/expression_check.h"
 
 #include <filesystem>
+#include <functional>
 #include <set>
 
 #include "streams/ingest_stream.h"
 #include "table/parquet_file.h"
 #include "util/error.h"
+#include "util/files.h"
 
 namespace lakestream {
 
@@ -124,5 +126,18 @@ class ExpressionCheck {
 }  // namespace
 
 void check_stream_expressions(const Pipeline& pipeline, sql::Connection& con) { ExpressionCheck(pipeline, con).run(); }
+
+void check_stream_expressions_once(const Pipeline& pipeline) {
+  std::string marker = join_path(pipeline.checkpoints_dir, ".expressions-checked");
+  std::string checked = std::to_string(std::hash<std::string>()(read_file(pipeline.path))) + "\n";
+  if (path_exists(marker) && read_file(marker) == checked) return;
+  {
+    sql::Database db;
+    sql::Connection con(db);
+    check_stream_expressions(pipeline, con);
+  }
+  make_dirs(pipeline.checkpoints_dir, 0700);  // private, as every file of the checkpoints
+  write_file_atomic(marker, checked, 0600);
+}
 
 }  // namespace lakestream

@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "support/test_support.h"
+#include "util/files.h"
 
 namespace lakestream::testing {
 namespace {
@@ -83,6 +84,11 @@ TEST(FirstHourErrors, SqlExpressionsAreCheckedBeforeAnythingRunsWithFileAndLine)
   EXPECT_EQ(r.err.find("SELECT"), std::string::npos) << "no internal SQL: " << r.err;
   EXPECT_EQ(r.err.find("no embedded broker"), std::string::npos) << "told before Kafka: " << r.err;
   EXPECT_EQ(lakestream_in(dir, kPipeline, {"run"}).err.find("does not run"), std::string::npos);
+  // A file checked once is not checked again (no DuckDB for a run with nothing new), but any
+  // change to it is.
+  EXPECT_TRUE(path_exists(dir / "checkpoints/.expressions-checked"));
+  EXPECT_NE(lakestream_in(dir, toml, {"run"}).err.find("3 SQL expressions of lakestream.toml do not run:"),
+            std::string::npos);
 }
 
 TEST(FirstHourErrors, StreamNamesGetDidYouMeanAndATableNameSaysItsStream) {
