@@ -79,7 +79,10 @@ void add_query_command(CLI::App& app) {
     create_lake_views(con, pipeline);
     if (*format == "json") {
       // DuckDB renders each row as a JSON object, with numbers as numbers.
-      sql::Rows rows = con.query("SELECT to_json(j)::VARCHAR FROM (" + json_ready(con, *text) + ") j");
+      // The row's alias is one no column of a user's query takes (`to_json(j)` of a column j
+      // would give that column, not the row).
+      sql::Rows rows = con.query("SELECT to_json(__lakestream_row)::VARCHAR FROM (" + json_ready(con, *text) +
+                                 ") __lakestream_row");
       for (const auto& row : rows.rows) std::cout << (row[0] ? *row[0] : "null") << "\n";
       return;
     }

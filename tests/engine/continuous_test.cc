@@ -165,8 +165,8 @@ TEST(Continuous, ReadsLikeAServiceLogQuietWhileIdleButForAHeartbeat) {
   f.produce("orders", order_at(1, "0905"), "order_id");
   BackgroundProcess run({"run", "-p", f.pipeline_file(), "--continuous", "--interval", "1s", "--heartbeat", "2s"},
                         f.dir());
-  ASSERT_TRUE(run.wait_for_output("alive: ", 15000)) << run.out() << run.err();
-  ASSERT_TRUE(run.wait_for_output("batches in the last 2 s", 15000)) << run.out();
+  ASSERT_TRUE(run.wait_for_output(" alive", 15000)) << run.out() << run.err();
+  ASSERT_TRUE(run.wait_for_output(" in the last 2 s", 15000)) << run.out();
   run.send_signal(SIGTERM);
   CommandResult r = run.wait(30000);
   EXPECT_EQ(r.exit_code, 0);

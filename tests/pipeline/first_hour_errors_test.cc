@@ -131,6 +131,13 @@ TEST(FirstHourErrors, QueryJsonIsAlwaysJson) {
   EXPECT_EQ(row["t"], "2026-01-01T08:00:00.000000Z");
   EXPECT_EQ(row["ntz"], "2026-03-02T09:30:00.000000Z");
   EXPECT_TRUE(row["n"].is_null());
+  // Columns named like the aliases the command uses inside are columns still, the row an object.
+  CommandResult named = lakestream_in(dir, kPipeline, {"query", "-f", "json", "select 't' as t, [1, 2] as j, 3 as q"});
+  ASSERT_EQ(named.exit_code, 0) << named.err;
+  auto object = nlohmann::json::parse(named.out);
+  ASSERT_TRUE(object.is_object()) << named.out;
+  EXPECT_EQ(object["j"], nlohmann::json::array({1, 2}));
+  EXPECT_EQ(object["q"], 3);
 }
 
 }  // namespace
