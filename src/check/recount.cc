@@ -39,7 +39,11 @@ std::vector<RecountChange> recount_table(sql::Connection& con, const Pipeline& p
     // Each event once, late ones included; with dedup, a key counts again once the stream's
     // watermark forgot it, so the watermarks its batches met take part.
     MetWatermarks met;
-    if (auto progress = read_window_progress(pipeline, stream)) met = {progress->watermark_history, progress->watermark_us};
+    int64_t watermark_us = 0;
+    if (auto progress = read_window_progress(pipeline, stream)) {
+      met = {progress->watermark_history, progress->watermark_us};
+      watermark_us = progress->watermark_us;
+    }
     create_window_copies(con, stream, source_columns, q(stream.from), met, "recount_copies");
     create_window_events(con, stream, source_columns, "recount_copies", "true", "recount_events");
     con.exec("CREATE OR REPLACE TEMP TABLE recount_values AS SELECT " + key + ", " + window_aggregates_sql(stream, types) +
@@ -76,12 +80,38 @@ std::vector<RecountChange> recount_table(sql::Connection& con, const Pipeline& p
       }
       changes.push_back({stream.table, *row[0], values_phrase(stream, before), values_phrase(stream, after)});
     }
+    // A closed window the stream never wrote (every event of it came after the watermark passed
+    // its end) is written too, as the nightly batch would: gold then equals the batch truth.
+    std::string unwritten_select;
+    for (const auto& c : columns) {
+      bool is_aggregate = std::any_of(stream.aggregates.begin(), stream.aggregates.end(),
+                                      [&](const Aggregate& a) { return a.name == c.name; });
+      bool is_group = std::find(stream.group_by.begin(), stream.group_by.end(), c.name) != stream.group_by.end();
+      std::string value = c.name == stream.window_column ? "r.ws"
+                          : c.name == stream.window_end_column
+                              ? "r.ws + to_microseconds(" + std::to_string(stream.window_us) + ")"
+                          : is_aggregate || is_group ? "r." + q(c.name)
+                                                     : "NULL";
+      unwritten_select += (unwritten_select.empty() ? "" : ", ") + value + " AS " + q(c.name);
+    }
+    std::string unwritten = "FROM recount_values r WHERE epoch_us(r.ws) + " + std::to_string(stream.window_us) +
+                            " <= " + std::to_string(watermark_us) + " AND " + range.contains_sql("r.ws") +
+                            " AND NOT EXISTS (SELECT 1 FROM (" + delta::scan_sql(gold) + ") g WHERE " + match + ")";
+    sql::Rows added_windows = con.query("SELECT strftime(r.ws, '%Y-%m-%d %H:%M')" + after_values + " " + unwritten +
+                                        " ORDER BY 1");
+    for (const auto& row : added_windows.rows) {
+      std::vector<std::optional<std::string>> after;
+      for (size_t i = 0; i < n; i++) after.push_back(value_text(types[i], row[1 + i]));
+      changes.push_back({stream.table, *row[0], "not written", values_phrase(stream, after)});
+    }
     if (changes.empty()) return changes;
 
     int64_t max_batch = con.scalar_int("SELECT coalesce(max(_batch), -1) FROM recount_events");
     delta::Commit commit(gold);
     for (const auto& f : gold.files) commit.remove(f.path);
-    delta::AddFile added = delta::write_data_file(con, table_path, "SELECT " + select + " " + joined, columns);
+    delta::AddFile added = delta::write_data_file(
+        con, table_path, "SELECT " + select + " " + joined + " UNION ALL SELECT " + unwritten_select + " " + unwritten,
+        columns);
     if (!added.path.empty()) commit.add(added);
     commit.set_operation("RECOUNT");
     // The recount saw every source batch so far: check compares later arrivals against this.

@@ -351,8 +351,16 @@ std::map<std::string, ReferenceModel::Counted> ReferenceModel::recount_of(size_t
 void ReferenceModel::recount() {
   for (size_t i = 0; i < windows_.size(); i++) {
     auto truth = recount_of(i);
-    for (const auto& [key, counted] : windows_[i].written)
-      if (truth.count(key)) windows_[i].recounted[key] = aggregate(pipeline_.windows[i], truth.at(key).events);
+    const WindowSpec& w = pipeline_.windows[i];
+    WindowState& s = windows_[i];
+    for (const auto& [key, counted] : s.written)
+      if (truth.count(key)) s.recounted[key] = aggregate(w, truth.at(key).events);
+    // A closed window never written (all of its events late) is written from the truth too.
+    for (const auto& [key, counted] : truth)
+      if (!s.written.count(key) && counted.start + w.window_us <= s.watermark) {
+        s.written[key] = counted;
+        s.recounted[key] = aggregate(w, counted.events);
+      }
   }
 }
 
