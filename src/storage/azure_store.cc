@@ -44,11 +44,6 @@ std::string http_date() {
   return buf;
 }
 
-int64_t int_setting(const StoreSettings& settings, const char* key, int64_t fallback) {
-  auto it = settings.find(key);
-  return it == settings.end() ? fallback : std::stoll(it->second);
-}
-
 // Decodes %XX in a query value (Shared Key signs the decoded values).
 std::string url_decode(const std::string& s) {
   std::string out;

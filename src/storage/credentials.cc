@@ -62,6 +62,11 @@ std::map<std::string, std::string> connection_string_parts(const std::string& te
 
 }  // namespace
 
+int64_t int_setting(const StoreSettings& settings, const char* key, int64_t fallback) {
+  auto it = settings.find(key);
+  return it == settings.end() ? fallback : std::stoll(it->second);
+}
+
 std::string setting_or_env(const StoreSettings& settings, const std::string& key, std::initializer_list<const char*> vars) {
   auto it = settings.find(key);
   if (it != settings.end() && !it->second.empty()) return it->second;

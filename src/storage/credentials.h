@@ -35,6 +35,9 @@ struct AzureSettings {
 // nor a SAS token is found.
 AzureSettings resolve_azure(const StoreSettings& settings, const std::string& account, const std::string& url);
 
+// The number `key` is set to in `settings` (sizes, counts), else `fallback`.
+int64_t int_setting(const StoreSettings& settings, const char* key, int64_t fallback);
+
 // The value of `key` in `settings`, else of the first set environment variable of `vars`.
 std::string setting_or_env(const StoreSettings& settings, const std::string& key, std::initializer_list<const char*> vars);
 

@@ -24,11 +24,6 @@ std::string sha256_hex(const std::string& data) {
   return out;
 }
 
-int64_t int_setting(const StoreSettings& settings, const char* key, int64_t fallback) {
-  auto it = settings.find(key);
-  return it == settings.end() ? fallback : std::stoll(it->second);
-}
-
 class S3Store : public ObjectStore {
  public:
   S3Store(const StorageUrl& url, const StoreSettings& settings)
