@@ -24,6 +24,13 @@ def window_start(t):
     return t - timedelta(microseconds=(t - EPOCH) // timedelta(microseconds=1) % (WINDOW // timedelta(microseconds=1)))
 
 
+def event_time(value):
+    """An ISO-8601 string, or milliseconds since the epoch as a number (as Java producers send)."""
+    if isinstance(value, (int, float)):
+        return EPOCH + timedelta(milliseconds=value)
+    return datetime.fromisoformat(value)
+
+
 def main(bootstrap, topic):
     consumer = Consumer({"bootstrap.servers": bootstrap, "group.id": "seed004-aggregator",
                          "enable.auto.commit": False, "fetch.wait.max.ms": 10})
@@ -46,7 +53,7 @@ def main(bootstrap, topic):
                 del ends[p]
             read += 1
             event = json.loads(msg.value())
-            t = datetime.fromisoformat(event["event_time"])
+            t = event_time(event["event_time"])
             if max_event_time is None or t > max_event_time:
                 max_event_time = t
             watermark = max_event_time - DELAY

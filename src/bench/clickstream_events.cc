@@ -32,15 +32,15 @@ KeyedEvent fresh_event(const ClickstreamFeed& feed, int64_t i) {
   int64_t time_ms = kFeedStartMs + i * feed.spacing_ms;
   if (unit(g) < feed.late_share) time_ms -= 30'000 + static_cast<int64_t>(g % 150'000);
   static constexpr TimeForm kForms[] = {TimeForm::PythonIsoformat, TimeForm::PythonIsoformat, TimeForm::ZuluMillis,
-                                        TimeForm::ZuluSeconds, TimeForm::PlusTwoHours};
-  TimeForm form = kForms[(h >> 60) % 5];
+                                        TimeForm::ZuluSeconds, TimeForm::PlusTwoHours, TimeForm::EpochMillis};
+  TimeForm form = kForms[(h >> 60) % 6];
   if (form == TimeForm::ZuluSeconds) time_ms -= time_ms % 1000;
   char customer[16];
   std::snprintf(customer, sizeof customer, "C-%04llu", static_cast<unsigned long long>((h >> 20) % 200));
   std::string value = "{\"event_id\": \"" + uuid4(h, g) + "\", \"order_id\": \"O-" + std::to_string((g >> 8) % 1'000'000'000) +
                       "\", \"customer_id\": \"" + customer + "\", \"amount\": " +
-                      python_amount(500 + static_cast<int64_t>((h >> 32) % 24501)) + ", \"event_time\": \"" +
-                      iso_time(time_ms, form) + "\"}";
+                      python_amount(500 + static_cast<int64_t>((h >> 32) % 24501)) + ", \"event_time\": " +
+                      json_time(time_ms, form) + "}";
   return {customer, value};
 }
 

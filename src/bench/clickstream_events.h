@@ -1,7 +1,8 @@
 // The clickstream workload's input, in the shape a Python producer of the field sends (the
 // hands-on lab's): a uuid4 event_id, "O-<n>" order ids, 200 customers (the Kafka key), double
 // amounts as Python prints round(x, 2), event times written the ways real producers write them
-// (datetime.isoformat() with +00:00, Z with and without fractions, another zone's offset); about
+// (datetime.isoformat() with +00:00, Z with and without fractions, another zone's offset, epoch
+// milliseconds as a JSON number); about
 // 5% late by 30 to 180 s, about 2% sent twice byte for byte.
 #pragma once
 

@@ -37,8 +37,14 @@ std::string iso_time(int64_t ms, TimeForm form) {
       else std::snprintf(text + n, sizeof text - n, "+00:00");
       break;
     case TimeForm::PlusTwoHours: std::snprintf(text + n, sizeof text - n, ".%03d+02:00", millis); break;
+    case TimeForm::EpochMillis: throw Error("internal: epoch milliseconds are a number, not a string");
   }
   return text;
+}
+
+std::string json_time(int64_t ms, TimeForm form) {
+  if (form == TimeForm::EpochMillis) return std::to_string(ms);
+  return "\"" + iso_time(ms, form) + "\"";
 }
 
 namespace {

@@ -19,9 +19,12 @@ enum class TimeForm {
   ZuluSeconds,      // 2026-10-01T00:00:00Z
   PythonIsoformat,  // 2026-10-01T00:00:00.050000+00:00, no fraction at a whole second (datetime.isoformat())
   PlusTwoHours,     // 2026-10-01T02:00:00.050+02:00: the same instant written in another zone
+  EpochMillis,      // 1790812800050, a JSON number (Java's System.currentTimeMillis(), JavaScript's Date.now())
 };
-// Milliseconds since the epoch as `form` writes them.
+// Milliseconds since the epoch as `form` writes them in a string (every form but EpochMillis).
 std::string iso_time(int64_t ms, TimeForm form);
+// Milliseconds since the epoch as the JSON value `form` makes of them: a string, or a number.
+std::string json_time(int64_t ms, TimeForm form);
 
 struct KeyedEvent {
   std::string key;

@@ -11,6 +11,7 @@ namespace lakestream {
 namespace {
 
 constexpr int64_t kMicrosPerSecond = 1'000'000;
+constexpr size_t kEpochMillisDigits = 13;
 constexpr size_t kMaxFields = 64;  // the seen-fields mask; larger schemas take the SQL path
 
 bool is_space(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; }
@@ -203,6 +204,18 @@ bool parse_timestamp(std::string_view s, int64_t& micros) {
   return true;
 }
 
+// A timestamp written as a JSON number: milliseconds since the epoch, a whole number of 13
+// digits (2001-09-09 to 2286-11-20), as Java's and JavaScript's clocks give it. Other numbers
+// (seconds, fractions) are declined and refused by the SQL decoder with a reason.
+bool read_epoch_millis(Cursor& c, int64_t& micros) {
+  Number n;
+  if (!read_number(c, n) || n.negative || n.has_point || n.integer.size() != kEpochMillisDigits) return false;
+  int64_t millis;
+  if (!digits_value(n.integer, millis)) return false;
+  micros = millis * 1000;
+  return true;
+}
+
 }  // namespace
 
 FastDecoder::FastDecoder(const Source& source) {
@@ -299,7 +312,11 @@ bool FastDecoder::decode(std::string_view json, sql::ChunkTable& out) const {
             case FieldType::Timestamp: {
               std::string_view text;
               int64_t micros;
-              if (!c.plain_string(text) || !parse_timestamp(text, micros)) return false;
+              if (c.p < c.end && *c.p != '"') {
+                if (!read_epoch_millis(c, micros)) return false;
+              } else if (!c.plain_string(text) || !parse_timestamp(text, micros)) {
+                return false;
+              }
               out.set<int64_t>(i, micros);
               break;
             }

@@ -28,6 +28,11 @@ const char* const kKafkaColumns[] = {"partition", "offset", "kafka_timestamp", "
 const char* const kTimestampPattern =
     R"(\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}:\d{2}(?:\.\d{1,6}0{0,3})?(?:[zZ]|[+-]\d{2}(?::?\d{2})?)?)";
 
+// A timestamp written as a JSON number: milliseconds since the epoch, 13 digits (2001-09-09 to
+// 2286-11-20), as Java's and JavaScript's clocks give it. Seconds (10 digits) would otherwise
+// land in January 1970 without a word; they are refused instead.
+const char* const kEpochMillisPattern = "[1-9][0-9]{12}";
+
 // The numbers a decimal field takes (in a JSON number or a string): JSON number grammar, with
 // leading zeros forgiven.
 const char* const kNumberPattern = R"(-?[0-9]+(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?)";
@@ -86,7 +91,8 @@ std::string regex_literal(const std::string& text) {
 std::string type_phrase(const Field& field) {
   switch (field.type) {
     case FieldType::Int: return "an int";
-    case FieldType::Timestamp: return "a timestamp (ISO-8601, e.g. 2026-10-01T09:05:00Z)";
+    case FieldType::Timestamp:
+      return "a timestamp (ISO-8601, e.g. 2026-10-01T09:05:00Z, or milliseconds since the epoch, e.g. 1790845500000)";
     default: return "a " + field.type_text();
   }
 }
@@ -236,8 +242,13 @@ class FieldPlanner {
     std::string zoned = "CASE WHEN right(" + text + ", 1) IN ('Z', 'z') THEN left(" + text + ", -1) || '+00' WHEN contains(" +
                         zone_tail + ", '+') OR contains(" + zone_tail + ", '-') THEN " + text + " ELSE " + text +
                         " || '+00' END";
+    // A number is milliseconds since the epoch, added to the epoch as an interval of
+    // microseconds: exact, and independent of the session's zone as well.
+    std::string from_millis = "TIMESTAMPTZ '1970-01-01 00:00:00+00' + to_microseconds(CAST(" + json() +
+                              " AS BIGINT) * 1000)";
     plan.value = "CASE WHEN regexp_full_match(" + text + ", " + quote_literal(kTimestampPattern) + ") THEN TRY_CAST(" +
-                 zoned + " AS TIMESTAMPTZ) END";
+                 zoned + " AS TIMESTAMPTZ) WHEN regexp_full_match(" + json() + ", " + quote_literal(kEpochMillisPattern) +
+                 ") THEN " + from_millis + " END";
     plan.shown = json();
     return plan;
   }

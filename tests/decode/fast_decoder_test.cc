@@ -71,7 +71,16 @@ std::vector<Case> cases() {
       {order_with("1.5", "\"2023-02-29T09:05:00Z\""), false},
       {order_with("1.5", "\"2026-10-01T24:00:00Z\""), false},
       {order_with("1.5", "\"2026-10-01\""), false},
+      {order_with("1.5", "1790845500000"), true},
+      {order_with("1.5", "1000000000000"), true},
+      {order_with("1.5", "9999999999999"), true},
       {order_with("1.5", "1790845500"), false},
+      {order_with("1.5", "17908455000000"), false},
+      {order_with("1.5", "1790845500000.0"), false},
+      {order_with("1.5", "-1790845500000"), false},
+      {order_with("1.5", "1.7908455e12"), false},
+      {order_with("1.5", "\"1790845500000\""), false},
+      {order_with("1.5", "true"), false},
       {"{\"order_id\":-0,\"customer_id\":\"C\",\"amount\":1,\"event_time\":" + t + "}", false},
       {"{\"order_id\":007,\"customer_id\":\"C\",\"amount\":1,\"event_time\":" + t + "}", false},
       {"{\"order_id\":9223372036854775807,\"customer_id\":\"C\",\"amount\":1,\"event_time\":" + t + "}", false},
@@ -135,6 +144,40 @@ TEST(FastDecoder, AcceptsWhatTheSqlDecoderReadsTheSameAndDeclinesTheRest) {
     ADD_FAILURE() << "decoded differently: " << all[std::stoi(differing.text(i, "offset"))].json << " (SQL reason: "
                   << differing.text(i, "reason") << ")";
   EXPECT_EQ(con.scalar_int("SELECT count(*) FROM fast JOIN decoded USING (\"offset\")"), accepted);
+}
+
+// The fast path's own reading of every timestamp form, against values computed by hand (the
+// test above compares it with the SQL decoder, which could share a mistake).
+TEST(FastDecoder, TimestampFormsAreTheInstantsTheyName) {
+  constexpr int64_t kNineFiveUtcUs = 1790845500LL * 1000000;  // 2026-10-01T09:05:00Z
+  const std::vector<std::pair<std::string, int64_t>> forms = {
+      {"\"2026-10-01T09:05:00.250000+00:00\"", kNineFiveUtcUs + 250000},
+      {"\"2026-10-01T09:05:00+00:00\"", kNineFiveUtcUs},
+      {"\"2026-10-01T09:05:00.250Z\"", kNineFiveUtcUs + 250000},
+      {"\"2026-10-01T09:05:00Z\"", kNineFiveUtcUs},
+      {"\"2026-10-01T11:05:00.25+02:00\"", kNineFiveUtcUs + 250000},
+      {"\"2026-10-01T04:35:00-04:30\"", kNineFiveUtcUs},
+      {"\"2026-10-01 09:05:00\"", kNineFiveUtcUs},
+      {"1790845500250", kNineFiveUtcUs + 250000},
+      {"1790845500000", kNineFiveUtcUs},
+  };
+  Source source = orders_source();
+  sql::Database db;
+  sql::Connection con(db);
+  std::vector<std::pair<std::string, std::string>> columns;
+  for (const auto& f : source.schema.fields) columns.push_back({f.name, f.duckdb_type()});
+  FastDecoder decoder(source);
+  {
+    sql::ChunkTable fast(con, columns);
+    for (const auto& [text, micros] : forms) {
+      EXPECT_TRUE(decoder.decode(order_with("1.5", text), fast)) << text;
+      fast.end_row();
+    }
+    con.exec("CREATE TABLE fast AS SELECT * FROM " + fast.scan_sql());
+  }
+  auto rows = con.query("SELECT epoch_us(event_time)::VARCHAR AS us FROM fast");
+  ASSERT_EQ(rows.size(), forms.size());
+  for (size_t i = 0; i < forms.size(); i++) EXPECT_EQ(rows.text(i, "us"), std::to_string(forms[i].second)) << forms[i].first;
 }
 
 TEST(FastDecoder, DecimalsWiderThanEighteenDigitsAlwaysTakeTheSqlPath) {

@@ -34,7 +34,7 @@ struct BadRecord {
 };
 
 std::vector<BadRecord> bad_records() {
-  const std::string not_a_timestamp = " is not a timestamp (ISO-8601, e.g. 2026-10-01T09:05:00Z)";
+  const std::string not_a_timestamp = " is not a timestamp (ISO-8601, e.g. 2026-10-01T09:05:00Z, or milliseconds since the epoch, e.g. 1790845500000)";
   const std::string pad_start = "{\"order_id\":1,\"pad\":\"", pad_end = "\"}";
   std::string one_megabyte = pad_start + std::string((1 << 20) - pad_start.size() - pad_end.size(), 'x') + pad_end;
   return {
@@ -83,6 +83,10 @@ std::vector<BadRecord> bad_records() {
       // timestamp.
       {order_with("event_time", "\"yesterday\""), "field \"event_time\": \"yesterday\"" + not_a_timestamp},
       {order_with("event_time", "1790845500"), "field \"event_time\": 1790845500" + not_a_timestamp},
+      {order_with("event_time", "1790845500000.5"), "field \"event_time\": 1790845500000.5" + not_a_timestamp},
+      {order_with("event_time", "-1790845500000"), "field \"event_time\": -1790845500000" + not_a_timestamp},
+      {order_with("event_time", "17908455000000"), "field \"event_time\": 17908455000000" + not_a_timestamp},
+      {order_with("event_time", "\"1790845500000\""), "field \"event_time\": \"1790845500000\"" + not_a_timestamp},
       {order_with("event_time", "\"2026-02-30T09:05:00Z\""), "field \"event_time\": \"2026-02-30T09:05:00Z\"" + not_a_timestamp},
       {order_with("event_time", "\"2026-10-01T09:05:00.123456789Z\""),
        "field \"event_time\": \"2026-10-01T09:05:00.123456789Z\"" + not_a_timestamp},

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <map>
+#include <vector>
 
 #include "decode/record_decoder.h"
 #include "decode/raw_batch.h"
@@ -136,6 +137,32 @@ TEST_F(TypedValuesTest, TimestampsAreUtcInstantsWhateverTheSessionZone) {
   EXPECT_EQ(row(space_and_fraction).text(0, "event_time_us"), std::to_string(kNineFiveUtcUs + 250000));
   EXPECT_EQ(row(lower_z_nanos).text(0, "event_time_us"), std::to_string(kNineFiveUtcUs + 123456));
   EXPECT_EQ(con.scalar_int("SELECT count(*) FROM decoded WHERE reason IS NOT NULL"), 0);
+}
+
+// One instant in every form producers write it, against the epoch value computed by hand:
+// Python's datetime.isoformat() (+00:00, no fraction at a whole second), Z with and without
+// milliseconds, another zone's offset, and Java's and JavaScript's epoch milliseconds.
+TEST_F(TypedValuesTest, EveryFormOfTheSameInstantDecodesToIt) {
+  con.exec("SET TimeZone = 'Asia/Kolkata'");
+  const std::vector<std::pair<std::string, int64_t>> forms = {
+      {"\"2026-10-01T09:05:00.250000+00:00\"", kNineFiveUtcUs + 250000},
+      {"\"2026-10-01T09:05:00+00:00\"", kNineFiveUtcUs},
+      {"\"2026-10-01T09:05:00.250Z\"", kNineFiveUtcUs + 250000},
+      {"\"2026-10-01T09:05:00Z\"", kNineFiveUtcUs},
+      {"\"2026-10-01T11:05:00.250+02:00\"", kNineFiveUtcUs + 250000},
+      {"\"2026-10-01T11:05:00+02:00\"", kNineFiveUtcUs},
+      {"1790845500250", kNineFiveUtcUs + 250000},
+      {"1790845500000", kNineFiveUtcUs},
+      {"1790845500001", kNineFiveUtcUs + 1000},
+  };
+  std::vector<int64_t> offsets;
+  for (const auto& [text, micros] : forms)
+    offsets.push_back(raw.add(R"({"order_id":1,"customer_id":"C","amount":1,"event_time":)" + text + "}"));
+  decode_records(con, source, "raw", "decoded");
+  for (size_t i = 0; i < forms.size(); i++) {
+    EXPECT_EQ(row(offsets[i]).text(0, "event_time_us"), std::to_string(forms[i].second)) << forms[i].first;
+    EXPECT_EQ(row(offsets[i]).text(0, "reason"), "") << forms[i].first;
+  }
 }
 
 TEST_F(TypedValuesTest, IntegersReachTheEndsOfTheirRange) {
