@@ -1,4 +1,5 @@
-// A strict scanner for flat JSON objects. It accepts a subset of what DuckDB's JSON reader
+// A strict scanner for JSON objects whose fields are their own members (objects and arrays
+// in other members are checked and skipped). It accepts a subset of what DuckDB's JSON reader
 // accepts and of what the SQL decoder turns into values, so that an accepted record means the
 // same on both paths; anything it is not sure of it declines, and the SQL decoder decides.
 #include "decode/fast_decoder.h"
@@ -13,6 +14,7 @@ namespace {
 constexpr int64_t kMicrosPerSecond = 1'000'000;
 constexpr size_t kEpochMillisDigits = 13;
 constexpr size_t kMaxFields = 64;  // the seen-fields mask; larger schemas take the SQL path
+constexpr int kMaxDepth = 16;      // deeper values than this in a skipped member take the SQL path
 
 bool is_space(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; }
 bool is_digit(char c) { return c >= '0' && c <= '9'; }
@@ -82,9 +84,33 @@ bool read_number(Cursor& c, Number& n) {
   return true;
 }
 
-// Skips a member's value that no field takes: scalars only (a nested value is declined, so a
-// key inside it can never be mistaken for a field).
-bool skip_value(Cursor& c) {
+bool skip_value(Cursor& c, int depth);
+
+// The members or elements of an object or array after its opening bracket, through its
+// closing one. Keys inside are never looked up: only the document's own members are fields.
+bool skip_container(Cursor& c, char close, int depth) {
+  c.skip_spaces();
+  if (c.take(close)) return true;
+  while (true) {
+    c.skip_spaces();
+    if (close == '}') {
+      std::string_view key;
+      if (!c.plain_string(key)) return false;
+      c.skip_spaces();
+      if (!c.take(':')) return false;
+      c.skip_spaces();
+    }
+    if (!skip_value(c, depth)) return false;
+    c.skip_spaces();
+    if (c.take(close)) return true;
+    if (!c.take(',')) return false;
+  }
+}
+
+// Skips a member's value that no field takes, checking it as strictly as a field's: plain
+// strings, numbers without exponents, literals, and objects and arrays of those, nested at most
+// kMaxDepth deep. Anything else is declined.
+bool skip_value(Cursor& c, int depth) {
   if (c.p == c.end) return false;
   std::string_view text;
   Number number;
@@ -93,6 +119,8 @@ bool skip_value(Cursor& c) {
     case 't': return c.literal("true");
     case 'f': return c.literal("false");
     case 'n': return c.literal("null");
+    case '{': c.p++; return depth < kMaxDepth && skip_container(c, '}', depth + 1);
+    case '[': c.p++; return depth < kMaxDepth && skip_container(c, ']', depth + 1);
     default: return read_number(c, number);
   }
 }
@@ -262,7 +290,7 @@ bool FastDecoder::decode(std::string_view json, sql::ChunkTable& out) const {
       size_t i = find_slot(key, next_slot);
       if (i < slots_.size()) next_slot = i + 1;
       if (i == slots_.size()) {
-        if (!skip_value(c)) return false;
+        if (!skip_value(c, 0)) return false;
       } else {
         if (seen & (uint64_t{1} << i)) return false;  // written twice
         seen |= uint64_t{1} << i;

@@ -93,8 +93,31 @@ std::vector<Case> cases() {
       {order_json(11, ",\"quantity\":2147483648"), false},
       {order_json(12, ",\"price\":1e3"), false},
       {order_json(13, ",\"gift\":\"true\""), false},
-      {order_json(14, ",\"nested\":{\"amount\":2.5}"), false},
-      {order_json(15, ",\"list\":[1]"), false},
+      // Objects and arrays in members no field takes are skipped; a field's name inside them is
+      // not the field.
+      {order_json(14, ",\"nested\":{\"amount\":2.5}"), true},
+      {order_json(15, ",\"list\":[1]"), true},
+      {order_json(15, ",\"e\":{},\"f\":[],\"g\":[[],{}],\"h\":{\"a\":{\"b\":[1,-2.5,\"x\",true,false,null]}}"), true},
+      {order_json(15, ",\"items\":[{\"sku\":\"A-1\",\"qty\":2,\"price\":12.5},{\"sku\":\"B\",\"qty\":1,\"price\":3}]"), true},
+      {"{\"context\":{\"amount\":1.10,\"order_id\":99,\"event_time\":\"x\"},\"order_id\":7,\"customer_id\":\"C\","
+       "\"amount\":1.1,\"event_time\":" + t + "}",
+       true},
+      {"{\"context\":{\"amount\":2.5},\"order_id\":7,\"customer_id\":\"C\",\"amount\":1.25,\"event_time\":" + t + "}",
+       true},
+      {order_json(15, " , \"s\" : [ 1 , { \"k\" : [ ] } ] "), true},
+      // Declined inside them too: escapes, exponents, bad syntax, too deep.
+      {order_json(15, ",\"n\":{\"a\":\"x\\\"y\"}"), false},
+      {order_json(15, ",\"n\":[1e3]"), false},
+      {order_json(15, ",\"n\":[1,]"), false},
+      {order_json(15, ",\"n\":{\"a\":1,}"), false},
+      {order_json(15, ",\"n\":{\"a\"}"), false},
+      {order_json(15, ",\"n\":{1:2}"), false},
+      {order_json(15, ",\"n\":[1}"), false},
+      {order_json(15, ",\"n\":{\"a\":[1]"), false},
+      {order_json(15, ",\"n\":" + std::string(17, '[') + std::string(17, ']')), false},
+      {order_json(15, ",\"n\":" + std::string(16, '[') + std::string(16, ']')), true},
+      {order_json(15, ",\"customer_id\":{\"a\":1}"), false},  // a field given an object (and twice)
+      {"{\"order_id\":7,\"customer_id\":{\"id\":\"C\"},\"amount\":1,\"event_time\":" + t + "}", false},
       {order_json(16, ","), false},
       {order_json(17) + "x", false},
       {order_json(18).substr(1), false},
