@@ -16,6 +16,7 @@
 #include "bench/measured_child.h"
 #include "bench/order_events.h"
 #include "bench/seed_table.h"
+#include "bench/wide_events.h"
 #include "broker/embedded_broker.h"
 #include "check/window_recount.h"
 #include "pipeline/pipeline.h"
@@ -29,6 +30,13 @@ namespace lakestream::bench {
 namespace {
 
 std::string silver_stream(int64_t keys) { return "silver_" + std::to_string(keys); }
+
+// A wide event is about 8 times the bytes of a shop or clickstream event: the wide workload
+// produces 1/8 of --events (and caps its ingest batches at 1/8), so that every workload's feed
+// is about as many bytes, and the embedded broker's partitions (about 5 MiB each) hold it.
+constexpr int64_t kWideEventsPerEvent = 8;
+
+int64_t wide_events(const BenchOptions& o) { return std::max<int64_t>(1, o.events / kWideEventsPerEvent); }
 
 int64_t small_backlog(const BenchOptions& o) { return std::max<int64_t>(1, o.events / o.backlog_factor); }
 
@@ -104,6 +112,22 @@ std::string clickstream_pipeline(const BenchOptions& o, const std::string& boots
          "key = [\"customer_id\"]\norder_by = \"event_time\"\n";
 }
 
+// An analytics tracker's wide events: the declared members into bronze, per-minute figures by
+// event type with a 60 s watermark and dedup on event_id, the newest event of each user.
+std::string wide_pipeline(const BenchOptions& o, const std::string& bootstrap) {
+  return pipeline_head(bootstrap, "wide") +
+         "\n[sources.tracker]\ntopic = \"tracker\"\nkey = \"user_id\"\nrequired = [\"event_id\", \"event_time\", \"user_id\"]\n"
+         "max_offsets_per_trigger = " + std::to_string(std::max<int64_t>(1, o.max_offsets_per_trigger / kWideEventsPerEvent)) +
+         "\n\n[sources.tracker.schema]\n" + wide_schema() +
+         "\n[streams.read_tracker]\nkind = \"ingest\"\nsource = \"tracker\"\ntable = \"bronze_tracker\"\n"
+         "\n[streams.activity]\nkind = \"window\"\nfrom = \"bronze_tracker\"\ntable = \"activity_per_minute\"\n"
+         "event_time = \"event_time\"\nwatermark = \"60 seconds\"\ndedup = [\"event_id\"]\nwindow = \"1 minute\"\n"
+         "group_by = [\"event_type\"]\noutput = \"append\"\n[streams.activity.aggregates]\nevents = \"count(*)\"\n"
+         "cart_total = \"sum(cart_value)\"\nslowest_ms = \"max(load_time_ms)\"\n"
+         "\n[streams.users]\nkind = \"latest\"\nfrom = \"bronze_tracker\"\ntable = \"users\"\n"
+         "key = [\"user_id\"]\norder_by = \"event_time\"\n";
+}
+
 std::string count_text(int64_t n) {
   if (n >= 1'000'000 && n % 1'000'000 == 0) return std::to_string(n / 1'000'000) + "M";
   if (n >= 1'000 && n % 1'000 == 0) return std::to_string(n / 1'000) + "k";
@@ -133,16 +157,18 @@ class BenchRun {
 
   BenchResult run() {
     prepare_owned_folder(dir_, "bench");
-    bool shop = selected("shop"), clickstream = selected("clickstream");
+    bool shop = selected("shop"), clickstream = selected("clickstream"), wide = selected("wide");
     std::vector<TopicSpec> topics;
     if (shop) topics = {{"orders", o_.partitions}, {"orders_small", o_.partitions}};
     if (clickstream) topics.push_back({"clicks", o_.partitions});
+    if (wide) topics.push_back({"tracker", o_.partitions});
     bool freshness = selected("freshness");
     if (freshness)
       for (int64_t rate : o_.freshness_rates) topics.push_back({"fresh_" + count_text(rate), 3});
     EmbeddedBroker broker(topics);
     if (shop) run_shop(broker.bootstrap());
     if (clickstream) run_clickstream(broker.bootstrap());
+    if (wide) run_wide(broker.bootstrap());
     if (freshness) run_freshness(broker.bootstrap());
     set_targets();
     return result_;
@@ -207,6 +233,29 @@ class BenchRun {
     measure_peer(bootstrap, "clicks");
   }
 
+  void run_wide(const std::string& bootstrap) {
+    workload_ = "wide";
+    WideFeed feed;
+    feed.events = wide_events(o_);
+    say("producing " + std::to_string(feed.events) + " wide events (42 members, nested objects and arrays) to " +
+        std::to_string(o_.partitions) + " partitions (zstd)");
+    int64_t bytes = produce_feed(bootstrap, "tracker", feed.events, [&](int64_t i) { return wide_event(feed, i); });
+    say(std::to_string(bytes / feed.events) + " bytes an event");
+
+    pipeline_file_ = join_path(dir_, "wide.toml");
+    write_file_atomic(pipeline_file_, wide_pipeline(o_, bootstrap));
+    Pipeline pipeline = load_pipeline(pipeline_file_);
+
+    measure_kafka_limit(bootstrap, "tracker", feed.events);
+    measure_ingest(pipeline, "read_tracker", "Kafka -> bronze, 38 typed columns (best of 3)", feed.events);
+    measure("gold", "bronze -> gold (60 s watermark, dedup on event_id, 1-minute window by event type)", feed.events,
+            run_args("activity"));
+    measure("silver", "bronze -> silver MERGE by user (10k keys)", feed.events, run_args("users"));
+    measure_batch_limit(pipeline, "activity", "bronze_tracker", "tracker", "DuckDB: the per-minute recount of bronze in one query",
+                        feed.events);
+    measure_end_to_end(pipeline, {"read_tracker", "activity", "users"}, feed.events);
+  }
+
   // A continuous run (`--interval 0s`) while events are produced at a steady rate: how long each
   // takes from its Kafka timestamp to bronze and to silver, and the CPU the run used.
   void run_freshness(const std::string& bootstrap) {
@@ -253,38 +302,51 @@ class BenchRun {
   }
 
   void measure_kafka_limit(const std::string& bootstrap, const std::string& topic) {
+    measure_kafka_limit(bootstrap, topic, o_.events);
+  }
+  void measure_kafka_limit(const std::string& bootstrap, const std::string& topic, int64_t events) {
     // The limit is the best of three reads: a slow one (the machine busy for a moment)
     // would flatter every ratio against it.
-    auto limit = measure_best_of(3, "kafka_limit", "plain librdkafka consumer, records dropped (best of 3)", o_.events,
+    auto limit = measure_best_of(3, "kafka_limit", "plain librdkafka consumer, records dropped (best of 3)", events,
                                  {"kafka-limit", bootstrap, topic});
-    expect(parse_count(limit.out, "the Kafka-limit consumer"), o_.events,
+    expect(parse_count(limit.out, "the Kafka-limit consumer"), events,
            "records read by the plain consumer (the broker dropped some: pass more --partitions)");
   }
 
   // Ingest is the best of three, each from an empty table and checkpoint, so that the ratio to
   // the Kafka limit compares like with like.
   void measure_ingest(const Pipeline& pipeline, const std::string& stream, const std::string& what) {
+    measure_ingest(pipeline, stream, what, o_.events);
+  }
+  void measure_ingest(const Pipeline& pipeline, const std::string& stream, const std::string& what, int64_t events) {
     const Stream& ingest = *pipeline.find_stream(stream);
-    measure_best_of(3, "ingest", what, o_.events, run_args(stream), [&] { reset_streams(pipeline, {stream}); });
-    expect(count_rows(ingest.table), o_.events, "rows in " + ingest.table);
+    measure_best_of(3, "ingest", what, events, run_args(stream), [&] { reset_streams(pipeline, {stream}); });
+    expect(count_rows(ingest.table), events, "rows in " + ingest.table);
   }
 
   void measure_batch_limit(const Pipeline& pipeline, const std::string& gold_stream, const std::string& bronze,
                            const std::string& source, const std::string& what) {
+    measure_batch_limit(pipeline, gold_stream, bronze, source, what, o_.events);
+  }
+  void measure_batch_limit(const Pipeline& pipeline, const std::string& gold_stream, const std::string& bronze,
+                           const std::string& source, const std::string& what, int64_t events) {
     const Stream& gold = *pipeline.find_stream(gold_stream);
     std::string sql = "SELECT count(*) AS windows, sum(_events) AS events FROM (SELECT " + window_key_sql(gold) + ", " +
                       window_aggregates_sql(gold) + " FROM (" +
                       window_events_sql(gold, bronze_columns(*pipeline.find_source(source)), bronze) + ") GROUP BY ALL)";
-    measure("batch_limit", what, o_.events, {"query", "-p", pipeline_file_, "-f", "csv", sql});
+    measure("batch_limit", what, events, {"query", "-p", pipeline_file_, "-f", "csv", sql});
   }
 
   // One `lakestream run` of ingest, gold and silver over the whole backlog, from nothing: what a
   // user's scheduled job costs. Then check must find no PROBLEM in what it wrote.
   void measure_end_to_end(const Pipeline& pipeline, const std::vector<std::string>& streams) {
+    measure_end_to_end(pipeline, streams, o_.events);
+  }
+  void measure_end_to_end(const Pipeline& pipeline, const std::vector<std::string>& streams, int64_t events) {
     reset_streams(pipeline, streams);
     std::vector<std::string> args = {"run", "-p", pipeline_file_, "-q"};
     args.insert(args.end(), streams.begin(), streams.end());
-    measure("end_to_end", "one run: ingest + gold + silver over the backlog", o_.events, args);
+    measure("end_to_end", "one run: ingest + gold + silver over the backlog", events, args);
   }
 
   // The hand-written aggregator users write instead (bench/peers/), on the same topic.
@@ -366,7 +428,7 @@ class BenchRun {
   }
 
   void set_targets() {
-    for (const char* workload : {"shop", "clickstream"})
+    for (const char* workload : {"shop", "clickstream", "wide"})
       if (selected(workload)) set_workload_targets(workload);
     if (!selected("freshness")) return;
     for (int64_t rate : o_.freshness_rates) {

@@ -7,16 +7,6 @@ namespace {
 
 constexpr int64_t kFeedStartMs = 1'790'812'800'000;  // 2026-10-01T00:00:00Z
 
-std::string uuid4(uint64_t a, uint64_t b) {
-  a = (a & 0xffffffffffff0fffULL) | 0x0000000000004000ULL;  // version 4
-  b = (b & 0x3fffffffffffffffULL) | 0x8000000000000000ULL;  // variant 10
-  char text[40];
-  std::snprintf(text, sizeof text, "%08llx-%04llx-%04llx-%04llx-%012llx", static_cast<unsigned long long>(a >> 32),
-                static_cast<unsigned long long>((a >> 16) & 0xffff), static_cast<unsigned long long>(a & 0xffff),
-                static_cast<unsigned long long>(b >> 48), static_cast<unsigned long long>(b & 0xffffffffffffULL));
-  return text;
-}
-
 // Cents as Python's repr(round(x, 2)) prints them: 12.5, 100.0, 7.08.
 std::string python_amount(int64_t cents) {
   char text[32];

@@ -20,6 +20,16 @@ uint64_t mix(uint64_t x) {
 
 double unit(uint64_t h) { return static_cast<double>(h >> 11) / static_cast<double>(1ULL << 53); }
 
+std::string uuid4(uint64_t a, uint64_t b) {
+  a = (a & 0xffffffffffff0fffULL) | 0x0000000000004000ULL;  // version 4
+  b = (b & 0x3fffffffffffffffULL) | 0x8000000000000000ULL;  // variant 10
+  char text[40];
+  std::snprintf(text, sizeof text, "%08llx-%04llx-%04llx-%04llx-%012llx", static_cast<unsigned long long>(a >> 32),
+                static_cast<unsigned long long>((a >> 16) & 0xffff), static_cast<unsigned long long>(a & 0xffff),
+                static_cast<unsigned long long>(b >> 48), static_cast<unsigned long long>(b & 0xffffffffffffULL));
+  return text;
+}
+
 std::string iso_time(int64_t ms, TimeForm form) {
   int64_t shown_ms = form == TimeForm::PlusTwoHours ? ms + 2 * 3600 * 1000 : ms;
   time_t seconds = static_cast<time_t>(shown_ms / 1000);

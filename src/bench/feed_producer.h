@@ -14,6 +14,9 @@ uint64_t mix(uint64_t x);
 // A hash as a number in [0, 1).
 double unit(uint64_t h);
 
+// A uuid4 as Python's str(uuid.uuid4()) writes it, made of the bits of a and b.
+std::string uuid4(uint64_t a, uint64_t b);
+
 enum class TimeForm {
   ZuluMillis,       // 2026-10-01T00:00:00.050Z
   ZuluSeconds,      // 2026-10-01T00:00:00Z
