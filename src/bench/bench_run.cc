@@ -208,7 +208,7 @@ class BenchRun {
     measure_batch_limit(pipeline, "hourly_sales", "bronze_orders", "orders", "DuckDB: the hourly recount of bronze in one query");
     measure_end_to_end(pipeline, {"read_orders", "hourly_sales", "latest_orders"});
     measure("shop", "the shop scenario: 6 sends, 6x3 streams, check", 0, {"demo", "--dir", join_path(dir_, "shop-demo")});
-    measure_idle_run();
+    measure_idle_run(bootstrap, {"orders", "orders_small"});
   }
 
   void run_clickstream(const std::string& bootstrap) {
@@ -230,6 +230,7 @@ class BenchRun {
     measure("silver", "bronze -> silver MERGE by customer", o_.events, run_args("customers"));
     measure_batch_limit(pipeline, "revenue", "bronze_clicks", "clicks", "DuckDB: the per-minute recount of bronze in one query");
     measure_end_to_end(pipeline, {"read_clicks", "revenue", "customers"});
+    measure_idle_run(bootstrap, {"clicks"});
     measure_peer(bootstrap, "clicks");
   }
 
@@ -254,6 +255,7 @@ class BenchRun {
     measure_batch_limit(pipeline, "activity", "bronze_tracker", "tracker", "DuckDB: the per-minute recount of bronze in one query",
                         feed.events);
     measure_end_to_end(pipeline, {"read_tracker", "activity", "users"}, feed.events);
+    measure_idle_run(bootstrap, {"tracker"});
   }
 
   // A continuous run (`--interval 0s`) while events are produced at a steady rate: how long each
@@ -395,14 +397,32 @@ class BenchRun {
     }
   }
 
-  void measure_idle_run() {
+  // `lakestream run` of the whole pipeline with nothing new, against the least such a run must
+  // do: a plain client fetching the watermarks of the same topics' partitions (bench/peers/).
+  void measure_idle_run(const std::string& bootstrap, const std::vector<std::string>& topics) {
+    measure_median("idle_run", "`lakestream run` with nothing new", {binary_, "run", "-p", pipeline_file_, "-q"});
+    std::vector<std::string> peer = {watermark_peer(), bootstrap};
+    peer.insert(peer.end(), topics.begin(), topics.end());
+    measure_median("watermarks_peer", "a plain librdkafka client fetching the same partitions' watermarks", peer);
+  }
+
+  void measure_median(const std::string& name, const std::string& what, const std::vector<std::string>& command) {
     std::vector<ChildRun> runs;
-    for (int i = 0; i < o_.idle_runs; i++) runs.push_back(run_measured(binary_, {"run", "-p", pipeline_file_, "-q"}, dir_));
+    std::vector<std::string> args(command.begin() + 1, command.end());
+    for (int i = 0; i < o_.idle_runs; i++) runs.push_back(run_measured(command[0], args, dir_));
     std::sort(runs.begin(), runs.end(), [](const ChildRun& a, const ChildRun& b) { return a.seconds < b.seconds; });
     const ChildRun& median = runs[runs.size() / 2];
-    result_.measurements.push_back({workload_, "idle_run", "`lakestream run` with nothing new (median of " +
-                                                    std::to_string(o_.idle_runs) + ")",
-                                    0, median.seconds, median.cpu_seconds, median.peak_rss_mib});
+    result_.measurements.push_back({workload_, name, what + " (median of " + std::to_string(o_.idle_runs) + ")", 0,
+                                    median.seconds, median.cpu_seconds, median.peak_rss_mib});
+  }
+
+  // Beside the binary (the build tree), or in lib/lakestream/ (an installed package).
+  std::string watermark_peer() const {
+    std::string bin_dir = binary_.substr(0, binary_.find_last_of('/'));
+    for (const std::string& path : {join_path(bin_dir, "lakestream-watermark-peer"),
+                                    join_path(bin_dir, "../lib/lakestream/lakestream-watermark-peer")})
+      if (path_exists(path)) return path;
+    throw Error("benchmark: lakestream-watermark-peer is neither beside " + binary_ + " nor in ../lib/lakestream/");
   }
 
   void seed_silver_tables(const Pipeline& pipeline) {
@@ -467,6 +487,9 @@ class BenchRun {
       double peer = result_.get(w, "end_to_end").per_second() / result_.get(w, "peer_aggregator").per_second();
       add("end_to_end_vs_peer", "one run >= 4x seed 004's Python aggregator (ratio)", peer, peer >= 4);
     }
+    double idle_ratio = result_.get(w, "idle_run").seconds / result_.get(w, "watermarks_peer").seconds;
+    add("idle_vs_watermarks", "a run with nothing new within 2x of a client fetching the watermarks (ratio)", idle_ratio,
+        idle_ratio <= 2);
     if (w != "shop") return;
     add("gold_rate", "gold >= 2M events/s (events/s)", result_.get(w, "gold").per_second(),
         result_.get(w, "gold").per_second() >= 2e6);

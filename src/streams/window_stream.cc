@@ -41,6 +41,8 @@ class WindowRun {
   }
 
   ~WindowRun() {
+    // A run that found nothing new never attached the state (nor started DuckDB).
+    if (!state_attached_) return;
     try {
       ctx_.con.exec(std::string("DETACH DATABASE IF EXISTS ") + kState);
     } catch (const Error&) {
@@ -118,6 +120,7 @@ class WindowRun {
                   "Restore the checkpoint folder from a backup, or start the stream over with a new checkpoint and a "
                   "new table.");
     con.exec("ATTACH " + sql::quote_literal(path) + " AS " + kState);
+    state_attached_ = true;
     if (!existed) {
       // DuckDB creates the file with the process umask; state is private to the stream.
       ::chmod(path.c_str(), 0600);
@@ -369,6 +372,7 @@ class WindowRun {
   std::string table_path_;
   std::vector<delta::Column> source_columns_;
   std::optional<WindowAggregates> aggregates_;
+  bool state_attached_ = false;
   StreamReport report_;
 };
 

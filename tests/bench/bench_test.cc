@@ -50,11 +50,14 @@ TEST(Bench, SmallRunWritesWellFormedFigures) {
   }
   EXPECT_EQ(names, (std::set<std::string>{"shop/kafka_limit", "shop/ingest", "shop/ingest_capped", "shop/ingest_small",
                                           "shop/gold", "shop/silver_1k", "shop/silver_10k", "shop/batch_limit",
-                                          "shop/end_to_end", "shop/shop", "shop/idle_run", "clickstream/kafka_limit",
+                                          "shop/end_to_end", "shop/shop", "shop/idle_run", "shop/watermarks_peer",
+                                          "clickstream/kafka_limit",
                                           "clickstream/ingest", "clickstream/gold", "clickstream/silver",
                                           "clickstream/batch_limit", "clickstream/end_to_end",
-                                          "clickstream/peer_aggregator", "wide/kafka_limit", "wide/ingest", "wide/gold",
-                                          "wide/silver", "wide/batch_limit", "wide/end_to_end", "freshness/bronze_1k",
+                                          "clickstream/peer_aggregator", "clickstream/idle_run",
+                                          "clickstream/watermarks_peer", "wide/kafka_limit", "wide/ingest", "wide/gold",
+                                          "wide/silver", "wide/batch_limit", "wide/end_to_end", "wide/idle_run",
+                                          "wide/watermarks_peer", "freshness/bronze_1k",
                                           "freshness/silver_1k"}));
   // Freshness: every event sent is in bronze and silver, with its latency from Kafka.
   for (const auto& m : j["measurements"]) {
@@ -73,6 +76,8 @@ TEST(Bench, SmallRunWritesWellFormedFigures) {
   }
   EXPECT_EQ(targets, (std::set<std::string>{"shop/ingest_vs_kafka", "shop/gold_vs_batch", "shop/silver_vs_ingest",
                                             "shop/end_to_end_vs_kafka", "shop/gold_rate", "shop/idle_run",
+                                            "shop/idle_vs_watermarks", "clickstream/idle_vs_watermarks",
+                                            "wide/idle_vs_watermarks",
                                             "shop/ingest_rss", "clickstream/ingest_vs_kafka",
                                             "clickstream/gold_vs_batch", "clickstream/silver_vs_ingest",
                                             "clickstream/end_to_end_vs_kafka", "clickstream/end_to_end_vs_peer",

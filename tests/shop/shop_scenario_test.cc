@@ -84,6 +84,17 @@ TEST(ShopScenario, ARunWithNothingNewWritesNoCommit) {
   EXPECT_EQ(log_files("bronze_orders"), bronze);
   EXPECT_EQ(log_files("orders"), silver);
   EXPECT_EQ(log_files("hourly_sales"), gold);
+  // Nor loads DuckDB: finding that nothing is new takes Kafka's watermarks and the tables' logs
+  // only. The dynamic loader lists every library it opens.
+  CommandResult traced = f.lakestream("run", {}, {"LD_DEBUG=files"});
+  ASSERT_EQ(traced.exit_code, 0) << traced.err;
+  EXPECT_NE(traced.err.find("librdkafka"), std::string::npos) << "the loader's list is missing";
+  EXPECT_EQ(traced.err.find("libduckdb"), std::string::npos) << "DuckDB was loaded";
+  // A run with something to do loads it when it first needs it.
+  f.produce("orders", R"({"order_id": 999, "customer_id": "C9", "status": "placed", "amount": 1.00, "event_time": "2026-10-01T12:00:00Z"})");
+  CommandResult working = f.lakestream("run", {}, {"LD_DEBUG=files"});
+  ASSERT_EQ(working.exit_code, 0) << working.err;
+  EXPECT_NE(working.err.find("libduckdb"), std::string::npos) << working.err.substr(0, 2000);
 }
 
 // Each run is killed with SIGKILL at a random moment, then run again to completion: the tables
