@@ -19,7 +19,7 @@ TEST(Bench, SmallRunWritesWellFormedFigures) {
                                     dir / "bench.json"},
                                    dir.path());
   ASSERT_TRUE(r.exit_code == 0 || r.exit_code == 1) << r.err;
-  EXPECT_NE(r.out.find("kafka_limit"), std::string::npos) << r.out;
+  ASSERT_NE(r.out.find("kafka_limit"), std::string::npos) << r.out << r.err;
 
   std::ifstream in(dir / "bench.json");
   nlohmann::json j = nlohmann::json::parse(in);
