@@ -61,6 +61,9 @@ class WindowRun {
         delta::latest_version(source_path_) <= idle->value("to", int64_t{-1}))
       return report_;
     checkpoint_.clear_idle_mark();
+    // DuckDB's worker threads spin for tasks between gold's many short statements: on two busy
+    // cores a third of the CPU went to its scheduler (see docs/performance.md).
+    sql::ScopedSetting one_thread(ctx_.con, "threads", "1");
     open_state();
     flush_outbox();
     std::optional<PlannedBatch> last = checkpoint_.last_planned();
