@@ -4,19 +4,13 @@
 #include <map>
 #include <set>
 
+#include "util/json_member.h"
+
 namespace lakestream {
 namespace {
 
 using json = nlohmann::json;
 
-// A member of a JSON object by reference (a null when absent): the named types keep pointers
-// into the schema, which value() would copy.
-const json& member(const json& object, const char* key) {
-  static const json absent;
-  if (!object.is_object()) return absent;
-  auto it = object.find(key);
-  return it == object.end() ? absent : *it;
-}
 
 // The named types (records, enums, fixed) a schema defines, by name and by full name, so that a
 // later reference by name finds its definition.
@@ -38,7 +32,7 @@ class NamedTypes {
       return;
     }
     if (!type.is_object()) return;
-    const json& type_member = member(type, "type");
+    const json& type_member = json_member(type, "type");
     std::string kind = type_member.is_string() ? type_member.get<std::string>() : "";
     std::string space = type.value("namespace", enclosing_namespace);
     if ((kind == "record" || kind == "error" || kind == "enum" || kind == "fixed") && type.contains("name")) {
@@ -46,11 +40,11 @@ class NamedTypes {
       named_[name] = &type;
       if (!space.empty() && name.find('.') == std::string::npos) named_[space + "." + name] = &type;
     }
-    for (const auto& field : member(type, "fields")) collect(member(field, "type"), space);
-    collect(member(type, "items"), space);
-    collect(member(type, "values"), space);
+    for (const auto& field : json_member(type, "fields")) collect(json_member(field, "type"), space);
+    collect(json_member(type, "items"), space);
+    collect(json_member(type, "values"), space);
     if (kind != "record" && kind != "enum" && kind != "fixed" && kind != "array" && kind != "map")
-      collect(member(type, "type"), space);
+      collect(json_member(type, "type"), space);
   }
 
   std::map<std::string, const json*> named_;
@@ -61,7 +55,7 @@ std::string kind_of(const json& type) {
   if (type.is_array()) return "union";
   if (type.is_string()) return type.get<std::string>();
   if (type.is_object()) {
-    const json& inner = member(type, "type");
+    const json& inner = json_member(type, "type");
     if (inner.is_string()) {
       std::string kind = inner.get<std::string>();
       return kind == "error" ? "record" : kind;
@@ -119,11 +113,11 @@ class Resolver {
       auto pair = std::make_pair(&reader, &writer);
       if (!visiting_.insert(pair).second) return;
       std::map<std::string, const json*> written;
-      for (const auto& field : member(writer, "fields")) {
+      for (const auto& field : json_member(writer, "fields")) {
         written[field.value("name", "")] = &field;
         for (const auto& alias : field.value("aliases", json::array())) written[alias.get<std::string>()] = &field;
       }
-      for (const auto& field : member(reader, "fields")) {
+      for (const auto& field : json_member(reader, "fields")) {
         std::string name = field.value("name", "");
         std::string field_path = (path.empty() ? "" : path + ".") + name;
         const json* match = nullptr;
@@ -132,7 +126,7 @@ class Resolver {
           if (!match)
             if (auto it = written.find(alias.get<std::string>()); it != written.end()) match = it->second;
         if (match) {
-          check(member(field, "type"), member(*match, "type"), field_path);
+          check(json_member(field, "type"), json_member(*match, "type"), field_path);
         } else if (!field.contains("default")) {
           problems_.push_back("field \"" + field_path +
                               "\" is new and has no default: data written before it has no value for it");
@@ -146,9 +140,9 @@ class Resolver {
         if (!symbols.count(s.get<std::string>()))
           problems_.push_back(where + ": the enum lost the symbol " + s.get<std::string>() + " (and has no default)");
     } else if (rk == "array") {
-      check(member(reader, "items"), member(writer, "items"), path + "[]");
+      check(json_member(reader, "items"), json_member(writer, "items"), path + "[]");
     } else if (rk == "map") {
-      check(member(reader, "values"), member(writer, "values"), path + "{}");
+      check(json_member(reader, "values"), json_member(writer, "values"), path + "{}");
     } else if (rk == "fixed") {
       if (reader.value("size", -1) != writer.value("size", -2))
         problems_.push_back(where + ": a fixed of " + std::to_string(writer.value("size", 0)) +

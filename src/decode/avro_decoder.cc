@@ -8,6 +8,7 @@
 #include <map>
 
 #include "util/error.h"
+#include "util/json_member.h"
 #include "util/utf8.h"
 
 namespace lakestream {
@@ -15,15 +16,9 @@ namespace {
 
 using json = nlohmann::json;
 
-const json& member(const json& object, const char* key) {
-  static const json absent;
-  if (!object.is_object()) return absent;
-  auto it = object.find(key);
-  return it == object.end() ? absent : *it;
-}
 
 std::string text_member(const json& object, const char* key) {
-  const json& value = member(object, key);
+  const json& value = json_member(object, key);
   return value.is_string() ? value.get<std::string>() : "";
 }
 
@@ -31,7 +26,7 @@ std::string text_member(const json& object, const char* key) {
 std::string kind_of(const json& type) {
   if (type.is_array()) return "union";
   if (type.is_string()) return type.get<std::string>();
-  return kind_of(member(type, "type"));
+  return kind_of(json_member(type, "type"));
 }
 
 // Days since 1970-01-01 to a civil date (H. Hinnant's algorithm), as YYYY-MM-DD.
@@ -169,8 +164,8 @@ class AvroTypes {
     }
     std::string logical = text_member(type, "logicalType");
     if (logical == "decimal" && (kind == "bytes" || kind == "fixed")) {
-      int precision = member(type, "precision").is_number_integer() ? member(type, "precision").get<int>() : 0;
-      int scale = member(type, "scale").is_number_integer() ? member(type, "scale").get<int>() : 0;
+      int precision = json_member(type, "precision").is_number_integer() ? json_member(type, "precision").get<int>() : 0;
+      int scale = json_member(type, "scale").is_number_integer() ? json_member(type, "scale").get<int>() : 0;
       if (precision < 1 || precision > 38 || scale < 0 || scale > precision)
         throw Error(where + " is a decimal(" + std::to_string(precision) + "," + std::to_string(scale) +
                     "); a table holds decimals of precision 1 to 38 with 0 <= scale <= precision");
@@ -189,20 +184,20 @@ class AvroTypes {
     if (kind == "bytes" || kind == "fixed") return "binary";
     if (kind == "array") {
       bool element_nullable = false;
-      json element = delta_type(member(type, "items"), where + " items", element_nullable);
+      json element = delta_type(json_member(type, "items"), where + " items", element_nullable);
       return {{"type", "array"}, {"elementType", element}, {"containsNull", element_nullable}};
     }
     if (kind == "map") {
       bool value_nullable = false;
-      json value = delta_type(member(type, "values"), where + " values", value_nullable);
+      json value = delta_type(json_member(type, "values"), where + " values", value_nullable);
       return {{"type", "map"}, {"keyType", "string"}, {"valueType", value}, {"valueContainsNull", value_nullable}};
     }
     if (kind == "record") {
       json fields = json::array();
-      for (const auto& field : member(type, "fields")) {
+      for (const auto& field : json_member(type, "fields")) {
         bool field_nullable = false;
         std::string name = text_member(field, "name");
-        json field_type = delta_type(member(field, "type"), where + "." + name, field_nullable);
+        json field_type = delta_type(json_member(field, "type"), where + "." + name, field_nullable);
         fields.push_back({{"name", name}, {"type", field_type}, {"nullable", field_nullable}, {"metadata", json::object()}});
       }
       return {{"type", "struct"}, {"fields", fields}};
@@ -217,17 +212,17 @@ class AvroTypes {
       return;
     }
     if (!type.is_object()) return;
-    std::string kind = member(type, "type").is_string() ? member(type, "type").get<std::string>() : "";
+    std::string kind = json_member(type, "type").is_string() ? json_member(type, "type").get<std::string>() : "";
     std::string name = text_member(type, "name");
     if ((kind == "record" || kind == "enum" || kind == "fixed") && !name.empty()) {
       named_[name] = &type;
       std::string space = text_member(type, "namespace");
       if (!space.empty()) named_[space + "." + name] = &type;
     }
-    for (const auto& field : member(type, "fields")) collect(member(field, "type"));
-    collect(member(type, "items"));
-    collect(member(type, "values"));
-    if (!member(type, "type").is_string()) collect(member(type, "type"));
+    for (const auto& field : json_member(type, "fields")) collect(json_member(field, "type"));
+    collect(json_member(type, "items"));
+    collect(json_member(type, "values"));
+    if (!json_member(type, "type").is_string()) collect(json_member(type, "type"));
   }
 
   std::map<std::string, const json*> named_;
@@ -300,8 +295,8 @@ bool render(const AvroTypes& types, const json& type_ref, avro_value_t& value, c
         append_blob(out, bytes, size);
         return true;
       }
-      int precision = member(type, "precision").get<int>();
-      int scale = member(type, "scale").is_number_integer() ? member(type, "scale").get<int>() : 0;
+      int precision = json_member(type, "precision").get<int>();
+      int scale = json_member(type, "scale").is_number_integer() ? json_member(type, "scale").get<int>() : 0;
       if (!append_decimal(out, bytes, size, precision, scale)) {
         reason = where + ": the decimal has more than its " + std::to_string(precision) + " digits";
         return false;
@@ -311,7 +306,7 @@ bool render(const AvroTypes& types, const json& type_ref, avro_value_t& value, c
     case AVRO_ENUM: {
       int index = 0;
       avro_value_get_enum(&value, &index);
-      const json& symbols = member(type, "symbols");
+      const json& symbols = json_member(type, "symbols");
       if (index < 0 || static_cast<size_t>(index) >= symbols.size()) {
         reason = where + ": enum index " + std::to_string(index) + " has no symbol";
         return false;
@@ -334,7 +329,7 @@ bool render(const AvroTypes& types, const json& type_ref, avro_value_t& value, c
         avro_value_t element;
         avro_value_get_by_index(&value, i, &element, nullptr);
         if (i) out += ',';
-        if (!render(types, member(type, "items"), element, where + "[" + std::to_string(i) + "]", out, reason)) return false;
+        if (!render(types, json_member(type, "items"), element, where + "[" + std::to_string(i) + "]", out, reason)) return false;
       }
       out += ']';
       return true;
@@ -350,13 +345,13 @@ bool render(const AvroTypes& types, const json& type_ref, avro_value_t& value, c
         if (i) out += ',';
         append_json_string(out, key, std::strlen(key));
         out += ':';
-        if (!render(types, member(type, "values"), element, where + "[" + key + "]", out, reason)) return false;
+        if (!render(types, json_member(type, "values"), element, where + "[" + key + "]", out, reason)) return false;
       }
       out += '}';
       return true;
     }
     case AVRO_RECORD: {
-      const json& fields = member(type, "fields");
+      const json& fields = json_member(type, "fields");
       out += '{';
       for (size_t i = 0; i < fields.size(); i++) {
         avro_value_t field;
@@ -365,7 +360,7 @@ bool render(const AvroTypes& types, const json& type_ref, avro_value_t& value, c
         if (i) out += ',';
         append_json_string(out, name.data(), name.size());
         out += ':';
-        if (!render(types, member(fields[i], "type"), field, where.empty() ? "field \"" + name + "\"" : where + "." + name,
+        if (!render(types, json_member(fields[i], "type"), field, where.empty() ? "field \"" + name + "\"" : where + "." + name,
                     out, reason))
           return false;
       }
@@ -415,10 +410,10 @@ AvroWriterSchema::AvroWriterSchema(int32_t id, const std::string& schema_json) :
   if (!iface_) throw Error(what + " cannot be read: " + avro_strerror());
   types_ = std::make_unique<AvroTypes>(schema_);
   const AvroTypes& types = *types_;
-  for (const auto& field : member(schema_, "fields")) {
+  for (const auto& field : json_member(schema_, "fields")) {
     AvroColumn column;
     column.name = text_member(field, "name");
-    column.delta_type = types.delta_type(member(field, "type"), what + ": field \"" + column.name + "\"", column.nullable);
+    column.delta_type = types.delta_type(json_member(field, "type"), what + ": field \"" + column.name + "\"", column.nullable);
     column.has_default = field.contains("default");
     columns_.push_back(column);
   }

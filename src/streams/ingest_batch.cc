@@ -30,6 +30,18 @@ std::vector<std::pair<std::string, std::string>> fast_columns(const Source& sour
   return columns;
 }
 
+// The record as Kafka held it: partition, offset, kafka_timestamp, key, value.
+void append_record(sql::Appender& out, const KafkaRecord& r) {
+  out.append_int32(r.partition);
+  out.append_int64(r.offset);
+  if (r.timestamp_ms >= 0) out.append_timestamp_us(r.timestamp_ms * 1000);
+  else out.append_null();
+  if (r.key) out.append_blob(r.key, r.key_size);
+  else out.append_null();
+  if (r.value) out.append_blob(r.value, r.value_size);
+  else out.append_null();
+}
+
 }  // namespace
 
 IngestBatch::IngestBatch(sql::Connection& con, const Source& source, WriterSchemas* writer_schemas)
@@ -91,14 +103,7 @@ void IngestBatch::add(const KafkaRecord& r) {
 }
 
 void IngestBatch::add_raw(const KafkaRecord& r, bool utf8) {
-  raw_->append_int32(r.partition);
-  raw_->append_int64(r.offset);
-  if (r.timestamp_ms >= 0) raw_->append_timestamp_us(r.timestamp_ms * 1000);
-  else raw_->append_null();
-  if (r.key) raw_->append_blob(r.key, r.key_size);
-  else raw_->append_null();
-  if (r.value) raw_->append_blob(r.value, r.value_size);
-  else raw_->append_null();
+  append_record(*raw_, r);
   raw_->append_bool(utf8);
   raw_->end_row();
   declined_++;
@@ -120,14 +125,7 @@ void IngestBatch::add_avro(const KafkaRecord& r) {
     else
       decoded = writer->decode(frame->body, frame->size, avro_doc_, reason);
   }
-  avro_->append_int32(r.partition);
-  avro_->append_int64(r.offset);
-  if (r.timestamp_ms >= 0) avro_->append_timestamp_us(r.timestamp_ms * 1000);
-  else avro_->append_null();
-  if (r.key) avro_->append_blob(r.key, r.key_size);
-  else avro_->append_null();
-  if (r.value) avro_->append_blob(r.value, r.value_size);
-  else avro_->append_null();
+  append_record(*avro_, r);
   if (decoded) {
     avro_->append_text(avro_doc_);
     avro_->append_null();

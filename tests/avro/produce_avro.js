@@ -81,7 +81,9 @@ async function main() {
       if (step.partitions) message.partition = step.partitions[i];
       messages.push(message);
     }
-    if (messages.length) await producer.send({ topic: plan.topic, messages, acks: -1 });
+    // In requests of a thousand, under the brokers' request size limits.
+    for (let at = 0; at < messages.length; at += 1000)
+      await producer.send({ topic: plan.topic, messages: messages.slice(at, at + 1000), acks: -1 });
     console.log('sent ' + messages.length);
   }
   await producer.disconnect();
