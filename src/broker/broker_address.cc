@@ -47,6 +47,7 @@ void write_broker_address(const std::string& path, const BrokerAddress& address)
                         {"pid", address.pid},
                         {"generation", address.generation},
                         {"topics", topics}};
+  if (!address.schema_registry.empty()) doc["schemaRegistry"] = address.schema_registry;
   auto slash = path.rfind('/');
   if (slash != std::string::npos && slash > 0) make_dirs(path.substr(0, slash), 0700);
   write_file_atomic(path, doc.dump(2) + "\n");
@@ -60,6 +61,7 @@ std::optional<BrokerAddress> read_broker_address(const std::string& path) {
     address.bootstrap = doc.at("bootstrap").get<std::string>();
     address.pid = doc.at("pid").get<int>();
     address.generation = doc.value("generation", int64_t{0});
+    address.schema_registry = doc.value("schemaRegistry", "");
     for (const auto& topic : doc.value("topics", nlohmann::json::array()))
       address.topics.push_back({topic.at("name").get<std::string>(), topic.at("partitions").get<int>()});
     return address;
@@ -88,6 +90,22 @@ std::string resolve_bootstrap(const std::string& bootstrap, const std::vector<st
                 "is running: start one with `" + command + "` (it writes " + file + ")");
   }
   return address->bootstrap;
+}
+
+std::string resolve_schema_registry(const std::string& registry) {
+  auto name = embedded_broker_name(registry);
+  if (!name) return registry;
+  std::string file = broker_address_file(*name);
+  auto address = read_broker_address(file);
+  std::string command = "lakestream broker --schema-registry" + (name->empty() ? "" : " --name " + *name);
+  if (!address || !process_alive(address->pid))
+    throw Error("schema_registry = \"" + registry + "\" but no embedded broker " +
+                (name->empty() ? "" : "named " + *name + " ") + "is running: start one with `" + command + "`");
+  if (address->schema_registry.empty())
+    throw Error("schema_registry = \"" + registry + "\" but the embedded broker " +
+                (name->empty() ? "" : "named " + *name + " ") + "serves no schema registry: start it with `" +
+                command + "`");
+  return address->schema_registry;
 }
 
 }  // namespace lakestream

@@ -13,6 +13,7 @@
 
 #include "broker/broker_address.h"
 #include "broker/retention_watch.h"
+#include "broker/schema_registry_server.h"
 #include "util/error.h"
 #include "util/files.h"
 #include "util/log_time.h"
@@ -65,12 +66,18 @@ void serve_broker(const BrokerServeOptions& options, std::ostream& out) {
 
   BlockedSignals signals;  // before the broker starts its threads, so they inherit the mask
   EmbeddedBroker broker(options.topics, options.brokers);
-  BrokerAddress address{broker.bootstrap(), static_cast<int>(getpid()), 0, broker.topics()};
+  std::unique_ptr<SchemaRegistryServer> registry;
+  if (options.schema_registry) registry = std::make_unique<SchemaRegistryServer>(options.registry_port);
+  BrokerAddress address{broker.bootstrap(), static_cast<int>(getpid()), 0, broker.topics(),
+                        registry ? registry->url() : ""};
   write_broker_address(file, address);
   std::string bootstrap_setting = options.name.empty() ? "embedded" : "embedded:" + options.name;
   out << "embedded Kafka broker" << named << " at " << broker.bootstrap() << " with " << describe(broker.topics())
       << "\n"
       << "address written to " << file << " (bootstrap = \"" << bootstrap_setting << "\" finds it)\n"
+      << (registry ? "schema registry at " + registry->url() + " (schema_registry = \"" + bootstrap_setting +
+                         "\" finds it)\n"
+                   : "")
       << "serving until SIGTERM or Ctrl-C; SIGHUP or `lakestream broker reset"
       << (options.name.empty() ? "" : " --name " + options.name) << "` wipes the topics" << std::endl;
 

@@ -16,6 +16,8 @@ struct BrokerServeOptions {
   int brokers = 1;
   std::string name;          // "" or the NAME of bootstrap = "embedded:NAME"
   std::string address_file;  // empty: broker_address_file(name)
+  bool schema_registry = false;  // also serve the embedded schema registry
+  int registry_port = 0;         // its port; 0: a free one
 };
 
 // Starts the broker, writes its address file, prints the address to `out`, and serves until

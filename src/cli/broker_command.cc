@@ -13,6 +13,8 @@ void add_broker_command(CLI::App& app) {
     std::vector<std::string> topics;
     std::string name;
     std::string address_file;
+    bool schema_registry = false;
+    int registry_port = 0;
   };
   auto args = std::make_shared<Args>();
   auto* cmd = app.add_subcommand(
@@ -24,6 +26,11 @@ void add_broker_command(CLI::App& app) {
                   "the broker's name: pipeline files with bootstrap = \"embedded:NAME\" use it (one broker per name)");
   cmd->add_option("--address-file", args->address_file,
                   "where to write the address (default: a per-user file for each name)");
+  cmd->add_flag("--schema-registry", args->schema_registry,
+                "also serve a schema registry (Confluent's REST API, Avro, in memory): schema_registry = \"embedded\" "
+                "finds it");
+  cmd->add_option("--registry-port", args->registry_port, "the schema registry's port (default: a free one)")
+      ->check(CLI::Range(0, 65535));
   auto* reset = cmd->add_subcommand(
       "reset", "Wipe every topic of the running embedded broker and create them again empty (on new ports)");
   reset->add_option("--name", args->name, "the broker to reset (default: the one without a name)");
@@ -41,6 +48,8 @@ void add_broker_command(CLI::App& app) {
     options.brokers = args->brokers;
     options.name = args->name;
     options.address_file = args->address_file;
+    options.schema_registry = args->schema_registry || args->registry_port != 0;
+    options.registry_port = args->registry_port;
     for (const auto& text : args->topics) options.topics.push_back(parse_topic_spec(text));
     serve_broker(options, std::cout);
   });

@@ -20,6 +20,7 @@ bool is_secret_property(const std::string& name) {
       "ssl.truststore.password", "sasl.oauthbearer.client.secret",
       "sasl.oauthbearer.config",  // may hold clientSecret=...
       "ssl.key.pem",              // a private key in the property itself
+      "basic.auth.user.info",     // a schema registry's user:password
   };
   for (const char* named : kNamed) {
     if (lower == named) return true;

@@ -50,9 +50,25 @@ struct KafkaSettings {
 // (sasl.password, ssl.key.password, *.secret, ...).
 bool is_secret_property(const std::string& name);
 
+// How a source's values are written: JSON text, or Avro in Confluent's wire format with the
+// writer schema in a schema registry.
+enum class SourceFormat { Json, Avro };
+
+// Where an Avro source's schemas are: the registry's URL and the client settings for it.
+struct SchemaRegistrySettings {
+  std::string url;  // "http://host:8081", or "embedded" / "embedded:NAME" for `lakestream broker --schema-registry`
+  // basic.auth.user.info ("user:password"), ssl.ca.location, ssl.certificate.location,
+  // ssl.key.location, ssl.key.password; after ${ENV} substitution.
+  std::vector<std::pair<std::string, std::string>> properties;
+};
+
 struct Source {
   std::string name;
   std::string topic;
+  SourceFormat format = SourceFormat::Json;
+  SchemaRegistrySettings schema_registry;  // Avro only
+  // JSON: the fields the file declares. Avro: empty; the columns are the writer schemas' fields,
+  // known when the ingest stream reads them.
   Schema schema;
   std::string key_field;          // the event field that is the Kafka key (for `produce`), may be empty
   bool start_at_latest = false;   // startingOffsets: earliest (default) | latest

@@ -208,38 +208,81 @@ void require_field(const TomlSection& section, const std::string& setting, const
   section.fail(setting, "field '" + column + "' is not in the schema" + did_you_mean(column, names) + " (fields: " + list + ")");
 }
 
-Source read_source(const TomlSection& sources, const std::string& name) {
-  require_identifier(sources, name, "source");
-  auto section = sources.table(name);
-  section->allow_only({"topic", "key", "starting_offsets", "max_offsets_per_trigger", "max_value_bytes",
-                       "sent_twice_by", "required", "fail_on_data_loss", "schema"});
-  Source source;
-  source.name = name;
-  source.line = section->line();
-  source.schema = read_schema(section->required_table(
-      "schema", "declare the event's fields in [" + section->key() + ".schema], e.g. order_id = \"bigint\""));
-
-  source.topic = section->string("topic").value_or(name);
+// The settings of every source, whatever its format.
+void read_shared_source_settings(const TomlSection& section, Source& source) {
+  source.topic = section.string("topic").value_or(source.name);
   if (!is_valid_topic_name(source.topic)) {
-    section->fail("topic", "'" + source.topic + "' is not a valid Kafka topic name; use up to 249 letters, digits, '.', '_' and '-'");
+    section.fail("topic", "'" + source.topic + "' is not a valid Kafka topic name; use up to 249 letters, digits, '.', '_' and '-'");
   }
-  if (auto key = section->string("key")) {
-    require_field(*section, "key", source.schema, *key);
-    source.key_field = *key;
-  }
-  if (auto starting = section->string("starting_offsets")) {
+  if (auto starting = section.string("starting_offsets")) {
     if (*starting != "earliest" && *starting != "latest") {
-      section->fail("starting_offsets", "'" + *starting + "' is not allowed; write \"earliest\" (all the topic holds) "
+      section.fail("starting_offsets", "'" + *starting + "' is not allowed; write \"earliest\" (all the topic holds) "
                                         "or \"latest\" (only what arrives from now on)");
     }
     source.start_at_latest = *starting == "latest";
   }
-  if (auto cap = section->positive_integer("max_offsets_per_trigger")) source.max_offsets_per_trigger = *cap;
-  if (auto cap = section->positive_integer("max_value_bytes")) source.max_value_bytes = *cap;
-  source.fail_on_data_loss = section->boolean("fail_on_data_loss").value_or(true);
-  if (section->has("sent_twice_by")) {
-    source.sent_twice_by = section->required_string("sent_twice_by", "name who sends events twice, e.g. \"the shop's system\"");
+  if (auto cap = section.positive_integer("max_offsets_per_trigger")) source.max_offsets_per_trigger = *cap;
+  if (auto cap = section.positive_integer("max_value_bytes")) source.max_value_bytes = *cap;
+  source.fail_on_data_loss = section.boolean("fail_on_data_loss").value_or(true);
+  if (section.has("sent_twice_by")) {
+    source.sent_twice_by = section.required_string("sent_twice_by", "name who sends events twice, e.g. \"the shop's system\"");
   }
+}
+
+// format = "avro": the registry and its client settings; the columns come from the registry.
+void read_schema_registry(const TomlSection& section, Source& source) {
+  source.format = SourceFormat::Avro;
+  for (const char* json_only : {"schema", "required", "key"})
+    if (section.has(json_only))
+      section.fail(json_only, "is for JSON sources; an Avro source's fields are those of its writer schemas in the "
+                              "schema registry");
+  source.schema_registry.url = expanded(
+      section, "schema_registry",
+      section.required_string("schema_registry", "set the schema registry of the Avro schemas, e.g. "
+                                                 "schema_registry = \"http://registry:8081\" (or \"embedded\")"));
+  if (auto properties = section.table("schema_registry_properties")) {
+    static const std::vector<std::string> known = {"basic.auth.user.info", "ssl.ca.location", "ssl.certificate.location",
+                                                   "ssl.key.location", "ssl.key.password"};
+    properties->allow_only(known);
+    for (const auto& entry : properties->entries()) {
+      if (!entry.value->is_string())
+        properties->fail(entry.name, "must be a string, not " + toml_type_words(*entry.value));
+      source.schema_registry.properties.emplace_back(
+          entry.name, expanded(*properties, entry.name, entry.value->as_string()->get()));
+    }
+  }
+  read_shared_source_settings(section, source);
+}
+
+Source read_source(const TomlSection& sources, const std::string& name) {
+  require_identifier(sources, name, "source");
+  auto section = sources.table(name);
+  section->allow_only({"topic", "key", "starting_offsets", "max_offsets_per_trigger", "max_value_bytes",
+                       "sent_twice_by", "required", "fail_on_data_loss", "schema", "format", "schema_registry",
+                       "schema_registry_properties"});
+  Source source;
+  source.name = name;
+  source.line = section->line();
+  std::string format = section->string("format").value_or("json");
+  if (format != "json" && format != "avro")
+    section->fail("format", "'" + format + "' is not a format; write \"json\" (JSON text) or \"avro\" (Avro in "
+                            "Confluent's wire format, with schema_registry)");
+  if (format == "avro") {
+    read_schema_registry(*section, source);
+    return source;
+  }
+  for (const char* avro_only : {"schema_registry", "schema_registry_properties"})
+    if (section->has(avro_only))
+      section->fail(avro_only, "is for format = \"avro\"; a JSON source declares its fields in [" + section->key() +
+                                   ".schema]");
+  source.schema = read_schema(section->required_table(
+      "schema", "declare the event's fields in [" + section->key() + ".schema], e.g. order_id = \"bigint\""));
+
+  if (auto key = section->string("key")) {
+    require_field(*section, "key", source.schema, *key);
+    source.key_field = *key;
+  }
+  read_shared_source_settings(*section, source);
   for (const auto& column : section->string_list("required").value_or(std::vector<std::string>{})) {
     require_field(*section, "required", source.schema, column);
     for (auto& field : source.schema.fields) {

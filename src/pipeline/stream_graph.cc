@@ -36,10 +36,15 @@ Field typed(const std::string& name, FieldType type) {
   return field;
 }
 
+// Stands for the columns of an Avro source's table, which its writer schemas decide when the
+// stream runs: any name is taken here, untyped.
+constexpr const char* kWriterSchemaFields = "(the writer schema's fields)";
+
 // What an ingest table holds: the event's fields, then where Kafka kept the record and which
 // micro-batch wrote it (docs/pipeline-file.md lists them for users).
 Columns ingest_columns(const Source& source, const Stream& stream) {
   Columns columns;
+  if (source.format == SourceFormat::Avro) columns.push_back({kWriterSchemaFields, std::nullopt});
   for (const auto& field : source.schema.fields) columns.push_back({field.name, field});
   columns.push_back({"partition", typed("partition", FieldType::Int)});
   columns.push_back({"offset", typed("offset", FieldType::BigInt)});
@@ -52,10 +57,12 @@ Columns ingest_columns(const Source& source, const Stream& stream) {
 }
 
 const Column* find_column(const Columns& columns, const std::string& name) {
+  const Column* any = nullptr;
   for (const auto& column : columns) {
     if (column.name == name) return &column;
+    if (column.name == kWriterSchemaFields) any = &column;
   }
-  return nullptr;
+  return any;
 }
 
 void check_unique_writers(const Pipeline& pipeline, const std::vector<TomlSection>& sections) {

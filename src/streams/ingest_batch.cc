@@ -1,6 +1,10 @@
 #include "streams/ingest_batch.h"
 
+#include <nlohmann/json.hpp>
+
+#include "decode/avro_decoder.h"
 #include "decode/record_decoder.h"
+#include "table/parquet_file.h"
 #include "util/utf8.h"
 
 namespace lakestream {
@@ -9,10 +13,11 @@ namespace {
 
 constexpr const char* kRawTable = "ingest_raw";
 constexpr const char* kDecodedTable = "ingest_decoded";
+constexpr const char* kAvroTable = "ingest_avro";
 
-std::string field_list(const Source& source) {
+std::string field_list(const std::vector<delta::Column>& columns) {
   std::string fields;
-  for (const auto& f : source.schema.fields) fields += sql::quote_ident(f.name) + ", ";
+  for (const auto& c : columns) fields += sql::quote_ident(c.name) + ", ";
   return fields;
 }
 
@@ -25,27 +30,49 @@ std::vector<std::pair<std::string, std::string>> fast_columns(const Source& sour
   return columns;
 }
 
+// The record as Kafka held it: partition, offset, kafka_timestamp, key, value.
+void append_record(sql::Appender& out, const KafkaRecord& r) {
+  out.append_int32(r.partition);
+  out.append_int64(r.offset);
+  if (r.timestamp_ms >= 0) out.append_timestamp_us(r.timestamp_ms * 1000);
+  else out.append_null();
+  if (r.key) out.append_blob(r.key, r.key_size);
+  else out.append_null();
+  if (r.value) out.append_blob(r.value, r.value_size);
+  else out.append_null();
+}
+
 }  // namespace
 
-IngestBatch::IngestBatch(sql::Connection& con, const Source& source)
+IngestBatch::IngestBatch(sql::Connection& con, const Source& source, WriterSchemas* writer_schemas)
     : con_(con),
       source_(source),
       decoder_(source),
       fast_(std::make_unique<sql::ChunkTable>(con, fast_columns(source))),
-      kafka_columns_at_(source.schema.fields.size()) {
+      kafka_columns_at_(source.schema.fields.size()),
+      writer_schemas_(writer_schemas) {
+  for (const auto& f : source.schema.fields) field_columns_.push_back({f.name, f.delta_type(), true});
   con_.exec(std::string("CREATE OR REPLACE TEMP TABLE ") + kRawTable +
             " (partition INTEGER, \"offset\" BIGINT, kafka_timestamp TIMESTAMPTZ, key BLOB, value BLOB, utf8 BOOLEAN)");
   // DuckDB's allocator keeps up to 128 MiB (512 MiB after bulk frees) of freed memory for reuse;
   // given back after each task instead, peak memory follows the batch cap, not the backlog.
   con_.exec("SET allocator_flush_threshold = '8MiB'; SET allocator_bulk_deallocation_flush_threshold = '8MiB'");
   raw_ = std::make_unique<sql::Appender>(con_, kRawTable);
+  if (writer_schemas_) {
+    con_.exec(std::string("CREATE OR REPLACE TEMP TABLE ") + kAvroTable +
+              " (partition INTEGER, \"offset\" BIGINT, kafka_timestamp TIMESTAMPTZ, key BLOB, value BLOB, doc VARCHAR, "
+              "reason VARCHAR)");
+    avro_ = std::make_unique<sql::Appender>(con_, kAvroTable);
+  }
 }
 
 IngestBatch::~IngestBatch() {
   fast_.reset();
   raw_.reset();
+  avro_.reset();
   try {
-    con_.exec(std::string("DROP TABLE IF EXISTS ") + kRawTable + "; DROP TABLE IF EXISTS " + kDecodedTable);
+    con_.exec(std::string("DROP TABLE IF EXISTS ") + kRawTable + "; DROP TABLE IF EXISTS " + kDecodedTable +
+              "; DROP TABLE IF EXISTS " + kAvroTable);
   } catch (...) {
     // The connection is going away with the failed run; nothing to keep.
   }
@@ -53,6 +80,10 @@ IngestBatch::~IngestBatch() {
 
 void IngestBatch::add(const KafkaRecord& r) {
   records_++;
+  if (writer_schemas_) {
+    add_avro(r);
+    return;
+  }
   bool utf8 = (!r.key || is_valid_utf8(r.key, r.key_size)) && (!r.value || is_valid_utf8(r.value, r.value_size));
   // The gate the SQL decoder applies first (UTF-8, empty, too large) decides here too: such
   // records go to it for their reason.
@@ -72,20 +103,62 @@ void IngestBatch::add(const KafkaRecord& r) {
 }
 
 void IngestBatch::add_raw(const KafkaRecord& r, bool utf8) {
-  raw_->append_int32(r.partition);
-  raw_->append_int64(r.offset);
-  if (r.timestamp_ms >= 0) raw_->append_timestamp_us(r.timestamp_ms * 1000);
-  else raw_->append_null();
-  if (r.key) raw_->append_blob(r.key, r.key_size);
-  else raw_->append_null();
-  if (r.value) raw_->append_blob(r.value, r.value_size);
-  else raw_->append_null();
+  append_record(*raw_, r);
   raw_->append_bool(utf8);
   raw_->end_row();
   declined_++;
 }
 
+void IngestBatch::add_avro(const KafkaRecord& r) {
+  std::string reason;
+  bool decoded = false;
+  if (!r.value || r.value_size == 0) {
+    reason = "empty value";
+  } else if (static_cast<int64_t>(r.value_size) > source_.max_value_bytes) {
+    reason = "value is " + std::to_string(r.value_size) + " bytes, over max_value_bytes = " +
+             std::to_string(source_.max_value_bytes);
+  } else if (auto frame = read_confluent_frame(r.value, r.value_size, reason)) {
+    const AvroWriterSchema* writer = writer_schemas_->schema(frame->schema_id);
+    if (!writer)
+      reason = "unknown schema id " + std::to_string(frame->schema_id) + ": the schema registry at " +
+               writer_schemas_->registry_url() + " has no schema with that id";
+    else
+      decoded = writer->decode(frame->body, frame->size, avro_doc_, reason);
+  }
+  append_record(*avro_, r);
+  if (decoded) {
+    avro_->append_text(avro_doc_);
+    avro_->append_null();
+  } else {
+    avro_->append_null();
+    avro_->append_text(reason);
+    quarantined_++;
+  }
+  avro_->end_row();
+  declined_++;
+}
+
+// Types every decoded row in one pass: json_transform reads each member as its column's type.
+void IngestBatch::finish_avro() {
+  avro_->flush();
+  field_columns_ = writer_schemas_->columns();
+  nlohmann::json structure = nlohmann::json::object();
+  for (const auto& column : field_columns_) structure[column.name] = delta::duckdb_type_of(column.type);
+  std::string fields;
+  for (const auto& column : field_columns_)
+    fields += "avro_row." + sql::quote_ident(column.name) + " AS " + sql::quote_ident(column.name) + ", ";
+  if (field_columns_.empty()) structure["_"] = "BOOLEAN";  // json_transform needs a member
+  con_.exec(std::string("CREATE OR REPLACE TEMP TABLE ") + kDecodedTable + " AS SELECT " + fields +
+            "partition, \"offset\", kafka_timestamp, coalesce(try(decode(key)), key::VARCHAR) AS key, value, reason "
+            "FROM (SELECT *, CASE WHEN reason IS NULL THEN json_transform(doc, " + sql::quote_literal(structure.dump()) +
+            ") END AS avro_row FROM " + kAvroTable + ")");
+}
+
 void IngestBatch::finish() {
+  if (writer_schemas_) {
+    finish_avro();
+    return;
+  }
   raw_->flush();
   // Every batch is checked by the SQL decoder's rules; a batch of plain records has nothing
   // left for it (and skips compiling its statement).
@@ -95,7 +168,8 @@ void IngestBatch::finish() {
 }
 
 std::string IngestBatch::good_rows_sql() const {
-  std::string columns = field_list(source_) + "partition, \"offset\", kafka_timestamp, key";
+  std::string columns = field_list(field_columns_) + "partition, \"offset\", kafka_timestamp, key";
+  if (writer_schemas_) return "SELECT " + columns + " FROM " + kDecodedTable + " WHERE reason IS NULL";
   std::string fast = "SELECT " + columns + " FROM " + fast_->scan_sql();
   if (declined_ == 0) return fast;
   return fast + " UNION ALL SELECT " + columns + " FROM " + kDecodedTable + " WHERE reason IS NULL";

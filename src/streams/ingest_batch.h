@@ -2,7 +2,8 @@
 // typed rows (the fast decoder: plain, well-formed JSON, nearly all of a topic) or, raw, to the
 // SQL decoder, which decodes or quarantines the rest with its reasons. The typed rows are held
 // as DuckDB data chunks (sql::ChunkTable), the SQL decoder's in temporary tables; the batch's
-// Parquet files are written from both.
+// Parquet files are written from both. An Avro source's records are decoded by their writer
+// schemas into JSON rows that one SQL pass types, or quarantined with the reason.
 #pragma once
 
 #include <memory>
@@ -13,13 +14,16 @@
 #include "source/kafka_reader.h"
 #include "sql/chunk_table.h"
 #include "sql/duckdb.h"
+#include "streams/writer_schemas.h"
+#include "table/delta_table.h"
 
 namespace lakestream {
 
 class IngestBatch {
  public:
   // Creates (replacing) the batch's temporary table for the SQL decoder and its chunk table.
-  IngestBatch(sql::Connection& con, const Source& source);
+  // `writer_schemas`: for an Avro source, the run's writer schemas (outliving the batch).
+  IngestBatch(sql::Connection& con, const Source& source, WriterSchemas* writer_schemas = nullptr);
   // Drops them.
   ~IngestBatch();
   IngestBatch(const IngestBatch&) = delete;
@@ -30,6 +34,9 @@ class IngestBatch {
   void finish();
 
   int64_t records() const { return records_; }
+  // After finish(): the table columns of the source's fields in this batch (an Avro source's
+  // grow with its writer schemas).
+  const std::vector<delta::Column>& field_columns() const { return field_columns_; }
   int64_t quarantined() const { return quarantined_; }
   // The batch's good rows: the schema's fields, partition, "offset", kafka_timestamp, key.
   std::string good_rows_sql() const;
@@ -39,6 +46,8 @@ class IngestBatch {
 
  private:
   void add_raw(const KafkaRecord& record, bool utf8);
+  void add_avro(const KafkaRecord& record);
+  void finish_avro();
 
   sql::Connection& con_;
   const Source& source_;
@@ -49,6 +58,10 @@ class IngestBatch {
   int64_t records_ = 0;
   int64_t declined_ = 0;  // records the fast path left to the SQL decoder
   int64_t quarantined_ = 0;
+  WriterSchemas* writer_schemas_;
+  std::unique_ptr<sql::Appender> avro_;  // Avro: every record, with its JSON row or its reason
+  std::string avro_doc_;                 // reused for each record
+  std::vector<delta::Column> field_columns_;
 };
 
 }  // namespace lakestream

@@ -13,6 +13,7 @@
 #include "source/kafka_reader.h"
 #include "streams/ingest_batch.h"
 #include "streams/table_sink.h"
+#include "streams/writer_schemas.h"
 #include "table/delta_types.h"
 #include "table/parquet_file.h"
 #include "util/error.h"
@@ -24,8 +25,13 @@ namespace lakestream {
 using Offsets = std::map<int32_t, int64_t>;
 
 std::vector<delta::Column> bronze_columns(const Source& source) {
-  std::vector<delta::Column> columns;
-  for (const auto& f : source.schema.fields) columns.push_back({f.name, f.delta_type(), true});
+  std::vector<delta::Column> fields;
+  for (const auto& f : source.schema.fields) fields.push_back({f.name, f.delta_type(), true});
+  return bronze_columns(fields);
+}
+
+std::vector<delta::Column> bronze_columns(std::vector<delta::Column> fields) {
+  std::vector<delta::Column> columns = std::move(fields);
   columns.push_back({"partition", "integer", true});
   columns.push_back({"offset", "long", true});
   columns.push_back({"kafka_timestamp", "timestamp", true});
@@ -77,6 +83,8 @@ class IngestRun {
     report_.stream_id = checkpoint_.id();
     report_.source = "KafkaV2[Subscribe[" + source_.topic + "]]";
     report_.table = ctx.stream.table;
+    if (source_.format == SourceFormat::Avro)
+      writer_schemas_ = std::make_unique<WriterSchemas>(source_, ctx.stream.table, bronze_field_columns());
   }
 
   StreamReport run() {
@@ -229,6 +237,17 @@ class IngestRun {
 
   std::string began_late_;  // partitions first read past offset 0, told under the next batch's line
 
+  // The columns of the source's fields bronze has now: those before the ingest columns.
+  std::vector<delta::Column> bronze_field_columns() const {
+    std::vector<delta::Column> fields;
+    delta::Snapshot bronze = delta::load_snapshot(bronze_path_);
+    for (const auto& column : bronze.metadata.schema) {
+      if (column.name == "partition") break;
+      fields.push_back(column);
+    }
+    return fields;
+  }
+
   // A batch read from Kafka into its DuckDB connection, to be written.
   struct Batch {
     int64_t id;
@@ -260,7 +279,7 @@ class IngestRun {
     }
     report.description = describe(ranges);
 
-    batch->records = std::make_unique<IngestBatch>(con, source_);
+    batch->records = std::make_unique<IngestBatch>(con, source_, writer_schemas_.get());
     IngestBatch& records = *batch->records;
     reader_.read(ranges, [&](const KafkaRecord& r) { records.add(r); });
     report.input_rows = records.records();
@@ -305,7 +324,7 @@ class IngestRun {
       derived += ", (" + expression + ") AS " + sql::quote_ident(name);
     std::string select = "SELECT *, " + batch_id + " AS _batch_id, " + ingested_at + " AS _ingested_at" + derived +
                          " FROM (" + records.good_rows_sql() + ")";
-    SinkCommit sink{bronze_path_, with_derived_columns(con, select), checkpoint_.id(), id, "STREAMING UPDATE", info,
+    SinkCommit sink{bronze_path_, with_derived_columns(con, select, records.field_columns()), checkpoint_.id(), id, "STREAMING UPDATE", info,
                     ctx_.stream.partition_by};
     bool written = commit_once(sink, [&](delta::Commit& commit, const delta::Snapshot&) {
       if (batch.output_rows > 0)
@@ -331,8 +350,9 @@ class IngestRun {
 
   // The bronze schema: the source's fields and ingest's columns, then the derived columns typed
   // as DuckDB types their expressions.
-  std::vector<delta::Column> with_derived_columns(sql::Connection& con, const std::string& select) {
-    std::vector<delta::Column> columns = bronze_columns(source_);
+  std::vector<delta::Column> with_derived_columns(sql::Connection& con, const std::string& select,
+                                                 const std::vector<delta::Column>& fields) {
+    std::vector<delta::Column> columns = bronze_columns(fields);
     if (ctx_.stream.derived.empty()) return columns;
     sql::Rows described;
     try {
@@ -356,6 +376,7 @@ class IngestRun {
   std::string bronze_path_;
   std::string quarantine_path_;
   Offsets latest_;  // the end offsets seen when the run started
+  std::unique_ptr<WriterSchemas> writer_schemas_;  // Avro sources only
   StreamReport report_;
 };
 

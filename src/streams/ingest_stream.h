@@ -1,5 +1,5 @@
 // The ingest stream (bronze): appends every record of a Kafka topic to a Delta table as Kafka
-// holds it: the schema's fields parsed from the JSON value, then partition, offset,
+// holds it: the schema's fields parsed from the JSON (or Avro) value, then partition, offset,
 // kafka_timestamp, key, _batch_id, _ingested_at. Records that do not fit the schema go to
 // <table>_quarantine with the reason, in the same batch; nothing is dropped silently.
 #pragma once
@@ -15,7 +15,9 @@ namespace lakestream {
 // Trigger.AvailableNow), in micro-batches capped by max_offsets_per_trigger, and stops.
 StreamReport run_ingest_stream(StreamContext& ctx);
 
-// The Delta schemas of the bronze table and of its quarantine table.
+// The Delta schemas of the bronze table and of its quarantine table. The first takes the
+// columns of the source's fields (an Avro source's come from its writer schemas).
+std::vector<delta::Column> bronze_columns(std::vector<delta::Column> fields);
 std::vector<delta::Column> bronze_columns(const Source& source);
 std::vector<delta::Column> quarantine_columns();
 

@@ -6,7 +6,9 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <cctype>
 #include <cerrno>
+#include <cstdlib>
 #include <cstring>
 
 #include "util/error.h"
@@ -18,8 +20,13 @@ namespace {
 const char* reason(int status) {
   switch (status) {
     case 200: return "OK";
+    case 400: return "Bad Request";
+    case 401: return "Unauthorized";
     case 404: return "Not Found";
     case 405: return "Method Not Allowed";
+    case 409: return "Conflict";
+    case 413: return "Payload Too Large";
+    case 422: return "Unprocessable Entity";
     default: return "Internal Server Error";
   }
 }
@@ -33,9 +40,30 @@ void send_all(int fd, const std::string& data) {
   }
 }
 
+constexpr size_t kMaxBody = 1 << 20;
+
+// The value of header `name` (lower case) in `headers`, or "".
+std::string header_value(const std::string& headers, const std::string& name) {
+  std::string lower;
+  for (char c : headers) lower += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  size_t at = lower.find("\r\n" + name + ":");
+  if (at == std::string::npos) return "";
+  size_t begin = at + 3 + name.size();
+  size_t end = headers.find("\r\n", begin);
+  std::string value = headers.substr(begin, end == std::string::npos ? std::string::npos : end - begin);
+  while (!value.empty() && value.front() == ' ') value.erase(0, 1);
+  return value;
+}
+
 }  // namespace
 
-HttpServer::HttpServer(const std::string& host, int port, Handler handler) : handler_(std::move(handler)) {
+HttpServer::HttpServer(const std::string& host, int port, Handler handler)
+    : HttpServer(host, port, RequestHandler([get = std::move(handler)](const HttpRequest& request) {
+        if (request.method != "GET") return HttpResponse{405, "text/plain; charset=utf-8", "only GET is served\n"};
+        return get(request.path);
+      })) {}
+
+HttpServer::HttpServer(const std::string& host, int port, RequestHandler handler) : handler_(std::move(handler)) {
   listen_fd_ = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
   if (listen_fd_ < 0) throw Error(std::string("cannot open a socket: ") + std::strerror(errno));
   int one = 1;
@@ -77,24 +105,38 @@ void HttpServer::serve() {
 }
 
 void HttpServer::answer(int client) {
-  // The request line is all we need; read until the end of the headers (or 8 KiB, or 2 s).
+  // Read the headers (up to 8 KiB), then the body Content-Length announces; 2 s at most per read.
   std::string request;
-  char buf[2048];
-  while (request.find("\r\n\r\n") == std::string::npos && request.size() < 8192) {
+  char buf[4096];
+  auto read_more = [&] {
     pollfd pfd{client, POLLIN, 0};
-    if (::poll(&pfd, 1, 2000) <= 0) break;
+    if (::poll(&pfd, 1, 2000) <= 0) return false;
     ssize_t n = ::recv(client, buf, sizeof buf, 0);
-    if (n <= 0) break;
+    if (n <= 0) return false;
     request.append(buf, static_cast<size_t>(n));
-  }
+    return true;
+  };
+  while (request.find("\r\n\r\n") == std::string::npos && request.size() < 8192)
+    if (!read_more()) break;
+  size_t headers_end = request.find("\r\n\r\n");
   HttpResponse response;
   std::string line = request.substr(0, request.find("\r\n"));
   size_t sp1 = line.find(' '), sp2 = line.find(' ', sp1 == std::string::npos ? 0 : sp1 + 1);
-  if (line.compare(0, 4, "GET ") != 0 || sp2 == std::string::npos) {
-    response = {405, "text/plain; charset=utf-8", "only GET is served\n"};
+  size_t body_size = 0;
+  if (headers_end != std::string::npos) {
+    std::string length = header_value(request.substr(0, headers_end), "content-length");
+    body_size = length.empty() ? 0 : std::strtoull(length.c_str(), nullptr, 10);
+  }
+  if (headers_end == std::string::npos || sp1 == std::string::npos || sp2 == std::string::npos) {
+    response = {400, "text/plain; charset=utf-8", "not an HTTP request\n"};
+  } else if (body_size > kMaxBody) {
+    response = {413, "text/plain; charset=utf-8", "the body is over 1 MiB\n"};
   } else {
+    while (request.size() < headers_end + 4 + body_size)
+      if (!read_more()) break;
+    HttpRequest parsed{line.substr(0, sp1), line.substr(sp1 + 1, sp2 - sp1 - 1), request.substr(headers_end + 4, body_size)};
     try {
-      response = handler_(line.substr(sp1 + 1, sp2 - sp1 - 1));
+      response = handler_(parsed);
     } catch (const std::exception& e) {
       response = {500, "text/plain; charset=utf-8", std::string(e.what()) + "\n"};
     }

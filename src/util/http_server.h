@@ -1,6 +1,7 @@
-// A small HTTP/1.0 server on a loopback socket, for the metrics endpoint and the status
-// dashboard: GET only, one request per connection, served from a background thread. Small
-// enough to read in one sitting; not a general web server.
+// A small HTTP/1.0 server on a loopback socket, for the metrics endpoint, the status dashboard
+// and the embedded schema registry: one request per connection (GET, or a method with a body
+// of at most 1 MiB), served from a background thread. Small enough to read in one sitting; not
+// a general web server.
 #pragma once
 
 #include <atomic>
@@ -16,13 +17,23 @@ struct HttpResponse {
   std::string body;
 };
 
+struct HttpRequest {
+  std::string method;  // "GET", "POST", ...
+  std::string path;    // with its query string
+  std::string body;
+};
+
 class HttpServer {
  public:
   using Handler = std::function<HttpResponse(const std::string& path)>;
+  using RequestHandler = std::function<HttpResponse(const HttpRequest& request)>;
 
   // Listens on `host`:`port` (0: a free port) and serves `handler` until destroyed. Throws Error
-  // when the address cannot be bound ("port 9464 is in use: ...").
+  // when the address cannot be bound ("port 9464 is in use: ..."). `handler` sees GET requests
+  // only; other methods are answered 405.
   HttpServer(const std::string& host, int port, Handler handler);
+  // The same, for a handler that takes every method and the request's body.
+  HttpServer(const std::string& host, int port, RequestHandler handler);
   ~HttpServer();
   HttpServer(const HttpServer&) = delete;
   HttpServer& operator=(const HttpServer&) = delete;
@@ -36,7 +47,7 @@ class HttpServer {
 
   int listen_fd_ = -1;
   int port_ = 0;
-  Handler handler_;
+  RequestHandler handler_;
   std::atomic<bool> stopping_{false};
   std::thread thread_;
 };

@@ -177,6 +177,22 @@ const BadFile kBadFiles[] = {
      "lakestream.toml:4: kafka.properties.\"bootstrap.servers\": set the brokers with kafka.bootstrap instead"},
     {"property of a TOML table", "[kafka]\nbootstrap = \"embedded\"\n[kafka.properties]\n\"a\" = [1]\n",
      "lakestream.toml:4: kafka.properties.a: must be a string, an integer or a boolean, not an array"},
+    {"unknown format", "[kafka]\nbootstrap = \"embedded\"\n[sources.orders]\nformat = \"protobuf\"\n",
+     "lakestream.toml:4: sources.orders.format: 'protobuf' is not a format; write \"json\""},
+    {"avro without a registry", "[kafka]\nbootstrap = \"embedded\"\n[sources.orders]\nformat = \"avro\"\n",
+     "lakestream.toml:3: sources.orders.schema_registry: missing; set the schema registry of the Avro schemas"},
+    {"avro with a schema",
+     "[kafka]\nbootstrap = \"embedded\"\n[sources.orders]\nformat = \"avro\"\nschema_registry = \"embedded\"\n"
+     "[sources.orders.schema]\nid = \"bigint\"\n",
+     "lakestream.toml:6: sources.orders.schema: is for JSON sources; an Avro source's fields are those of its writer schemas"},
+    {"registry on a JSON source",
+     "[kafka]\nbootstrap = \"embedded\"\n[sources.orders]\nschema_registry = \"embedded\"\n[sources.orders.schema]\n"
+     "id = \"bigint\"\n",
+     "lakestream.toml:4: sources.orders.schema_registry: is for format = \"avro\""},
+    {"unknown registry property",
+     "[kafka]\nbootstrap = \"embedded\"\n[sources.orders]\nformat = \"avro\"\nschema_registry = \"embedded\"\n"
+     "[sources.orders.schema_registry_properties]\n\"basic.auth.user\" = \"u:p\"\n",
+     "lakestream.toml:7: sources.orders.schema_registry_properties.\"basic.auth.user\": "},
 };
 
 // Test names and failure output show the mistake, not the struct's bytes.
