@@ -9,6 +9,8 @@
 #include <ctime>
 
 #include "checkpoint/definition_change.h"
+#include "checkpoint/window_state_store.h"
+#include "storage/object_store.h"
 #include "table/delta_table.h"
 #include "util/error.h"
 #include "util/files.h"
@@ -87,14 +89,21 @@ void refuse_lost_checkpoint(const Pipeline& pipeline, const Stream& stream, cons
 }  // namespace
 
 Checkpoint::Checkpoint(const Pipeline& pipeline, const Stream& stream) : path_(pipeline.checkpoint_path(stream.name)) {
-  if (!path_exists(path_ + "/metadata.json")) {
-    if (!list_dir(path_ + "/batches").empty())
-      throw Error("the checkpoint of stream " + stream.name + " is damaged: " + path_ +
-                  "/metadata.json is missing but batches are planned. Restore it from a backup, or start the stream "
-                  "over with a new checkpoint and a new table.");
-    refuse_lost_checkpoint(pipeline, stream, path_);
+  if (!pipeline.checkpoints_url.empty()) {
+    // The store is the truth: the working copy becomes what it holds, under this machine's lock.
+    mirror_ = std::make_unique<CheckpointMirror>(storage::open_store(pipeline.checkpoint_url(stream.name)), path_);
+    make_dirs(path_ + "/batches", 0700);
+    lock(stream);
   }
-  make_dirs(path_ + "/batches", 0700);
+  try {
+    open(pipeline, stream);
+  } catch (...) {
+    if (lock_fd_ >= 0) ::close(lock_fd_);
+    throw;
+  }
+}
+
+void Checkpoint::lock(const Stream& stream) {
   std::string lock_path = path_ + "/lock";
   lock_fd_ = ::open(lock_path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0600);
   if (lock_fd_ < 0) throw Error("cannot open " + lock_path + ": " + std::strerror(errno));
@@ -111,6 +120,26 @@ Checkpoint::Checkpoint(const Pipeline& pipeline, const Stream& stream) : path_(p
   if (::ftruncate(lock_fd_, 0) == 0 && ::pwrite(lock_fd_, pid.data(), pid.size(), 0) < 0) {
     // Only informative; the lock holds regardless.
   }
+}
+
+void Checkpoint::write_metadata(const nlohmann::json& meta, bool first) {
+  write_file_atomic(path_ + "/metadata.json", meta.dump(2) + "\n", 0600);
+  if (!mirror_) return;
+  if (first) mirror_->push_once("metadata.json");
+  else mirror_->push("metadata.json");
+}
+
+void Checkpoint::open(const Pipeline& pipeline, const Stream& stream) {
+  if (mirror_) mirror_->pull();
+  if (!path_exists(path_ + "/metadata.json")) {
+    if (!list_dir(path_ + "/batches").empty())
+      throw Error("the checkpoint of stream " + stream.name + " is damaged: " + path_ +
+                  "/metadata.json is missing but batches are planned. Restore it from a backup, or start the stream "
+                  "over with a new checkpoint and a new table.");
+    refuse_lost_checkpoint(pipeline, stream, path_);
+  }
+  make_dirs(path_ + "/batches", 0700);
+  if (lock_fd_ < 0) lock(stream);
 
   std::string meta_path = path_ + "/metadata.json";
   if (path_exists(meta_path)) {
@@ -135,13 +164,13 @@ Checkpoint::Checkpoint(const Pipeline& pipeline, const Stream& stream) : path_(p
     } else if (meta.value("definition", nlohmann::json::object()) != definition) {
       // Fields were added: record them, so that dropping one later is caught like any other change.
       meta["definition"] = definition;
-      write_file_atomic(meta_path, meta.dump(2) + "\n", 0600);
+      write_metadata(meta, false);
     }
   } else {
     id_ = new_uuid();
     nlohmann::json meta = {{"id", id_}, {"stream", stream.name}, {"created", static_cast<int64_t>(std::time(nullptr))},
                            {"definition", stream_definition(pipeline, stream)}};
-    write_file_atomic(meta_path, meta.dump(2) + "\n", 0600);
+    write_metadata(meta, true);
     is_new_ = true;
   }
 }
@@ -149,27 +178,38 @@ Checkpoint::Checkpoint(const Pipeline& pipeline, const Stream& stream) : path_(p
 void Checkpoint::check_definition(bool has_committed_work) {
   if (changes_.empty()) return;
   if (has_committed_work) throw Error(refusal_);
-  for (const auto& name : list_dir(path_ + "/batches")) ::unlink((path_ + "/batches/" + name).c_str());
-  for (const char* state : {"/state.duckdb", "/state.duckdb.wal"}) ::unlink((path_ + state).c_str());
-  write_file_atomic(path_ + "/metadata.json", new_metadata_.dump(2) + "\n", 0600);
+  for (const auto& name : list_dir(path_ + "/batches")) {
+    ::unlink((path_ + "/batches/" + name).c_str());
+    if (mirror_) mirror_->remove("batches/" + name);
+  }
+  WindowStateStore::remove(path_);
+  if (mirror_) mirror_->remove_state_snapshots();
+  write_metadata(new_metadata_, false);
   changes_.clear();
 }
 
-std::optional<nlohmann::json> Checkpoint::idle_mark() const {
+std::optional<IdleMark> Checkpoint::idle_mark() const {
   std::string file = path_ + "/idle.json";
   if (!path_exists(file)) return std::nullopt;
   auto mark = nlohmann::json::parse(read_file(file), nullptr, false);
-  if (mark.is_discarded()) return std::nullopt;  // unreadable: do the work the long way
-  return mark;
+  // Unreadable: do the work the long way.
+  if (mark.is_discarded() || !mark.is_object() || !mark["batch"].is_number_integer() || !mark["to"].is_number_integer())
+    return std::nullopt;
+  return IdleMark{mark["batch"].get<int64_t>(), mark["to"].get<int64_t>()};
 }
 
-void Checkpoint::set_idle_mark(const nlohmann::json& mark) {
-  write_file_atomic(path_ + "/idle.json", mark.dump() + "\n", 0600);
+void Checkpoint::set_idle_mark(const IdleMark& mark) {
+  nlohmann::json j = {{"batch", mark.batch}, {"to", mark.to}};
+  write_file_atomic(path_ + "/idle.json", j.dump() + "\n", 0600);
+  if (mirror_) mirror_->push("idle.json");
 }
 
 void Checkpoint::clear_idle_mark() {
   std::string file = path_ + "/idle.json";
-  if (::unlink(file.c_str()) == 0) sync_dir(path_);
+  if (::unlink(file.c_str()) != 0) return;
+  sync_dir(path_);
+  // Removed before any work starts, on the store too: a run elsewhere must not skip that work.
+  if (mirror_) mirror_->remove("idle.json");
 }
 
 Checkpoint::~Checkpoint() {
@@ -191,12 +231,7 @@ std::optional<PlannedBatch> Checkpoint::planned(int64_t id) const { return read_
 std::optional<PlannedBatch> read_planned_batch(const std::string& dir, int64_t id) {
   std::string file = batch_file(dir, id);
   if (!path_exists(file)) return std::nullopt;
-  try {
-    return PlannedBatch{id, nlohmann::json::parse(read_file(file))};
-  } catch (const nlohmann::json::exception& e) {
-    throw Error("the checkpoint at " + dir + " is damaged: " + file + " is not valid JSON (" + e.what() +
-                "). Restore it, or start the stream over with a new checkpoint.");
-  }
+  return decode_planned_batch(id, read_file(file), file);
 }
 
 std::optional<std::string> read_checkpoint_id(const Pipeline& pipeline, const Stream& stream) {
@@ -209,14 +244,21 @@ std::optional<std::string> read_checkpoint_id(const Pipeline& pipeline, const St
   return meta["id"].get<std::string>();
 }
 
-void Checkpoint::plan(int64_t id, const nlohmann::json& input) {
-  write_file_atomic(batch_file(path_, id), input.dump() + "\n", 0600);
+void Checkpoint::plan(const PlannedBatch& batch) {
+  write_file_atomic(batch_file(path_, batch.id), encode_planned_batch(batch), 0600);
+  if (mirror_) mirror_->push_once("batches/" + std::to_string(batch.id) + ".json");
+}
+
+void Checkpoint::publish_state(int64_t batch) {
+  if (mirror_) mirror_->push_state_snapshot(batch);
 }
 
 void Checkpoint::forget_before(int64_t keep_from) {
   for (const auto& name : list_dir(path_ + "/batches")) {
     auto id = batch_id_of(name);
-    if (id && *id < keep_from) ::unlink((path_ + "/batches/" + name).c_str());
+    if (!id || *id >= keep_from) continue;
+    ::unlink((path_ + "/batches/" + name).c_str());
+    if (mirror_) mirror_->remove("batches/" + name);
   }
 }
 
@@ -230,17 +272,13 @@ std::optional<StreamPosition> read_stream_position(const Pipeline& pipeline, con
     auto id = batch_id_of(name);
     if (id && (!newest || *id > *newest)) newest = id;
   }
-  std::string file = meta_path;
   try {
     position.id = nlohmann::json::parse(read_file(meta_path)).at("id").get<std::string>();
-    if (newest) {
-      file = batch_file(dir, *newest);
-      position.newest = PlannedBatch{*newest, nlohmann::json::parse(read_file(file))};
-    }
   } catch (const nlohmann::json::exception& e) {
-    throw Error("the checkpoint of stream " + stream.name + " is damaged: " + file + " is not valid (" + e.what() +
+    throw Error("the checkpoint of stream " + stream.name + " is damaged: " + meta_path + " is not valid (" + e.what() +
                 "). Restore it, or start the stream over with a new checkpoint.");
   }
+  if (newest) position.newest = read_planned_batch(dir, *newest);
   return position;
 }
 

@@ -1,4 +1,4 @@
-#include "streams/table_sink.h"
+#include "sinks/table_sink.h"
 
 #include <chrono>
 #include <ctime>
@@ -10,11 +10,28 @@
 
 namespace lakestream {
 
+namespace {
+
+// A batch planned by this run found in its table: only another runner of the stream puts it there.
+[[noreturn]] void refuse_second_writer(const SinkCommit& sink, int64_t committed) {
+  throw Error("table " + sink.table_path + " already holds batch " + std::to_string(committed) + " of this stream " +
+              "(txn " + sink.app_id + "), but this run planned batch " + std::to_string(sink.batch_id) +
+              " just now: another runner of the same stream, on another machine, is writing to it. Only one "
+              "runner per stream may run at a time: stop one of them. This run stops here; nothing was written "
+              "twice, and the next run of the one left goes on from what is committed.");
+}
+
+}  // namespace
+
 bool commit_once(const SinkCommit& sink, const std::function<void(delta::Commit&, const delta::Snapshot&)>& build) {
   constexpr int kAttempts = 20;
   for (int attempt = 0; attempt < kAttempts; attempt++) {
     delta::Snapshot snapshot = delta::load_snapshot(sink.table_path);
-    if (snapshot.txn_version(sink.app_id) >= sink.batch_id) return false;
+    int64_t committed = snapshot.txn_version(sink.app_id);
+    if (committed >= sink.batch_id) {
+      if (!sink.replay) refuse_second_writer(sink, committed);
+      return false;
+    }
     delta::Commit commit(snapshot);
     if (!snapshot.exists()) {
       delta::Metadata meta;
