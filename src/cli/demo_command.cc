@@ -7,6 +7,7 @@
 #include "check/check.h"
 #include "cli/commands.h"
 #include "cli/shop_example.h"
+#include "engine/lake_stores.h"
 #include "engine/runner.h"
 #include "source/json_lines.h"
 #include "source/json_producer.h"
@@ -29,7 +30,7 @@ void add_demo_command(CLI::App& app) {
     if (at != std::string::npos) pipeline_text.replace(at, embedded.size(), "bootstrap = \"" + broker.bootstrap() + "\"");
     std::string pipeline_file = join_path(folder, "lakestream.toml");
     write_file_atomic(pipeline_file, pipeline_text);
-    Pipeline pipeline = load_pipeline(pipeline_file);
+    Pipeline pipeline = load_pipeline_with_stores(pipeline_file);
 
     std::cout << "lakestream demo: the shop scenario\n"
                  "  An embedded Kafka broker runs at " << broker.bootstrap() << " with topic orders (3 partitions).\n"

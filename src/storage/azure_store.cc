@@ -107,8 +107,9 @@ class AzureStore : public ObjectStore {
       if (!marker.empty()) query += "&marker=" + url_encode_query(marker);
       HttpResponse r = send("GET", container_path(), query, "", "listing " + where(prefix));
       check(r, "listing " + where(prefix));
-      for (auto& [name, size] : xml_pairs(r.body, "Blob", "Name", "Content-Length"))
-        out.push_back({name.substr(root().size()), std::stoll(size.empty() ? "0" : size)});
+      for (auto& blob : xml_records(r.body, "Blob", {"Name", "Content-Length", "Last-Modified"}))
+        out.push_back({blob[0].substr(root().size()), std::stoll(blob[1].empty() ? "0" : blob[1]),
+                       parse_store_time_ms(blob[2])});
       marker = xml_text(r.body, "NextMarker");
     } while (!marker.empty());
     std::sort(out.begin(), out.end(), [](const ObjectInfo& a, const ObjectInfo& b) { return a.key < b.key; });

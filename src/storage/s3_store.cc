@@ -79,8 +79,9 @@ class S3Store : public ObjectStore {
       if (!token.empty()) query += "&continuation-token=" + url_encode_query(token);
       HttpResponse r = send("GET", "", query, "", "listing " + where(prefix), {}, nullptr, /*bucket_level=*/true);
       check(r, "listing " + where(prefix));
-      for (auto& [key, size] : xml_pairs(r.body, "Contents", "Key", "Size"))
-        out.push_back({key.substr(root().size()), std::stoll(size.empty() ? "0" : size)});
+      for (auto& object : xml_records(r.body, "Contents", {"Key", "Size", "LastModified"}))
+        out.push_back({object[0].substr(root().size()), std::stoll(object[1].empty() ? "0" : object[1]),
+                       parse_store_time_ms(object[2])});
       token = xml_text(r.body, "IsTruncated") == "true" ? xml_text(r.body, "NextContinuationToken") : "";
     } while (!token.empty());
     std::sort(out.begin(), out.end(), [](const ObjectInfo& a, const ObjectInfo& b) { return a.key < b.key; });

@@ -60,6 +60,7 @@ class S3rver {
   storage::StoreSettings settings() const;
   std::string endpoint() const;
   int port() const { return server_.port(); }
+  void stop() { server_.stop(); }
 
  private:
   TempDir dir_;
