@@ -75,6 +75,7 @@ std::string FileCache::copy_of(const std::string& identity, const std::string& s
   std::string path = path_for(identity, suffix, size);
   {
     std::lock_guard lock(mutex_);
+    evict_once();
     if (file_size_or_zero(path) == size && path_exists(path)) {
       use(path);
       return path;
@@ -95,6 +96,7 @@ std::string FileCache::copy_of(const std::string& identity, const std::string& s
 void FileCache::adopt(const std::string& identity, const std::string& suffix, int64_t size, const std::string& path) {
   std::string copy = path_for(identity, suffix, size);
   std::lock_guard lock(mutex_);
+  evict_once();
   make_dirs(join_path(dir_, "files"));
   std::error_code ec;
   fs::rename(path, copy, ec);
@@ -118,6 +120,12 @@ int64_t FileCache::cached_bytes() const {
   for (const auto& entry : fs::directory_iterator(join_path(dir_, "files"), ec))
     if (entry.is_regular_file(ec)) total += static_cast<int64_t>(entry.file_size(ec));
   return total;
+}
+
+void FileCache::evict_once() {
+  if (swept_) return;
+  swept_ = true;
+  evict();
 }
 
 void FileCache::evict() {

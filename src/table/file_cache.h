@@ -40,10 +40,14 @@ class FileCache {
   std::string path_for(const std::string& identity, const std::string& suffix, int64_t size) const;
   void use(const std::string& path);
   void evict();
+  // The first use in a process sweeps what earlier processes left over the cap, even when every
+  // file this process reads is already there.
+  void evict_once();
 
   std::string dir_;
   int64_t cap_bytes_;
   std::mutex mutex_;
+  bool swept_ = false;
   // Copies handed out by this process, and when: kept for a while even over the cap.
   std::map<std::string, std::chrono::steady_clock::time_point> in_use_;
 };
