@@ -2,6 +2,7 @@
 // what a fault test compares: every table's content and check's lines against an uninterrupted run.
 #pragma once
 
+#include <algorithm>
 #include <functional>
 #include <string>
 #include <vector>
@@ -103,6 +104,42 @@ inline std::string first_difference(const std::string& expected, const std::stri
   size_t table = expected.rfind("== ", at);
   std::string where = table == std::string::npos ? "" : expected.substr(table, expected.find('\n', table) - table);
   return where + "\n  expected: " + line_at(expected) + "\n  actual:   " + line_at(actual);
+}
+
+// What an uninterrupted run of a messy stream leaves: every table, and check's lines.
+struct Reference {
+  std::string contents;
+  std::string check;
+};
+
+// `lake`, when given, is the [lake] section the lake is run with (tables on an object store).
+inline Reference uninterrupted(const MessyStream& stream, const std::string& lake_section = "") {
+  MessyLake lake(lake_section);
+  lake.play(stream, [&](int) { lake.run_ok(); });
+  CommandResult check = lake.check();
+  EXPECT_EQ(check.exit_code, 0) << check.out << check.err;
+  return {lake.contents(), check.out};
+}
+
+// Runs the streams after a send with a crash at `point` (its `hit`-th pass) in stream `target`:
+// the streams before it run clean, the target runs with the fault, then everything runs again.
+// `hit` 2 lands in ingest's second batch; the other kinds pass most points once per run.
+inline bool crash_in(MessyLake& lake, const std::string& point, const std::string& target, int hit = 0) {
+  if (hit == 0) hit = target == "read_orders" ? 2 : 1;
+  const auto& streams = stream_of_each_kind();
+  std::vector<std::string> before(streams.begin(), std::find(streams.begin(), streams.end(), target));
+  if (!before.empty()) lake.run_ok(before);
+  bool crashed = lake.run_with_fault(point + ":" + std::to_string(hit), {target});
+  lake.run_ok();
+  return crashed;
+}
+
+inline void expect_same_as(const Reference& reference, MessyLake& lake) {
+  std::string contents = lake.contents();
+  EXPECT_TRUE(contents == reference.contents) << first_difference(reference.contents, contents);
+  CommandResult check = lake.check();
+  EXPECT_EQ(check.exit_code, 0) << check.err;
+  EXPECT_EQ(check.out, reference.check);
 }
 
 }  // namespace lakestream::testing
