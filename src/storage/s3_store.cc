@@ -79,6 +79,10 @@ class S3Store : public ObjectStore {
       if (!token.empty()) query += "&continuation-token=" + url_encode_query(token);
       HttpResponse r = send("GET", "", query, "", "listing " + where(prefix), {}, nullptr, /*bucket_level=*/true);
       check(r, "listing " + where(prefix));
+      // An empty listing means "no table here"; an answer that is not a listing must never pass for one.
+      if (!is_xml_named(r.body, "ListBucketResult"))
+        throw Error("listing " + where(prefix) + " failed: the store answered HTTP " + std::to_string(r.status) +
+                    " with something that is not a listing (" + std::to_string(r.body.size()) + " bytes); try again");
       for (auto& object : xml_records(r.body, "Contents", {"Key", "Size", "LastModified"}))
         out.push_back({object[0].substr(root().size()), std::stoll(object[1].empty() ? "0" : object[1]),
                        parse_store_time_ms(object[2])});

@@ -28,6 +28,11 @@ void collect(const pugi::xml_node& node, const char* item, const std::vector<con
 
 }  // namespace
 
+bool is_xml_named(const std::string& xml, const char* root) {
+  pugi::xml_document doc;
+  return doc.load_buffer(xml.data(), xml.size()) && std::strcmp(doc.document_element().name(), root) == 0;
+}
+
 std::string xml_text(const std::string& xml, const char* name) {
   pugi::xml_document doc;
   if (!doc.load_buffer(xml.data(), xml.size())) return "";

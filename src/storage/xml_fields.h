@@ -9,6 +9,10 @@
 
 namespace lakestream::storage {
 
+// True when `xml` parses and its root element is named `root` (a listing is ListBucketResult on
+// S3, EnumerationResults on Azure): an answer that is not cannot be read as an empty listing.
+bool is_xml_named(const std::string& xml, const char* root);
+
 // The text of the first element named `name` anywhere in `xml`; empty when there is none.
 std::string xml_text(const std::string& xml, const char* name);
 
