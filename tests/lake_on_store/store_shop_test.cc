@@ -111,6 +111,32 @@ TEST_P(ShopOnStore, TheCacheKeepsToItsCap) {
   EXPECT_GT(cached_bytes(big->dir()), live_bytes("big"));
 }
 
+TEST_P(ShopOnStore, OptimizeAndVacuumWorkOnTheStore) {
+  StoreEmulator store(GetParam());
+  PipelineFixture f(with_lake(shop_pipeline(), store.lake_section("shop")), {{"orders", 3}});
+  play_shop(f, [&] { run_ok(f); });
+  const std::string before = lake_contents(f, /*with_quarantine=*/false);
+  auto bronze_files = [&] {
+    int n = 0;
+    for (const auto& object : storage::open_store(store.url("shop/bronze_orders"), store.settings())->list(""))
+      if (object.key.ends_with(".parquet") && !object.key.starts_with("_delta_log/")) n++;
+    return n;
+  };
+  const int written = bronze_files();
+  ASSERT_GT(written, 1);
+
+  CommandResult optimize = f.lakestream("optimize", {"bronze_orders", "--target-size", "128MB"});
+  ASSERT_EQ(optimize.exit_code, 0) << optimize.err;
+  EXPECT_EQ(bronze_files(), written + 1);  // the merged file; the small ones stay for older versions
+  CommandResult vacuum = f.lakestream("vacuum", {"bronze_orders", "--retain", "0s", "--unsafe-retention"});
+  ASSERT_EQ(vacuum.exit_code, 0) << vacuum.err;
+  EXPECT_EQ(bronze_files(), 1);
+  std::string after = lake_contents(f, /*with_quarantine=*/false);
+  EXPECT_TRUE(after == before) << first_difference(before, after);
+  CommandResult check = f.lakestream("check");
+  EXPECT_EQ(check.out, expected_check("expected-check.txt")) << check.err;
+}
+
 INSTANTIATE_TEST_SUITE_P(Emulators, ShopOnStore, ::testing::Values(Emulator::S3rver, Emulator::Azurite),
                          [](const auto& info) { return std::string(emulator_name(info.param)); });
 
