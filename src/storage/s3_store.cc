@@ -1,28 +1,15 @@
 #include "storage/s3_store.h"
 
-#include <openssl/sha.h>
-
 #include <algorithm>
 
 #include "storage/credentials.h"
 #include "storage/http_client.h"
+#include "storage/sha256.h"
 #include "storage/xml_fields.h"
 #include "util/error.h"
 
 namespace lakestream::storage {
 namespace {
-
-std::string sha256_hex(const std::string& data) {
-  unsigned char digest[SHA256_DIGEST_LENGTH];
-  SHA256(reinterpret_cast<const unsigned char*>(data.data()), data.size(), digest);
-  static const char* hex = "0123456789abcdef";
-  std::string out;
-  for (unsigned char c : digest) {
-    out += hex[c >> 4];
-    out += hex[c & 15];
-  }
-  return out;
-}
 
 class S3Store : public ObjectStore {
  public:

@@ -3,7 +3,6 @@
 // live in DIR/staging until they are uploaded and adopted.
 #include "table/file_cache.h"
 
-#include <openssl/sha.h>
 #include <sys/stat.h>
 
 #include <algorithm>
@@ -11,6 +10,7 @@
 #include <fstream>
 #include <vector>
 
+#include "storage/sha256.h"
 #include "util/error.h"
 #include "util/files.h"
 
@@ -24,18 +24,6 @@ namespace fs = std::filesystem;
 constexpr auto kInUseFor = std::chrono::minutes(10);
 // Staged files older than this belong to a writer that died before uploading them.
 constexpr auto kStagedOrphanAfter = std::chrono::hours(1);
-
-std::string sha256_hex(const std::string& text) {
-  unsigned char digest[SHA256_DIGEST_LENGTH];
-  SHA256(reinterpret_cast<const unsigned char*>(text.data()), text.size(), digest);
-  static const char* hex = "0123456789abcdef";
-  std::string out;
-  for (unsigned char c : digest) {
-    out += hex[c >> 4];
-    out += hex[c & 15];
-  }
-  return out;
-}
 
 // A cache needs no fsync: a copy torn by a power loss has the wrong size and is fetched again.
 void write_whole(const std::string& path, const std::string& data) {
@@ -61,7 +49,7 @@ void write_whole(const std::string& path, const std::string& data) {
 FileCache::FileCache(std::string dir, int64_t cap_bytes) : dir_(std::move(dir)), cap_bytes_(cap_bytes) {}
 
 std::string FileCache::path_for(const std::string& identity, const std::string& suffix, int64_t size) const {
-  return join_path(join_path(dir_, "files"), sha256_hex(identity + "\n" + std::to_string(size)) + suffix);
+  return join_path(join_path(dir_, "files"), storage::sha256_hex(identity + "\n" + std::to_string(size)) + suffix);
 }
 
 void FileCache::use(const std::string& path) {
