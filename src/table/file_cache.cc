@@ -102,14 +102,6 @@ std::string FileCache::staging_path(const std::string& name) {
   return join_path(staging, new_uuid() + "-" + name);
 }
 
-int64_t FileCache::cached_bytes() const {
-  int64_t total = 0;
-  std::error_code ec;
-  for (const auto& entry : fs::directory_iterator(join_path(dir_, "files"), ec))
-    if (entry.is_regular_file(ec)) total += static_cast<int64_t>(entry.file_size(ec));
-  return total;
-}
-
 void FileCache::evict_once() {
   if (swept_) return;
   swept_ = true;

@@ -33,9 +33,6 @@ class FileCache {
   // A fresh path in the staging folder, for a file to be uploaded; `name` ends it.
   std::string staging_path(const std::string& name);
 
-  // Bytes in the cache's copies now.
-  int64_t cached_bytes() const;
-
  private:
   std::string path_for(const std::string& identity, const std::string& suffix, int64_t size) const;
   void use(const std::string& path);

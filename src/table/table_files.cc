@@ -1,6 +1,6 @@
 // One store per remote table URL, opened on first use and kept for the process (its connection is
 // reused); each is used by one thread at a time, as the stores' HTTP clients require. Local
-// tables use util/files.h directly, exactly as before the stores existed.
+// tables use util/files.h (and the local store's listing), exactly as before the stores existed.
 #include "table/table_files.h"
 
 #include <fcntl.h>
@@ -101,10 +101,6 @@ std::string normal_table_path(const std::string& table_path) {
   std::string url = table_path;
   while (url.size() > 1 && url.back() == '/') url.pop_back();
   return url;
-}
-
-std::string table_file_name(const std::string& table_path, const std::string& key) {
-  return join_path(table_path, key);
 }
 
 std::vector<storage::ObjectInfo> list_table_files(const std::string& table_path, const std::string& prefix) {

@@ -36,9 +36,6 @@ bool is_remote_table(const std::string& table_path);
 // (file:///x becomes /x).
 std::string normal_table_path(const std::string& table_path);
 
-// "<table>/<key>", for messages.
-std::string table_file_name(const std::string& table_path, const std::string& key);
-
 // Every file whose key starts with `prefix` (in sub-folders too), sorted by key, with its size and
 // modification time: a fresh listing of every page, never cached. Empty when there is no table.
 std::vector<storage::ObjectInfo> list_table_files(const std::string& table_path, const std::string& prefix);

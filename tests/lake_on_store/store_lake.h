@@ -48,11 +48,14 @@ class StoreEmulator {
     e.replace(e.find(own), own.size(), ":" + std::to_string(port));
     return e;
   }
-  // [lake] with the tables under `prefix` and [lake.storage] reaching the emulator (through
-  // `port` when given); the secret is ${LAKESTREAM_TEST_STORE_SECRET}.
+  // [lake] with the tables under `prefix`, and storage_section(port).
   std::string lake_section(const std::string& prefix, int port = 0, const std::string& extra = "") const {
-    std::string toml = "[lake]\ntables = \"" + url(prefix) + "\"\ncheckpoints = \"checkpoints\"\n" + extra +
-                       "[lake.storage]\nendpoint = \"" + endpoint(port) + "\"\n";
+    return "[lake]\ntables = \"" + url(prefix) + "\"\ncheckpoints = \"checkpoints\"\n" + extra + storage_section(port);
+  }
+  // [lake.storage] reaching the emulator (through `port` when given); the secret is
+  // ${LAKESTREAM_TEST_STORE_SECRET}.
+  std::string storage_section(int port = 0) const {
+    std::string toml = "[lake.storage]\nendpoint = \"" + endpoint(port) + "\"\n";
     if (kind_ == Emulator::S3rver)
       toml += "access_key_id = \"S3RVER\"\nsecret_access_key = \"${" + std::string(kSecretVariable) + "}\"\n";
     else

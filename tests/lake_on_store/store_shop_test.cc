@@ -137,6 +137,25 @@ TEST_P(ShopOnStore, OptimizeAndVacuumWorkOnTheStore) {
   EXPECT_EQ(check.out, expected_check("expected-check.txt")) << check.err;
 }
 
+TEST_P(ShopOnStore, EachTableWhereItsLocationSays) {
+  // Bronze in the local folder, silver and gold on the store under names of their own.
+  const std::string expected = local_contents();
+  StoreEmulator store(GetParam());
+  const std::string lake = "[lake]\ntables = \"lake\"\n[lake.table_locations]\norders = \"" + store.url("mixed/silver") +
+                           "\"\nhourly_sales = \"" + store.url("mixed/gold") + "\"\n" + store.storage_section();
+  PipelineFixture f(with_lake(shop_pipeline(), lake), {{"orders", 3}});
+  play_shop(f, [&] { run_ok(f); });
+  CommandResult check = f.lakestream("check");
+  EXPECT_EQ(check.out, expected_check("expected-check.txt")) << check.err;
+  std::string contents = lake_contents(f, /*with_quarantine=*/false);
+  EXPECT_TRUE(contents == expected) << first_difference(expected, contents);
+  EXPECT_TRUE(fs::exists(f.dir() + "/lake/bronze_orders/_delta_log/00000000000000000000.json"));
+  EXPECT_FALSE(fs::exists(f.dir() + "/lake/orders"));
+  auto root = storage::open_store(store.url("mixed"), store.settings());
+  EXPECT_TRUE(root->get("silver/_delta_log/00000000000000000000.json"));
+  EXPECT_TRUE(root->get("gold/_delta_log/00000000000000000000.json"));
+}
+
 INSTANTIATE_TEST_SUITE_P(Emulators, ShopOnStore, ::testing::Values(Emulator::S3rver, Emulator::Azurite),
                          [](const auto& info) { return std::string(emulator_name(info.param)); });
 
