@@ -9,6 +9,7 @@
 #include "sql/duckdb.h"
 #include "table/parquet_file.h"
 #include "table/schema_columns.h"
+#include "table/table_files.h"
 #include "util/error.h"
 #include "util/files.h"
 
@@ -124,9 +125,10 @@ class Checker {
       } catch (const std::exception&) {
         continue;  // an unreadable log: its stream's check says so
       }
-      for (const auto& file : snapshot.files) {
-        if (path_exists(join_path(snapshot.table_path, file.path))) continue;
-        add("PROBLEM", table + " version " + std::to_string(snapshot.version) + " names data file " + file.path +
+      std::vector<std::string> paths;
+      for (const auto& file : snapshot.files) paths.push_back(file.path);
+      for (const auto& path : delta::missing_table_files(snapshot.table_path, paths)) {
+        add("PROBLEM", table + " version " + std::to_string(snapshot.version) + " names data file " + path +
                            ", which is missing: the table cannot be read. Restore the file from a backup (lakestream "
                            "vacuum never deletes a file the current version names)");
         missing_files_.insert(table);

@@ -91,7 +91,7 @@ void refuse_lost_checkpoint(const Pipeline& pipeline, const Stream& stream, cons
 Checkpoint::Checkpoint(const Pipeline& pipeline, const Stream& stream) : path_(pipeline.checkpoint_path(stream.name)) {
   if (!pipeline.checkpoints_url.empty()) {
     // The store is the truth: the working copy becomes what it holds, under this machine's lock.
-    mirror_ = std::make_unique<CheckpointMirror>(storage::open_store(pipeline.checkpoint_url(stream.name)), path_);
+    mirror_ = std::make_unique<CheckpointMirror>(storage::open_store(pipeline.checkpoint_url(stream.name), pipeline.storage), path_);
     make_dirs(path_ + "/batches", 0700);
     lock(stream);
   }

@@ -1,5 +1,6 @@
 // `lakestream demo`: plays the shop scenario from nothing on disk, on the embedded broker: for
-// batch in 1 2 3 3 4 5, send it, run the three streams; then check. For a first look.
+// batch in 1 2 3 3 4 5, send it, run the three streams; then check. For a first look. With
+// --lake URL the tables go to an object store (credentials from the standard variables).
 #include <iostream>
 #include <sstream>
 
@@ -7,9 +8,11 @@
 #include "check/check.h"
 #include "cli/commands.h"
 #include "cli/shop_example.h"
+#include "engine/lake_stores.h"
 #include "engine/runner.h"
 #include "source/json_lines.h"
 #include "source/json_producer.h"
+#include "table/table_files.h"
 #include "util/error.h"
 #include "util/files.h"
 
@@ -19,7 +22,11 @@ void add_demo_command(CLI::App& app) {
   auto* cmd = app.add_subcommand("demo", "Play the shop scenario end to end on the embedded broker, then check it");
   auto dir = std::make_shared<std::string>("lakestream-demo");
   cmd->add_option("--dir", *dir, "the folder for the demo's pipeline, tables and checkpoints (wiped first)")->capture_default_str();
-  cmd->callback([dir] {
+  auto lake = std::make_shared<std::string>();
+  cmd->add_option("--lake", *lake,
+                  "where the tables go instead of DIR/lake: an empty prefix of an object store, e.g. s3://bucket/demo "
+                  "or az://container/demo (credentials and endpoint from AWS_* / AZURE_STORAGE_* variables)");
+  cmd->callback([dir, lake] {
     std::string folder = absolute_path(*dir);
     prepare_owned_folder(folder, "demo");
     EmbeddedBroker broker({{"orders", 3}});
@@ -27,9 +34,17 @@ void add_demo_command(CLI::App& app) {
     std::string embedded = "bootstrap = \"embedded\"";
     auto at = pipeline_text.find(embedded);
     if (at != std::string::npos) pipeline_text.replace(at, embedded.size(), "bootstrap = \"" + broker.bootstrap() + "\"");
+    if (!lake->empty()) {
+      std::string tables = "tables = \"lake\"";
+      pipeline_text.replace(pipeline_text.find(tables), tables.size(), "tables = \"" + *lake + "\"");
+    }
     std::string pipeline_file = join_path(folder, "lakestream.toml");
     write_file_atomic(pipeline_file, pipeline_text);
-    Pipeline pipeline = load_pipeline(pipeline_file);
+    Pipeline pipeline = load_pipeline_with_stores(pipeline_file);
+    // The demo starts from nothing; on a store it cannot wipe what is there, so it asks for an empty prefix.
+    if (!lake->empty() && !delta::list_table_files(pipeline.tables_dir, "").empty())
+      throw Error("--lake " + *lake + " already holds files (an earlier demo's tables?); the demo starts from nothing: "
+                  "give an empty prefix, e.g. " + *lake + "-2, or delete what is there");
 
     std::cout << "lakestream demo: the shop scenario\n"
                  "  An embedded Kafka broker runs at " << broker.bootstrap() << " with topic orders (3 partitions).\n"

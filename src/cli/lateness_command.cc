@@ -4,6 +4,7 @@
 
 #include "check/lateness.h"
 #include "cli/commands.h"
+#include "engine/lake_stores.h"
 
 namespace lakestream::cli {
 
@@ -14,7 +15,7 @@ void add_lateness_command(CLI::App& app) {
   cmd->add_option("-p,--pipeline", *pipeline_file, "the pipeline file")->capture_default_str();
   cmd->add_option("stream", *stream, "a window stream")->required();
   cmd->callback([pipeline_file, stream] {
-    std::cout << format_lateness(lateness_profile(load_pipeline(*pipeline_file), *stream));
+    std::cout << format_lateness(lateness_profile(load_pipeline_with_stores(*pipeline_file), *stream));
   });
 }
 

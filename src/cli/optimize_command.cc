@@ -3,6 +3,7 @@
 #include <iostream>
 
 #include "cli/commands.h"
+#include "engine/lake_stores.h"
 #include "pipeline/did_you_mean.h"
 #include "pipeline/pipeline.h"
 #include "sql/duckdb.h"
@@ -21,7 +22,7 @@ void add_optimize_command(CLI::App& app) {
   cmd->add_option("--target-size", *target, "the size of the files to make, e.g. 128MB, 1GB")->capture_default_str();
   cmd->add_option("table", *table, "the table to compact")->required();
   cmd->callback([pipeline_file, target, table] {
-    Pipeline pipeline = load_pipeline(*pipeline_file);
+    Pipeline pipeline = load_pipeline_with_stores(*pipeline_file);
     auto names = pipeline.table_names();
     if (std::find(names.begin(), names.end(), *table) == names.end()) {
       std::string list;

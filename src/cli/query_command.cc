@@ -5,6 +5,7 @@
 #include "check/lake_views.h"
 #include "checkpoint/replays.h"
 #include "cli/commands.h"
+#include "engine/lake_stores.h"
 #include "sql/duckdb.h"
 
 namespace lakestream::cli {
@@ -73,7 +74,7 @@ void add_query_command(CLI::App& app) {
   cmd->add_option("-f,--format", *format, "output format")->check(CLI::IsMember({"table", "csv", "json"}))->capture_default_str();
   cmd->add_option("sql", *text, "the SQL query")->required();
   cmd->callback([pipeline_file, format, text] {
-    Pipeline pipeline = with_replays(load_pipeline(*pipeline_file));
+    Pipeline pipeline = with_replays(load_pipeline_with_stores(*pipeline_file));
     sql::Database db;
     sql::Connection con(db);
     create_lake_views(con, pipeline);

@@ -7,6 +7,7 @@
 
 #include "checkpoint/replays.h"
 #include "cli/commands.h"
+#include "engine/lake_stores.h"
 #include "engine/runner.h"
 #include "util/error.h"
 
@@ -23,7 +24,7 @@ void add_replay_command(CLI::App& app) {
   cmd->add_option("--watermark", *watermark, "window streams: another watermark delay, e.g. \"2 hours\"");
   cmd->footer("Running the same replay again continues it over what is new in the source table.");
   cmd->callback([pipeline_file, spec, watermark] {
-    Pipeline pipeline = load_pipeline(*pipeline_file);
+    Pipeline pipeline = load_pipeline_with_stores(*pipeline_file);
     if (!watermark->empty()) {
       spec->watermark_delay_us = parse_duration_us(*watermark);
       if (!spec->watermark_delay_us)

@@ -8,6 +8,7 @@
 
 #include "cli/commands.h"
 #include "engine/continuous.h"
+#include "engine/lake_stores.h"
 #include "engine/metrics.h"
 #include "engine/runner.h"
 #include "engine/stop_summary.h"
@@ -48,7 +49,7 @@ void add_run_command(CLI::App& app) {
   cmd->add_option("--progress-log-bytes", flags->options.progress_log_bytes,
                   "rotate each stream's progress log past this size")->capture_default_str();
   cmd->callback([flags] {
-    Pipeline pipeline = load_pipeline(flags->pipeline_file);
+    Pipeline pipeline = load_pipeline_with_stores(flags->pipeline_file);
     // Every SQL expression of the file, before any stream runs (a mistake then stops nothing midway).
     check_stream_expressions_once(pipeline);
     RunOptions options = flags->options;

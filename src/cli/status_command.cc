@@ -5,6 +5,7 @@
 #include "checkpoint/replays.h"
 #include "cli/commands.h"
 #include "engine/dashboard.h"
+#include "engine/lake_stores.h"
 #include "engine/status.h"
 #include "streams/batch_report.h"
 #include "util/stop.h"
@@ -44,7 +45,7 @@ void add_status_command(CLI::App& app) {
               "processing below input for 10 minutes), idle (nothing to read, no recent batch), failing (the last run "
               "failed). Exit status 1 when a stream is failing.");
   cmd->callback([flags] {
-    Pipeline pipeline = with_replays(load_pipeline(flags->pipeline_file));
+    Pipeline pipeline = with_replays(load_pipeline_with_stores(flags->pipeline_file));
     if (flags->serve) {
       serve_dashboard(pipeline, *flags);
       return;

@@ -3,6 +3,7 @@
 #include <iostream>
 
 #include "cli/commands.h"
+#include "engine/lake_stores.h"
 #include "engine/lake_vacuum.h"
 #include "util/error.h"
 
@@ -32,7 +33,7 @@ void add_vacuum_command(CLI::App& app) {
         throw Error("--retain '" + *retain + "' is not a duration; write e.g. 7d, \"24 hours\", 90m");
       retain_ms = *retain_us / 1000;
     }
-    delta::VacuumPlan plan = plan_table_vacuum(load_pipeline(*pipeline_file), *table, retain_ms, *unsafe_retention);
+    delta::VacuumPlan plan = plan_table_vacuum(load_pipeline_with_stores(*pipeline_file), *table, retain_ms, *unsafe_retention);
     const char* verb = *dry_run ? "would delete" : "deleted";
     for (const auto& file : plan.data_files) std::cout << (*dry_run ? "would delete " : "delete ") << file << "\n";
     for (const auto& file : plan.log_files)

@@ -6,6 +6,7 @@
 #include <cctype>
 
 #include "pipeline/did_you_mean.h"
+#include "storage/storage_url.h"
 #include "util/files.h"
 
 namespace lakestream {
@@ -61,7 +62,18 @@ const Stream* Pipeline::writer_of(const std::string& table) const {
   return nullptr;
 }
 
-std::string Pipeline::table_path(const std::string& table) const { return join_path(tables_dir, table); }
+std::string Pipeline::table_path(const std::string& table) const {
+  auto own = table_locations.find(table);
+  if (own != table_locations.end()) return own->second;
+  return join_path(tables_dir, table);
+}
+
+bool Pipeline::has_remote_tables() const {
+  if (storage::is_object_store_url(tables_dir)) return true;
+  for (const auto& [table, location] : table_locations)
+    if (storage::is_object_store_url(location)) return true;
+  return false;
+}
 
 std::string Pipeline::checkpoint_path(const std::string& stream) const { return join_path(checkpoints_dir, stream); }
 

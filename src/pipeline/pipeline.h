@@ -140,11 +140,23 @@ struct Pipeline {
   std::string path;              // the pipeline file
   std::string dir;               // its folder: relative paths in it are relative to this
   KafkaSettings kafka;
-  std::string tables_dir;        // absolute
+  // Where the tables live: an absolute folder, or an object store URL (s3://bucket/prefix,
+  // abfss://container@account.dfs.core.windows.net/prefix, az://container/prefix,
+  // https://account.blob.core.windows.net/container/prefix); one sub-folder per table.
+  std::string tables_dir;
+  // [lake.table_locations]: a table kept somewhere else than tables_dir/NAME (folder or URL).
+  std::map<std::string, std::string> table_locations;
   std::string checkpoints_dir;   // absolute; with checkpoints_url, the checkpoints' local working copy
   // `[lake] checkpoints` on an object store (s3://, az://, abfss://...): the checkpoints live
   // there; empty when they are the local folder checkpoints_dir.
   std::string checkpoints_url;
+  // [lake.storage]: the object stores' settings (storage::StoreSettings keys: endpoint, region,
+  // path_style, account, ...), ${VAR} expanded. May hold secrets: never print a value.
+  std::map<std::string, std::string> storage;
+  // [lake] cache: the local folder (absolute) where the files of tables on an object store are
+  // cached for reading and staged before upload; at most cache_size_bytes of cached files.
+  std::string cache_dir;
+  int64_t cache_size_bytes = 10LL << 30;
   std::vector<Source> sources;
   std::vector<Stream> streams;   // in the order the file declares them
 
@@ -155,7 +167,10 @@ struct Pipeline {
   std::string no_stream_named(const std::string& name) const;
   // The stream that writes `table`, or nullptr.
   const Stream* writer_of(const std::string& table) const;
+  // Where `table` lives: its [lake.table_locations] entry, else tables_dir/table (a folder or a URL).
   std::string table_path(const std::string& table) const;
+  // True when any table of the pipeline lives on an object store.
+  bool has_remote_tables() const;
   std::string checkpoint_path(const std::string& stream) const;
   // The URL of a stream's checkpoint on the object store (checkpoints_url set).
   std::string checkpoint_url(const std::string& stream) const;

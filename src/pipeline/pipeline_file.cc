@@ -12,6 +12,7 @@
 
 #include "pipeline/did_you_mean.h"
 #include "pipeline/env_vars.h"
+#include "pipeline/lake_section.h"
 #include "pipeline/pipeline.h"
 #include "pipeline/stream_graph.h"
 #include "pipeline/toml_section.h"
@@ -80,13 +81,6 @@ void require_identifier(const TomlSection& parent, const std::string& name, cons
   }
 }
 
-std::string resolve_dir(const std::string& base, const std::string& dir) {
-  fs::path path = fs::path(dir).is_absolute() ? fs::path(dir) : fs::path(base) / dir;
-  std::string normal = path.lexically_normal().string();
-  while (normal.size() > 1 && normal.back() == '/') normal.pop_back();
-  return normal;
-}
-
 std::string expanded(const TomlSection& section, const std::string& name, const std::string& value) {
   ExpandedText result = expand_env_vars(value);
   if (!result.problem.empty()) section.fail(name, result.problem);
@@ -120,26 +114,6 @@ KafkaSettings read_kafka(const TomlSection& root) {
     }
   }
   return settings;
-}
-
-void read_lake(const TomlSection& root, Pipeline& pipeline) {
-  std::string tables = "lake";
-  std::string checkpoints = "checkpoints";
-  if (auto lake = root.table("lake")) {
-    lake->allow_only({"tables", "checkpoints"});
-    if (lake->has("tables")) tables = lake->required_string("tables", "set the folder of the Delta tables, e.g. \"lake\"");
-    if (lake->has("checkpoints")) {
-      checkpoints = lake->required_string("checkpoints", "set the folder of the stream checkpoints, e.g. \"checkpoints\"");
-    }
-  }
-  pipeline.tables_dir = resolve_dir(pipeline.dir, tables);
-  if (storage::is_object_store_url(checkpoints)) {
-    // On a store, the checkpoints are mirrored in a working copy beside the pipeline file.
-    pipeline.checkpoints_url = checkpoints;
-    pipeline.checkpoints_dir = resolve_dir(pipeline.dir, ".lakestream/checkpoints");
-  } else {
-    pipeline.checkpoints_dir = resolve_dir(pipeline.dir, checkpoints);
-  }
 }
 
 std::string type_hint(const std::string& type_text) {
@@ -614,6 +588,7 @@ Pipeline load_pipeline(const std::string& path) {
     }
   }
   if (mistakes.empty()) keep_mistake([&] { check_stream_graph(pipeline, stream_sections); });
+  if (mistakes.empty()) keep_mistake([&] { check_table_locations(root, pipeline); });
   if (mistakes.size() == 1) throw Error(mistakes.front());
   if (!mistakes.empty()) {
     std::string all;

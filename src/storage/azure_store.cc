@@ -107,8 +107,13 @@ class AzureStore : public ObjectStore {
       if (!marker.empty()) query += "&marker=" + url_encode_query(marker);
       HttpResponse r = send("GET", container_path(), query, "", "listing " + where(prefix));
       check(r, "listing " + where(prefix));
-      for (auto& [name, size] : xml_pairs(r.body, "Blob", "Name", "Content-Length"))
-        out.push_back({name.substr(root().size()), std::stoll(size.empty() ? "0" : size)});
+      // An empty listing means "no table here"; an answer that is not a listing must never pass for one.
+      if (!is_xml_named(r.body, "EnumerationResults"))
+        throw Error("listing " + where(prefix) + " failed: the store answered HTTP " + std::to_string(r.status) +
+                    " with something that is not a listing (" + std::to_string(r.body.size()) + " bytes); try again");
+      for (auto& blob : xml_records(r.body, "Blob", {"Name", "Content-Length", "Last-Modified"}))
+        out.push_back({blob[0].substr(root().size()), std::stoll(blob[1].empty() ? "0" : blob[1]),
+                       parse_store_time_ms(blob[2])});
       marker = xml_text(r.body, "NextMarker");
     } while (!marker.empty());
     std::sort(out.begin(), out.end(), [](const ObjectInfo& a, const ObjectInfo& b) { return a.key < b.key; });

@@ -1,6 +1,7 @@
 #include "storage/local_store.h"
 
 #include <algorithm>
+#include <chrono>
 #include <filesystem>
 #include <system_error>
 
@@ -45,7 +46,10 @@ class LocalStore : public ObjectStore {
          it.increment(ec)) {
       if (!it->is_regular_file(ec)) continue;
       std::string key = fs::relative(it->path(), root_, ec).generic_string();
-      if (key.rfind(prefix, 0) == 0) out.push_back({key, static_cast<int64_t>(it->file_size(ec))});
+      if (key.rfind(prefix, 0) != 0) continue;
+      auto modified = std::chrono::file_clock::to_sys(it->last_write_time(ec));
+      out.push_back({key, static_cast<int64_t>(it->file_size(ec)),
+                     std::chrono::duration_cast<std::chrono::milliseconds>(modified.time_since_epoch()).count()});
     }
     std::sort(out.begin(), out.end(), [](const ObjectInfo& a, const ObjectInfo& b) { return a.key < b.key; });
     return out;

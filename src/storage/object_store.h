@@ -17,6 +17,7 @@ namespace lakestream::storage {
 struct ObjectInfo {
   std::string key;  // relative to the store's root
   int64_t size = 0;
+  int64_t modified_ms = 0;  // last modification, ms since the epoch (0 when the store did not say)
 };
 
 // Settings of a store, from the pipeline file or the command line; what is not set here comes

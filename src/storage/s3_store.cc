@@ -1,28 +1,15 @@
 #include "storage/s3_store.h"
 
-#include <openssl/sha.h>
-
 #include <algorithm>
 
 #include "storage/credentials.h"
 #include "storage/http_client.h"
+#include "storage/sha256.h"
 #include "storage/xml_fields.h"
 #include "util/error.h"
 
 namespace lakestream::storage {
 namespace {
-
-std::string sha256_hex(const std::string& data) {
-  unsigned char digest[SHA256_DIGEST_LENGTH];
-  SHA256(reinterpret_cast<const unsigned char*>(data.data()), data.size(), digest);
-  static const char* hex = "0123456789abcdef";
-  std::string out;
-  for (unsigned char c : digest) {
-    out += hex[c >> 4];
-    out += hex[c & 15];
-  }
-  return out;
-}
 
 class S3Store : public ObjectStore {
  public:
@@ -79,8 +66,13 @@ class S3Store : public ObjectStore {
       if (!token.empty()) query += "&continuation-token=" + url_encode_query(token);
       HttpResponse r = send("GET", "", query, "", "listing " + where(prefix), {}, nullptr, /*bucket_level=*/true);
       check(r, "listing " + where(prefix));
-      for (auto& [key, size] : xml_pairs(r.body, "Contents", "Key", "Size"))
-        out.push_back({key.substr(root().size()), std::stoll(size.empty() ? "0" : size)});
+      // An empty listing means "no table here"; an answer that is not a listing must never pass for one.
+      if (!is_xml_named(r.body, "ListBucketResult"))
+        throw Error("listing " + where(prefix) + " failed: the store answered HTTP " + std::to_string(r.status) +
+                    " with something that is not a listing (" + std::to_string(r.body.size()) + " bytes); try again");
+      for (auto& object : xml_records(r.body, "Contents", {"Key", "Size", "LastModified"}))
+        out.push_back({object[0].substr(root().size()), std::stoll(object[1].empty() ? "0" : object[1]),
+                       parse_store_time_ms(object[2])});
       token = xml_text(r.body, "IsTruncated") == "true" ? xml_text(r.body, "NextContinuationToken") : "";
     } while (!token.empty());
     std::sort(out.begin(), out.end(), [](const ObjectInfo& a, const ObjectInfo& b) { return a.key < b.key; });

@@ -10,6 +10,7 @@
 #include "table/delta_log_json.h"
 #include "table/delta_table.h"
 #include "table/log_files.h"
+#include "table/table_files.h"
 #include "table/vacuum.h"
 #include "util/error.h"
 #include "util/fault.h"
@@ -37,10 +38,10 @@ int64_t now_ms() {
       .count();
 }
 
-std::string checkpoint_file_path(const std::string& table_path, int64_t version) {
+std::string checkpoint_key(int64_t version) {
   char name[64];
-  std::snprintf(name, sizeof name, "%020lld.checkpoint.parquet", static_cast<long long>(version));
-  return join_path(log_dir(table_path), name);
+  std::snprintf(name, sizeof name, "_delta_log/%020lld.checkpoint.parquet", static_cast<long long>(version));
+  return name;
 }
 
 }  // namespace
@@ -76,9 +77,13 @@ void write_checkpoint(const std::string& table_path, int64_t version) {
     if (removed.deletion_timestamp >= expired_before) lines += remove_action(removed).dump() + "\n";
   const int64_t actions = static_cast<int64_t>(std::count(lines.begin(), lines.end(), '\n'));
 
-  std::string final_path = checkpoint_file_path(table, version);
-  std::string json_path = final_path + "." + new_uuid() + ".json.tmp";
-  std::string parquet_path = final_path + "." + new_uuid() + ".tmp";
+  const std::string key = checkpoint_key(version);
+  const std::string final_path = join_path(table, key);
+  const bool remote = is_remote_table(table);
+  // Locally DuckDB writes beside the final name and a rename publishes it; for a table on an
+  // object store it writes into the cache's staging folder and one PUT publishes it whole.
+  std::string parquet_path = remote ? staging_path(table, key) : final_path + "." + new_uuid() + ".tmp";
+  std::string json_path = parquet_path + "." + new_uuid() + ".json.tmp";
   write_file_atomic(json_path, lines);
   try {
     sql::Database db;
@@ -87,8 +92,12 @@ void write_checkpoint(const std::string& table_path, int64_t version) {
              ", format = 'newline_delimited', columns = " + kCheckpointColumns + ")) TO " +
              sql::quote_literal(parquet_path) + " (FORMAT parquet, COMPRESSION zstd)");
     fault_point("before_checkpoint_rename");
-    std::filesystem::rename(parquet_path, final_path);
-    sync_dir(log_dir(table));
+    if (remote) {
+      publish_staged_file(table, key, parquet_path);
+    } else {
+      std::filesystem::rename(parquet_path, final_path);
+      sync_dir(log_dir(table));
+    }
   } catch (const std::exception& e) {
     remove_all(json_path);
     remove_all(parquet_path);
@@ -97,7 +106,7 @@ void write_checkpoint(const std::string& table_path, int64_t version) {
   }
   remove_all(json_path);
   nlohmann::json hint = {{"version", version}, {"size", actions}};
-  write_file_atomic(join_path(log_dir(table), "_last_checkpoint"), hint.dump() + "\n");
+  put_table_file(table, "_delta_log/_last_checkpoint", hint.dump() + "\n");
 }
 
 }  // namespace lakestream::delta

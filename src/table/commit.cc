@@ -1,6 +1,6 @@
-// Publishing a commit: the JSON lines of version read+1, written with put-if-absent (temp file,
-// fsync, link) so that of two writers racing for a version exactly one wins and the other learns
-// it (CommitConflict) instead of overwriting.
+// Publishing a commit: the JSON lines of version read+1, written with put-if-absent (locally temp
+// file, fsync, link; on an object store a PUT with If-None-Match: *) so that of two writers racing
+// for a version exactly one wins and the other learns it (CommitConflict) instead of overwriting.
 #include <chrono>
 #include <cstdio>
 
@@ -8,6 +8,7 @@
 #include "table/delta_table.h"
 #include "table/log_files.h"
 #include "table/table_features.h"
+#include "table/table_files.h"
 #include "table/write_rules.h"
 #include "util/error.h"
 #include "util/files.h"
@@ -104,9 +105,8 @@ int64_t Commit::publish() {
   for (const auto& removed : removes_) text += remove_action(removed).dump() + "\n";
   for (const auto& added : adds_) text += add_action(added).dump() + "\n";
 
-  if (new_table) make_dirs(log_dir(table_path_));
   std::string path = commit_file_path(table_path_, version);
-  if (!write_file_if_absent(path, text))
+  if (!put_table_file_if_absent(table_path_, commit_key(version), text))
     throw CommitConflict("another writer committed version " + std::to_string(version) + " of table " + table_path_ +
                          " first (" + path + " exists); re-read the table and redo the work on top of it");
   published_ = true;

@@ -5,6 +5,7 @@
 
 #include "table/delta_table.h"
 #include "table/parquet_file.h"
+#include "table/table_files.h"
 #include "util/error.h"
 #include "util/fault.h"
 #include "util/files.h"
@@ -79,8 +80,8 @@ CompactionResult compact_table(sql::Connection& con, const std::string& table_pa
       Snapshot new_file = snapshot;
       new_file.files = {file};
       if (file.path.empty() || rows_in(con, new_file) != expected) {
-        if (!file.path.empty()) remove_all(join_path(table_path, file.path));
-        for (const auto& w : written) remove_all(join_path(table_path, w.path));
+        if (!file.path.empty()) remove_table_file(table_path, file.path);
+        for (const auto& w : written) remove_table_file(table_path, w.path);
         throw Error("compacting " + table_path + " wrote a file that does not hold the rows of the files it replaces; "
                     "nothing was committed");
       }
@@ -115,7 +116,7 @@ CompactionResult compact_table(sql::Connection& con, const std::string& table_pa
     }
     // Another writer removed a file this compaction replaces: its files are orphans, never
     // referenced by a commit; drop them and plan again on the new snapshot.
-    for (const auto& file : written) remove_all(join_path(table_path, file.path));
+    for (const auto& file : written) remove_table_file(table_path, file.path);
   }
   throw Error("could not compact " + table_path + " after " + std::to_string(kAttempts) +
               " attempts: other writers keep rewriting its files");

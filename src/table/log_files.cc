@@ -5,16 +5,21 @@
 #include <cstdio>
 #include <regex>
 
+#include "table/table_files.h"
 #include "util/files.h"
 
 namespace lakestream::delta {
 
 std::string log_dir(const std::string& table_path) { return join_path(table_path, "_delta_log"); }
 
-std::string commit_file_path(const std::string& table_path, int64_t version) {
+std::string commit_key(int64_t version) {
   char name[64];
-  std::snprintf(name, sizeof name, "%020lld.json", static_cast<long long>(version));
-  return join_path(log_dir(table_path), name);
+  std::snprintf(name, sizeof name, "_delta_log/%020lld.json", static_cast<long long>(version));
+  return name;
+}
+
+std::string commit_file_path(const std::string& table_path, int64_t version) {
+  return join_path(table_path, commit_key(version));
 }
 
 int64_t LogListing::latest() const {
@@ -36,23 +41,24 @@ LogListing list_log(const std::string& table_path) {
   static const std::regex part_checkpoint(R"((\d{20})\.checkpoint\.(\d{10})\.(\d{10})\.parquet)");
   LogListing listing;
   // version -> (number of parts, part number -> file)
-  std::map<int64_t, std::pair<int64_t, std::map<int64_t, std::string>>> parts;
-  std::string dir = log_dir(table_path);
-  for (const auto& name : list_dir(dir)) {
+  std::map<int64_t, std::pair<int64_t, std::map<int64_t, storage::ObjectInfo>>> parts;
+  const std::string prefix = "_delta_log/";
+  for (const auto& file : list_table_files(table_path, prefix)) {
+    std::string name = file.key.substr(prefix.size());
     std::smatch m;
     if (std::regex_match(name, m, commit_name)) {
       listing.commits.insert(std::stoll(m[1]));
     } else if (std::regex_match(name, m, single_checkpoint)) {
-      listing.checkpoints[std::stoll(m[1])] = {join_path(dir, name)};
+      listing.checkpoints[std::stoll(m[1])] = {file};
     } else if (std::regex_match(name, m, part_checkpoint)) {
       auto& entry = parts[std::stoll(m[1])];
       entry.first = std::stoll(m[3]);
-      entry.second[std::stoll(m[2])] = join_path(dir, name);
+      entry.second[std::stoll(m[2])] = file;
     }
   }
   for (const auto& [version, entry] : parts) {
     if (listing.checkpoints.count(version) || static_cast<int64_t>(entry.second.size()) != entry.first) continue;
-    std::vector<std::string> files;
+    std::vector<storage::ObjectInfo> files;
     for (const auto& [part, file] : entry.second) files.push_back(file);
     listing.checkpoints[version] = files;
   }

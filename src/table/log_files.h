@@ -7,22 +7,28 @@
 #include <string>
 #include <vector>
 
+#include "storage/object_store.h"
+
 namespace lakestream::delta {
 
 std::string log_dir(const std::string& table_path);
-// `_delta_log/00000000000000000007.json`
+// `<table>/_delta_log/00000000000000000007.json`
 std::string commit_file_path(const std::string& table_path, int64_t version);
+// `_delta_log/00000000000000000007.json`: the commit's key in the table (table/table_files.h).
+std::string commit_key(int64_t version);
 
 struct LogListing {
   std::set<int64_t> commits;                              // versions with a JSON commit file
-  std::map<int64_t, std::vector<std::string>> checkpoints;  // version -> its complete set of parquet files
+  // version -> its complete set of parquet files (keys in the table, sizes)
+  std::map<int64_t, std::vector<storage::ObjectInfo>> checkpoints;
   // The newest version the log can produce (-1 when it is empty).
   int64_t latest() const;
   // The newest checkpoint at or below `version`, or -1.
   int64_t checkpoint_at_or_below(int64_t version) const;
 };
 
-// Lists the log folder. Multi-part checkpoints count only when all their parts are there.
+// Lists the log folder (on an object store: every page, never a cached listing). Multi-part
+// checkpoints count only when all their parts are there.
 LogListing list_log(const std::string& table_path);
 
 }  // namespace lakestream::delta

@@ -14,24 +14,11 @@
 
 #include "table/file_stats.h"
 #include "table/path_encoding.h"
+#include "table/table_files.h"
 #include "util/error.h"
 #include "util/files.h"
 
 namespace lakestream::delta {
-
-namespace {
-
-// A data file must be on disk before a commit names it, or a crash could leave a table whose
-// log points at a file that never made it.
-void sync_file(const std::string& path) {
-  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) throw Error("cannot open " + path + " to sync it: " + std::strerror(errno));
-  int rc = ::fsync(fd);
-  ::close(fd);
-  if (rc != 0) throw Error("cannot fsync " + path + ": " + std::strerror(errno));
-}
-
-}  // namespace
 
 AddFile write_data_file(sql::Connection& con, const std::string& table_path, const std::string& select_sql,
                         const std::vector<Column>& columns,
@@ -58,9 +45,8 @@ AddFile write_data_file(sql::Connection& con, const std::string& table_path, con
     throw Error("cannot write a data file to " + table_path + ": every column is a partition column");
 
   std::string relative = folder + "part-00000-" + new_uuid() + "-c000.zstd.parquet";
-  std::string table = absolute_path(table_path);
-  std::string path = join_path(table, relative);
-  make_dirs(std::filesystem::path(path).parent_path().string());
+  std::string table = normal_table_path(table_path);
+  std::string path = staging_path(table, relative);
 
   std::string projection;
   for (const auto& column : file_columns)
@@ -71,15 +57,13 @@ AddFile write_data_file(sql::Connection& con, const std::string& table_path, con
     rows = con.scalar_int("COPY (SELECT " + projection + " FROM (" + select_sql + ") AS q) TO " +
                           sql::quote_literal(path) + " (FORMAT parquet, COMPRESSION zstd, COMPRESSION_LEVEL 1, DICTIONARY_SIZE_LIMIT 4096)");
   } catch (const Error& e) {
-    remove_all(path);
+    discard_staged_file(table, path);
     throw Error("cannot write a data file to table " + table + ": " + e.what());
   }
   if (rows == 0) {
-    remove_all(path);
+    discard_staged_file(table, path);
     return AddFile{};
   }
-  sync_file(path);
-  sync_dir(std::filesystem::path(path).parent_path().string());
 
   AddFile file;
   file.path = relative;
@@ -90,6 +74,7 @@ AddFile write_data_file(sql::Connection& con, const std::string& table_path, con
   file.size = st.st_size;
   file.modification_time = static_cast<int64_t>(st.st_mtim.tv_sec) * 1000 + st.st_mtim.tv_nsec / 1000000;
   file.data_change = true;
+  publish_staged_file(table, relative, path);
   return file;
 }
 

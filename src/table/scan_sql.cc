@@ -9,6 +9,7 @@
 
 #include "table/delta_types.h"
 #include "table/parquet_file.h"
+#include "table/table_files.h"
 #include "util/files.h"
 
 namespace lakestream::delta {
@@ -48,10 +49,11 @@ std::string scan_sql(const Snapshot& snapshot, bool with_file_version) {
   }
 
   const bool join_per_file = with_file_version || !partition_columns.empty();
-  std::string table = absolute_path(snapshot.table_path);
+  // For a table on an object store, the files are read from the local cache (fetched here).
+  std::string table = normal_table_path(snapshot.table_path);
   std::string file_list;
   for (const auto& file : snapshot.files)
-    file_list += (file_list.empty() ? "" : ", ") + sql::quote_literal(join_path(table, file.path));
+    file_list += (file_list.empty() ? "" : ", ") + sql::quote_literal(readable_path(table, file.path, file.size));
 
   // A typed, empty relation UNION ALL BY NAME the files: a column that no file holds yet (added
   // by a schema change) comes out as NULL of its type instead of failing the query.
@@ -108,7 +110,7 @@ std::string scan_sql(const Snapshot& snapshot, bool with_file_version) {
   // One VALUES row per file: its path, its typed partition values, the version that added it.
   std::string values;
   for (const auto& file : snapshot.files) {
-    std::string row = sql::quote_literal(join_path(table, file.path));
+    std::string row = sql::quote_literal(readable_path(table, file.path, file.size));
     for (const auto& column : schema) {
       if (!partition_columns.count(column.name)) continue;
       auto it = file.partition_values.find(column.name);

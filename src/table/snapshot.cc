@@ -10,6 +10,7 @@
 #include "table/delta_table.h"
 #include "table/log_files.h"
 #include "table/table_features.h"
+#include "table/table_files.h"
 #include "util/error.h"
 #include "util/files.h"
 
@@ -19,10 +20,18 @@ namespace {
 
 LogActions read_commit_file(const std::string& table_path, int64_t version) {
   std::string path = commit_file_path(table_path, version);
-  if (!path_exists(path))
+  std::optional<std::string> text = read_table_file(table_path, commit_key(version));
+  if (!text)
     throw Error("version " + std::to_string(version) + " of table " + table_path + " is missing: there is no " + path +
                 " (removed by log clean-up, or the log was copied partly); read a newer version, or restore the file");
-  return parse_commit_text(read_file(path), path);
+  return parse_commit_text(*text, path);
+}
+
+// The checkpoint's parquet files as local paths DuckDB can read (cached copies for a remote table).
+std::vector<std::string> checkpoint_files(const std::string& table_path, const std::vector<storage::ObjectInfo>& parts) {
+  std::vector<std::string> files;
+  for (const auto& part : parts) files.push_back(readable_path(table_path, part.key, part.size));
+  return files;
 }
 
 // The live-file set while replaying: keeps the order files were added in, so that scans and
@@ -97,7 +106,7 @@ int64_t oldest_commit(const std::string& table_path) {
 
 Snapshot load_snapshot(const std::string& table_path, std::optional<int64_t> version) {
   Snapshot snapshot;
-  snapshot.table_path = absolute_path(table_path);
+  snapshot.table_path = normal_table_path(table_path);
   const std::string& table = snapshot.table_path;
   LogListing listing = list_log(table);
   int64_t newest = listing.latest();
@@ -114,7 +123,7 @@ Snapshot load_snapshot(const std::string& table_path, std::optional<int64_t> ver
 
   Replay replay;
   int64_t checkpoint = listing.checkpoint_at_or_below(target);
-  if (checkpoint >= 0) replay.apply(read_checkpoint(listing.checkpoints.at(checkpoint)), checkpoint);
+  if (checkpoint >= 0) replay.apply(read_checkpoint(checkpoint_files(table, listing.checkpoints.at(checkpoint))), checkpoint);
   for (int64_t v = checkpoint + 1; v <= target; v++) replay.apply(read_commit_file(table, v), v);
 
   if (!replay.protocol)
@@ -139,7 +148,7 @@ Snapshot load_snapshot(const std::string& table_path, std::optional<int64_t> ver
 }
 
 std::vector<CommitEntry> read_commits(const std::string& table_path, int64_t from, int64_t to) {
-  std::string table = absolute_path(table_path);
+  std::string table = normal_table_path(table_path);
   std::vector<CommitEntry> entries;
   for (int64_t v = std::max<int64_t>(from, 0); v <= to; v++) {
     LogActions actions = read_commit_file(table, v);

@@ -1,27 +1,20 @@
 #include "table/vacuum.h"
 
-#include <sys/stat.h>
-#include <unistd.h>
-
 #include <algorithm>
-#include <cerrno>
 #include <chrono>
-#include <cstring>
-#include <filesystem>
 #include <map>
 #include <regex>
 #include <set>
 
 #include "table/delta_table.h"
 #include "table/log_files.h"
+#include "table/table_files.h"
 #include "util/error.h"
 #include "util/files.h"
 
 namespace lakestream::delta {
 
 namespace {
-
-namespace fs = std::filesystem;
 
 constexpr int64_t kHourMs = 3600LL * 1000;
 
@@ -54,17 +47,19 @@ int64_t retention_property_ms(const Metadata& metadata, const std::string& key, 
 
 std::string hours(int64_t ms) { return std::to_string(ms / kHourMs) + " hours"; }
 
-int64_t mtime_ms(const std::string& path) {
-  struct stat st;
-  if (::stat(path.c_str(), &st) != 0) return 0;
-  return static_cast<int64_t>(st.st_mtim.tv_sec) * 1000 + st.st_mtim.tv_nsec / 1000000;
+// Every file of the table by key, from one listing: sizes and modification times.
+using TableListing = std::map<std::string, storage::ObjectInfo>;
+
+int64_t mtime_ms(const TableListing& files, const std::string& key) {
+  auto it = files.find(key);
+  return it == files.end() ? 0 : it->second.modified_ms;
 }
 
 // The oldest version that was still current at `cutoff_ms` or later: version v stopped being
 // current when v+1 was committed.
-int64_t oldest_version_current_since(const std::string& table, const LogListing& listing, int64_t cutoff_ms) {
+int64_t oldest_version_current_since(const TableListing& files, const LogListing& listing, int64_t cutoff_ms) {
   int64_t oldest = listing.latest();
-  while (oldest > 0 && listing.commits.count(oldest) && mtime_ms(commit_file_path(table, oldest)) >= cutoff_ms &&
+  while (oldest > 0 && listing.commits.count(oldest) && mtime_ms(files, commit_key(oldest)) >= cutoff_ms &&
          listing.commits.count(oldest - 1))
     oldest--;
   return oldest;
@@ -72,16 +67,15 @@ int64_t oldest_version_current_since(const std::string& table, const LogListing&
 
 // Data files lie anywhere under the table folder except the log; like Spark, names starting with
 // '_' or '.' are not data (temp files, _delta_log) unless they are a partition folder (a=b).
-void list_data_files(const std::string& table, const fs::path& dir, std::vector<std::string>& out) {
-  std::error_code ec;
-  for (const auto& entry : fs::directory_iterator(dir, ec)) {
-    std::string name = entry.path().filename().string();
-    bool hidden = name.starts_with("_") || name.starts_with(".");
-    if (entry.is_directory()) {
-      if (!hidden || name.find('=') != std::string::npos) list_data_files(table, entry.path(), out);
-    } else if (!hidden && entry.is_regular_file()) {
-      out.push_back(fs::relative(entry.path(), table).string());
-    }
+bool is_data_file(const std::string& key) {
+  size_t start = 0;
+  for (;;) {
+    size_t slash = key.find('/', start);
+    std::string name = key.substr(start, slash == std::string::npos ? std::string::npos : slash - start);
+    bool hidden = name.empty() || name.starts_with("_") || name.starts_with(".");
+    if (slash == std::string::npos) return !hidden;
+    if (hidden && name.find('=') == std::string::npos) return false;
+    start = slash + 1;
   }
 }
 
@@ -98,9 +92,10 @@ int64_t log_retention_ms(const Metadata& metadata) {
 VacuumPlan plan_vacuum(const std::string& table_path, std::optional<int64_t> retain_ms,
                        std::optional<int64_t> needed_from_version, bool unsafe_retention) {
   VacuumPlan plan;
-  plan.table_path = absolute_path(table_path);
+  plan.table_path = normal_table_path(table_path);
   const std::string& table = plan.table_path;
   LogListing listing = list_log(table);
+  TableListing files;
   const int64_t latest = listing.latest();
   if (latest < 0) throw Error("cannot vacuum " + table + ": there is no Delta table there (no commits in " + log_dir(table) + ")");
   const Metadata metadata = load_snapshot(table, latest).metadata;
@@ -117,8 +112,9 @@ VacuumPlan plan_vacuum(const std::string& table_path, std::optional<int64_t> ret
   const int64_t now = std::chrono::duration_cast<std::chrono::milliseconds>(
                           std::chrono::system_clock::now().time_since_epoch()).count();
   const int64_t cutoff = now - retain;
+  for (auto& file : list_table_files(table, "")) files[file.key] = std::move(file);
 
-  int64_t keep_from = oldest_version_current_since(table, listing, cutoff);
+  int64_t keep_from = oldest_version_current_since(files, listing, cutoff);
   if (needed_from_version) keep_from = std::min(keep_from, std::max<int64_t>(*needed_from_version, 0));
   // A version is readable only from a checkpoint at or below it plus the commits after it.
   int64_t base_checkpoint = listing.checkpoint_at_or_below(keep_from);
@@ -133,24 +129,22 @@ VacuumPlan plan_vacuum(const std::string& table_path, std::optional<int64_t> ret
     for (const auto& entry : read_commits(table, keep_from + 1, latest))
       for (const auto& added : entry.adds) referenced.insert(added.path);
 
-  std::vector<std::string> on_disk;
-  list_data_files(table, table, on_disk);
-  for (const auto& relative : on_disk) {
-    std::string path = join_path(table, relative);
-    if (referenced.count(relative) || mtime_ms(path) >= cutoff) continue;
-    plan.data_files.push_back(relative);
-    std::error_code ec;
-    plan.data_bytes += static_cast<int64_t>(fs::file_size(path, ec));
+  for (const auto& [key, file] : files) {
+    if (!is_data_file(key) || referenced.count(key) || file.modified_ms >= cutoff) continue;
+    plan.data_files.push_back(key);
+    plan.data_bytes += file.size;
   }
   std::sort(plan.data_files.begin(), plan.data_files.end());
 
   // Log files go only past the log retention too: commits are the table's history (DESCRIBE
   // HISTORY, time travel by timestamp) even where no data file of theirs is left.
-  int64_t log_keep_from = std::min(keep_from, oldest_version_current_since(table, listing, now - log_retain));
+  int64_t log_keep_from = std::min(keep_from, oldest_version_current_since(files, listing, now - log_retain));
   int64_t log_base_checkpoint = listing.checkpoint_at_or_below(log_keep_from);
   if (log_base_checkpoint > 0) {
     static const std::regex versioned(R"((\d{20})\..*)");
-    for (const auto& name : list_dir(log_dir(table))) {
+    for (const auto& [key, file] : files) {
+      if (!key.starts_with("_delta_log/")) continue;
+      std::string name = key.substr(std::string("_delta_log/").size());
       std::smatch m;
       if (std::regex_match(name, m, versioned) && std::stoll(m[1]) < log_base_checkpoint) plan.log_files.push_back(name);
     }
@@ -159,17 +153,9 @@ VacuumPlan plan_vacuum(const std::string& table_path, std::optional<int64_t> ret
 }
 
 void run_vacuum(const VacuumPlan& plan) {
-  for (const auto& relative : plan.data_files) {
-    std::string path = join_path(plan.table_path, relative);
-    if (::unlink(path.c_str()) != 0 && errno != ENOENT)
-      throw Error("vacuum could not delete " + path + ": " + std::strerror(errno) + "; fix its permissions and run it again");
-  }
+  for (const auto& relative : plan.data_files) remove_table_file(plan.table_path, relative);
   // Oldest first: a crash midway leaves a log that still starts at a whole version.
-  for (const auto& name : plan.log_files) {
-    std::string path = join_path(log_dir(plan.table_path), name);
-    if (::unlink(path.c_str()) != 0 && errno != ENOENT)
-      throw Error("vacuum could not delete " + path + ": " + std::strerror(errno) + "; fix its permissions and run it again");
-  }
+  for (const auto& name : plan.log_files) remove_table_file(plan.table_path, "_delta_log/" + name);
 }
 
 }  // namespace lakestream::delta

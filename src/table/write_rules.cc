@@ -8,6 +8,7 @@
 #include "sql/duckdb.h"
 #include "table/delta_types.h"
 #include "table/table_features.h"
+#include "table/table_files.h"
 #include "util/error.h"
 #include "util/files.h"
 
@@ -86,7 +87,7 @@ std::string file_rows_sql(const std::string& table_path, const Metadata& metadat
                                                     column->type) + " AS " + sql::quote_ident(name);
   }
   return "SELECT *" + partition_columns + " FROM read_parquet(" +
-         sql::quote_literal(join_path(table_path, file.path)) + ", hive_partitioning = false)";
+         sql::quote_literal(readable_path(table_path, file.path, file.size)) + ", hive_partitioning = false)";
 }
 
 }  // namespace

@@ -39,6 +39,24 @@ inline int env_count(const char* name, int fallback) {
   return v && std::atoi(v) > 0 ? std::atoi(v) : fallback;
 }
 
+// Every table of the shop pipeline's lake, rows in a fixed order, without the columns that differ
+// between two lakes fed the same events: when they were sent (kafka_timestamp) and written
+// (_ingested_at).
+// The shop's plain scenario quarantines nothing, so it has no quarantine table: `with_quarantine`.
+inline std::string lake_contents(PipelineFixture& f, bool with_quarantine = true) {
+  std::string all;
+  for (const char* table : {"bronze_orders", "bronze_orders_quarantine", "orders", "hourly_sales"}) {
+    if (!with_quarantine && std::string(table).ends_with("_quarantine")) continue;
+    std::string columns = f.query("select string_agg(column_name, ',') from (describe " + std::string(table) + ")");
+    std::string except;
+    for (const char* clock_column : {"kafka_timestamp", "_ingested_at"})
+      if (columns.find(clock_column) != std::string::npos) except += (except.empty() ? "" : ", ") + std::string(clock_column);
+    all += "== " + std::string(table) + "\n" +
+           f.query("select *" + (except.empty() ? "" : " exclude (" + except + ")") + " from " + table + " order by all");
+  }
+  return all;
+}
+
 class MessyLake {
  public:
   // `env` goes to every command (a store's credentials, say).
@@ -68,20 +86,7 @@ class MessyLake {
     return r.signal == SIGKILL;
   }
 
-  // Every table's rows in a fixed order, without the columns that differ between two lakes fed
-  // the same events: when they were sent (kafka_timestamp) and written (_ingested_at).
-  std::string contents() {
-    std::string all;
-    for (const char* table : {"bronze_orders", "bronze_orders_quarantine", "orders", "hourly_sales"}) {
-      std::string columns = f_.query("select string_agg(column_name, ',') from (describe " + std::string(table) + ")");
-      std::string except;
-      for (const char* clock_column : {"kafka_timestamp", "_ingested_at"})
-        if (columns.find(clock_column) != std::string::npos) except += (except.empty() ? "" : ", ") + std::string(clock_column);
-      all += "== " + std::string(table) + "\n" +
-             f_.query("select *" + (except.empty() ? "" : " exclude (" + except + ")") + " from " + table + " order by all");
-    }
-    return all;
-  }
+  std::string contents() { return lake_contents(f_); }
 
   CommandResult check() { return f_.lakestream("check", {}, env_); }
   PipelineFixture& fixture() { return f_; }

@@ -36,6 +36,15 @@ inline std::string shop_pipeline(bool dedup = true) {
   return toml;
 }
 
+// `toml` (a pipeline file whose [lake] section is followed by another section, as the shop
+// example's is) with that section replaced by `lake`.
+inline std::string with_lake(std::string toml, const std::string& lake) {
+  size_t start = toml.find("[lake]\n");
+  size_t end = toml.find("\n[", start + 1);
+  toml.replace(start, end + 1 - start, lake + "\n");
+  return toml;
+}
+
 // The scenario's events as JSON lines per batch, without the `batch` field.
 inline std::map<std::string, std::string> shop_batches() {
   return group_json_lines_by(read_text(test_data_dir() + "/shop/batches.jsonl"), "batch");

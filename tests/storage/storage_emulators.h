@@ -60,6 +60,7 @@ class S3rver {
   storage::StoreSettings settings() const;
   std::string endpoint() const;
   int port() const { return server_.port(); }
+  void stop() { server_.stop(); }
 
  private:
   TempDir dir_;
@@ -73,6 +74,7 @@ class FlakyProxy {
  public:
   FlakyProxy(int target_port, int failures);
   int port() const { return server_.port(); }
+  void stop() { server_.stop(); }
 
  private:
   TempDir dir_;

@@ -1,0 +1,17 @@
+#include "engine/lake_stores.h"
+
+#include "table/table_files.h"
+
+namespace lakestream {
+
+void use_lake_stores(const Pipeline& pipeline) {
+  delta::configure_table_stores({pipeline.storage, pipeline.cache_dir, pipeline.cache_size_bytes});
+}
+
+Pipeline load_pipeline_with_stores(const std::string& path) {
+  Pipeline pipeline = load_pipeline(path);
+  use_lake_stores(pipeline);
+  return pipeline;
+}
+
+}  // namespace lakestream

@@ -1,0 +1,128 @@
+// Reading [lake]. Store settings are read before the locations, so that a URL can be checked
+// against the credentials it will use.
+#include "pipeline/lake_section.h"
+
+#include <algorithm>
+#include <filesystem>
+
+#include "pipeline/env_vars.h"
+#include "storage/object_store.h"
+#include "util/byte_size.h"
+#include "util/error.h"
+#include "util/files.h"
+
+namespace lakestream {
+namespace {
+
+namespace fs = std::filesystem;
+
+// The StoreSettings keys of storage/object_store.h.
+const std::vector<std::string> kStorageKeys{"endpoint",      "region",        "path_style",  "access_key_id",
+                                            "secret_access_key", "session_token", "profile", "account",
+                                            "account_key",   "sas_token",     "connection_string", "part_size",
+                                            "list_page_size", "max_attempts"};
+
+std::string expanded(const TomlSection& section, const std::string& name, const std::string& value) {
+  ExpandedText result = expand_env_vars(value);
+  if (!result.problem.empty()) section.fail(name, result.problem);
+  return result.text;
+}
+
+std::string absolute_folder(const std::string& base, const std::string& dir) {
+  fs::path path = fs::path(dir).is_absolute() ? fs::path(dir) : fs::path(base) / dir;
+  std::string normal = path.lexically_normal().string();
+  while (normal.size() > 1 && normal.back() == '/') normal.pop_back();
+  return normal;
+}
+
+std::map<std::string, std::string> read_storage(const TomlSection& lake) {
+  std::map<std::string, std::string> settings;
+  auto storage = lake.table("storage");
+  if (!storage) return settings;
+  storage->allow_only(kStorageKeys);
+  for (const auto& entry : storage->entries()) {
+    // The stores take every setting as text; numbers and booleans are written bare in TOML.
+    std::string value;
+    if (entry.value->is_string()) value = entry.value->as_string()->get();
+    else if (entry.value->is_integer()) value = std::to_string(entry.value->as_integer()->get());
+    else if (entry.value->is_boolean()) value = entry.value->as_boolean()->get() ? "true" : "false";
+    else storage->fail(entry.name, "must be a string, an integer or a boolean, not " + toml_type_words(*entry.value));
+    settings[entry.name] = expanded(*storage, entry.name, value);
+  }
+  return settings;
+}
+
+}  // namespace
+
+std::string read_location(const TomlSection& section, const std::string& name, const std::string& value,
+                          const std::string& base_dir, const std::map<std::string, std::string>& storage) {
+  std::string location = expanded(section, name, value);
+  try {
+    storage::StorageUrl url = storage::parse_storage_url(location);
+    if (url.kind == storage::StoreKind::Local) return absolute_folder(base_dir, url.path);
+    // Opening a store reads its credentials without a request: a missing key shows now, at its key.
+    storage::open_store(location, storage);
+  } catch (const Error& e) {
+    section.fail(name, std::string(e.what()) + " (store settings go in [lake.storage])");
+  }
+  while (location.size() > 1 && location.back() == '/') location.pop_back();
+  return location;
+}
+
+void read_lake(const TomlSection& root, Pipeline& pipeline) {
+  pipeline.tables_dir = absolute_folder(pipeline.dir, "lake");
+  pipeline.checkpoints_dir = absolute_folder(pipeline.dir, "checkpoints");
+  pipeline.cache_dir = absolute_folder(pipeline.dir, "cache");
+  auto lake = root.table("lake");
+  if (!lake) return;
+  lake->allow_only({"tables", "checkpoints", "table_locations", "storage", "cache", "cache_size"});
+  pipeline.storage = read_storage(*lake);
+  if (lake->has("tables")) {
+    std::string tables = lake->required_string(
+        "tables", "set the folder of the Delta tables, e.g. \"lake\", or a store URL such as \"s3://bucket/lake\"");
+    pipeline.tables_dir = read_location(*lake, "tables", tables, pipeline.dir, pipeline.storage);
+  }
+  if (lake->has("checkpoints")) {
+    std::string checkpoints =
+        lake->required_string("checkpoints", "set the folder of the stream checkpoints, e.g. \"checkpoints\"");
+    std::string location = read_location(*lake, "checkpoints", checkpoints, pipeline.dir, pipeline.storage);
+    if (storage::is_object_store_url(location)) pipeline.checkpoints_url = location;
+    else pipeline.checkpoints_dir = location;
+  }
+  if (auto locations = lake->table("table_locations")) {
+    for (const auto& entry : locations->entries()) {
+      auto value = locations->required_string(entry.name, "set the folder or store URL of table " + entry.name);
+      pipeline.table_locations[entry.name] = read_location(*locations, entry.name, value, pipeline.dir, pipeline.storage);
+    }
+  }
+  if (lake->has("cache")) {
+    std::string cache = lake->required_string("cache", "set the local folder of the cache, e.g. \"cache\"");
+    cache = expanded(*lake, "cache", cache);
+    if (storage::is_object_store_url(cache)) lake->fail("cache", "must be a local folder, not a store URL");
+    pipeline.cache_dir = absolute_folder(pipeline.dir, cache);
+  }
+  if (lake->has("cache_size")) {
+    std::string size = lake->required_string("cache_size", "set the most the cache keeps, e.g. \"10 GiB\"");
+    auto bytes = parse_byte_size(size);
+    if (!bytes) lake->fail("cache_size", "'" + size + "' is not a size; write e.g. \"10 GiB\", \"500 MB\"");
+    pipeline.cache_size_bytes = *bytes;
+  }
+  // Checkpoints on a store are mirrored in a working copy in the cache folder.
+  if (!pipeline.checkpoints_url.empty()) pipeline.checkpoints_dir = join_path(pipeline.cache_dir, "checkpoints");
+}
+
+void check_table_locations(const TomlSection& root, const Pipeline& pipeline) {
+  auto lake = root.table("lake");
+  if (!lake) return;
+  auto locations = lake->table("table_locations");
+  if (!locations) return;
+  std::vector<std::string> tables = pipeline.table_names();
+  for (const auto& entry : locations->entries()) {
+    if (std::find(tables.begin(), tables.end(), entry.name) != tables.end()) continue;
+    std::string list;
+    for (const auto& table : tables) list += (list.empty() ? "" : ", ") + table;
+    locations->fail(entry.name, "no stream of this file writes a table named " + entry.name + " (its tables: " + list + ")");
+  }
+}
+
+}  // namespace lakestream

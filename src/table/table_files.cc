@@ -1,0 +1,188 @@
+// One store per remote table URL, opened on first use and kept for the process (its connection is
+// reused); each is used by one thread at a time, as the stores' HTTP clients require. Local
+// tables use util/files.h (and the local store's listing), exactly as before the stores existed.
+#include "table/table_files.h"
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
+#include <memory>
+#include <mutex>
+#include <set>
+
+#include "storage/local_store.h"
+#include "storage/storage_url.h"
+#include "table/file_cache.h"
+#include "util/error.h"
+#include "util/files.h"
+
+namespace lakestream::delta {
+namespace {
+
+namespace fs = std::filesystem;
+
+struct OpenStore {
+  std::unique_ptr<storage::ObjectStore> store;
+  std::mutex mutex;
+};
+
+struct TableStores {
+  std::mutex mutex;
+  TableStoreOptions options;
+  std::map<std::string, std::unique_ptr<OpenStore>> by_table;
+  std::unique_ptr<FileCache> cache;
+};
+
+TableStores& stores() {
+  static TableStores instance;
+  return instance;
+}
+
+// Runs `action` on the store of the remote table, one caller at a time.
+template <typename Action>
+auto with_store(const std::string& table_path, Action action) {
+  TableStores& all = stores();
+  OpenStore* open = nullptr;
+  {
+    std::lock_guard lock(all.mutex);
+    auto& slot = all.by_table[table_path];
+    if (!slot) {
+      auto opened = std::make_unique<OpenStore>();
+      opened->store = storage::open_store(table_path, all.options.settings);
+      slot = std::move(opened);
+    }
+    open = slot.get();
+  }
+  std::lock_guard lock(open->mutex);
+  return action(*open->store);
+}
+
+FileCache& cache() {
+  TableStores& all = stores();
+  std::lock_guard lock(all.mutex);
+  if (!all.cache) {
+    std::string dir = all.options.cache_dir.empty() ? absolute_path("lakestream-cache") : all.options.cache_dir;
+    all.cache = std::make_unique<FileCache>(dir, all.options.cache_bytes);
+  }
+  return *all.cache;
+}
+
+std::string suffix_of(const std::string& key) {
+  std::string name = fs::path(key).filename().string();
+  size_t dot = name.find('.');
+  return dot == std::string::npos ? "" : name.substr(dot);
+}
+
+void sync_file(const std::string& path) {
+  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) throw Error("cannot open " + path + " to sync it: " + std::strerror(errno));
+  int rc = ::fsync(fd);
+  ::close(fd);
+  if (rc != 0) throw Error("cannot fsync " + path + ": " + std::strerror(errno));
+}
+
+}  // namespace
+
+void configure_table_stores(const TableStoreOptions& options) {
+  TableStores& all = stores();
+  std::lock_guard lock(all.mutex);
+  all.options = options;
+  all.by_table.clear();
+  all.cache.reset();
+}
+
+bool is_remote_table(const std::string& table_path) { return storage::is_object_store_url(table_path); }
+
+std::string normal_table_path(const std::string& table_path) {
+  if (!is_remote_table(table_path)) return absolute_path(storage::parse_storage_url(table_path).path);
+  std::string url = table_path;
+  while (url.size() > 1 && url.back() == '/') url.pop_back();
+  return url;
+}
+
+std::vector<storage::ObjectInfo> list_table_files(const std::string& table_path, const std::string& prefix) {
+  if (is_remote_table(table_path)) return with_store(table_path, [&](storage::ObjectStore& s) { return s.list(prefix); });
+  return storage::open_local_store(table_path)->list(prefix);
+}
+
+std::optional<std::string> read_table_file(const std::string& table_path, const std::string& key) {
+  if (is_remote_table(table_path)) return with_store(table_path, [&](storage::ObjectStore& s) { return s.get(key); });
+  std::string path = join_path(table_path, key);
+  if (!path_exists(path)) return std::nullopt;
+  return read_file(path);
+}
+
+bool put_table_file_if_absent(const std::string& table_path, const std::string& key, const std::string& data) {
+  if (is_remote_table(table_path))
+    return with_store(table_path, [&](storage::ObjectStore& s) { return s.put_if_absent(key, data); });
+  std::string path = join_path(table_path, key);
+  make_dirs(fs::path(path).parent_path().string());
+  return write_file_if_absent(path, data);
+}
+
+void put_table_file(const std::string& table_path, const std::string& key, const std::string& data) {
+  if (is_remote_table(table_path)) return with_store(table_path, [&](storage::ObjectStore& s) { s.put(key, data); });
+  std::string path = join_path(table_path, key);
+  make_dirs(fs::path(path).parent_path().string());
+  write_file_atomic(path, data);
+}
+
+void remove_table_file(const std::string& table_path, const std::string& key) {
+  if (is_remote_table(table_path)) return with_store(table_path, [&](storage::ObjectStore& s) { s.remove(key); });
+  std::string path = join_path(table_path, key);
+  if (::unlink(path.c_str()) != 0 && errno != ENOENT)
+    throw Error("cannot delete " + path + ": " + std::strerror(errno) + "; fix its permissions and run again");
+}
+
+std::string staging_path(const std::string& table_path, const std::string& key) {
+  if (is_remote_table(table_path)) return cache().staging_path(fs::path(key).filename().string());
+  std::string path = join_path(table_path, key);
+  make_dirs(fs::path(path).parent_path().string());
+  return path;
+}
+
+void publish_staged_file(const std::string& table_path, const std::string& key, const std::string& staged_path) {
+  if (!is_remote_table(table_path)) {
+    // A data file must be on disk before a commit names it, or a crash could leave a table whose
+    // log points at a file that never made it.
+    sync_file(staged_path);
+    sync_dir(fs::path(staged_path).parent_path().string());
+    return;
+  }
+  std::string data = read_file(staged_path);
+  with_store(table_path, [&](storage::ObjectStore& s) { s.put(key, data); });
+  cache().adopt(join_path(table_path, key), suffix_of(key), static_cast<int64_t>(data.size()), staged_path);
+}
+
+void discard_staged_file(const std::string&, const std::string& staged_path) { remove_all(staged_path); }
+
+std::string readable_path(const std::string& table_path, const std::string& key, int64_t size) {
+  if (!is_remote_table(table_path)) return join_path(table_path, key);
+  std::string name = join_path(table_path, key);
+  return cache().copy_of(name, suffix_of(key), size, [&] {
+    auto data = with_store(table_path, [&](storage::ObjectStore& s) { return s.get(key); });
+    if (!data)
+      throw Error("the table names the file " + name + ", which is not on the store: the table cannot be read. "
+                  "Restore the file from a backup (lakestream vacuum never deletes a file the current version names)");
+    return std::move(*data);
+  });
+}
+
+std::vector<std::string> missing_table_files(const std::string& table_path, const std::vector<std::string>& keys) {
+  std::vector<std::string> missing;
+  if (!is_remote_table(table_path)) {
+    for (const auto& key : keys)
+      if (!path_exists(join_path(table_path, key))) missing.push_back(key);
+    return missing;
+  }
+  std::set<std::string> there;
+  for (const auto& object : list_table_files(table_path, "")) there.insert(object.key);
+  for (const auto& key : keys)
+    if (!there.count(key)) missing.push_back(key);
+  return missing;
+}
+
+}  // namespace lakestream::delta
