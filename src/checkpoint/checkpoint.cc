@@ -9,6 +9,7 @@
 #include <ctime>
 
 #include "checkpoint/definition_change.h"
+#include "checkpoint/window_state_store.h"
 #include "table/delta_table.h"
 #include "util/error.h"
 #include "util/files.h"
@@ -150,21 +151,24 @@ void Checkpoint::check_definition(bool has_committed_work) {
   if (changes_.empty()) return;
   if (has_committed_work) throw Error(refusal_);
   for (const auto& name : list_dir(path_ + "/batches")) ::unlink((path_ + "/batches/" + name).c_str());
-  for (const char* state : {"/state.duckdb", "/state.duckdb.wal"}) ::unlink((path_ + state).c_str());
+  WindowStateStore::remove(path_);
   write_file_atomic(path_ + "/metadata.json", new_metadata_.dump(2) + "\n", 0600);
   changes_.clear();
 }
 
-std::optional<nlohmann::json> Checkpoint::idle_mark() const {
+std::optional<IdleMark> Checkpoint::idle_mark() const {
   std::string file = path_ + "/idle.json";
   if (!path_exists(file)) return std::nullopt;
   auto mark = nlohmann::json::parse(read_file(file), nullptr, false);
-  if (mark.is_discarded()) return std::nullopt;  // unreadable: do the work the long way
-  return mark;
+  // Unreadable: do the work the long way.
+  if (mark.is_discarded() || !mark.is_object() || !mark["batch"].is_number_integer() || !mark["to"].is_number_integer())
+    return std::nullopt;
+  return IdleMark{mark["batch"].get<int64_t>(), mark["to"].get<int64_t>()};
 }
 
-void Checkpoint::set_idle_mark(const nlohmann::json& mark) {
-  write_file_atomic(path_ + "/idle.json", mark.dump() + "\n", 0600);
+void Checkpoint::set_idle_mark(const IdleMark& mark) {
+  nlohmann::json j = {{"batch", mark.batch}, {"to", mark.to}};
+  write_file_atomic(path_ + "/idle.json", j.dump() + "\n", 0600);
 }
 
 void Checkpoint::clear_idle_mark() {
@@ -191,12 +195,7 @@ std::optional<PlannedBatch> Checkpoint::planned(int64_t id) const { return read_
 std::optional<PlannedBatch> read_planned_batch(const std::string& dir, int64_t id) {
   std::string file = batch_file(dir, id);
   if (!path_exists(file)) return std::nullopt;
-  try {
-    return PlannedBatch{id, nlohmann::json::parse(read_file(file))};
-  } catch (const nlohmann::json::exception& e) {
-    throw Error("the checkpoint at " + dir + " is damaged: " + file + " is not valid JSON (" + e.what() +
-                "). Restore it, or start the stream over with a new checkpoint.");
-  }
+  return decode_planned_batch(id, read_file(file), file);
 }
 
 std::optional<std::string> read_checkpoint_id(const Pipeline& pipeline, const Stream& stream) {
@@ -209,8 +208,8 @@ std::optional<std::string> read_checkpoint_id(const Pipeline& pipeline, const St
   return meta["id"].get<std::string>();
 }
 
-void Checkpoint::plan(int64_t id, const nlohmann::json& input) {
-  write_file_atomic(batch_file(path_, id), input.dump() + "\n", 0600);
+void Checkpoint::plan(const PlannedBatch& batch) {
+  write_file_atomic(batch_file(path_, batch.id), encode_planned_batch(batch), 0600);
 }
 
 void Checkpoint::forget_before(int64_t keep_from) {
@@ -230,17 +229,13 @@ std::optional<StreamPosition> read_stream_position(const Pipeline& pipeline, con
     auto id = batch_id_of(name);
     if (id && (!newest || *id > *newest)) newest = id;
   }
-  std::string file = meta_path;
   try {
     position.id = nlohmann::json::parse(read_file(meta_path)).at("id").get<std::string>();
-    if (newest) {
-      file = batch_file(dir, *newest);
-      position.newest = PlannedBatch{*newest, nlohmann::json::parse(read_file(file))};
-    }
   } catch (const nlohmann::json::exception& e) {
-    throw Error("the checkpoint of stream " + stream.name + " is damaged: " + file + " is not valid (" + e.what() +
+    throw Error("the checkpoint of stream " + stream.name + " is damaged: " + meta_path + " is not valid (" + e.what() +
                 "). Restore it, or start the stream over with a new checkpoint.");
   }
+  if (newest) position.newest = read_planned_batch(dir, *newest);
   return position;
 }
 

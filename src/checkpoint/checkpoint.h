@@ -3,8 +3,10 @@
 //   metadata.json      the stream's id (its Delta txn appId) and definition, written once
 //   lock               flock()ed while a run owns the stream; the kernel drops it if the run dies
 //   batches/<N>.json   the input planned for batch N, written before batch N reads anything, so
-//                      that a rerun after a crash replays exactly that input
-//   state.duckdb       (stateful streams) their state, progress and outbox: see state_store.h
+//                      that a rerun after a crash replays exactly that input: see planned_batch.h
+//   idle.json          the idle mark (below)
+//   state.duckdb       (window streams) their state, progress and outbox: see window_state_store.h
+//   progress.jsonl     the progress log, for operators: see progress_log.h
 #pragma once
 
 #include <cstdint>
@@ -13,13 +15,16 @@
 
 #include <nlohmann/json.hpp>
 
+#include "checkpoint/planned_batch.h"
 #include "pipeline/pipeline.h"
 
 namespace lakestream {
 
-struct PlannedBatch {
-  int64_t id = -1;
-  nlohmann::json input;  // for ingest: {"partitions": {"0": [start, end], ...}}; for tables: {"from": v, "to": v}
+// A window stream's idle mark: its newest planned batch, all committed, and the last source
+// version it read.
+struct IdleMark {
+  int64_t batch = -1;
+  int64_t to = -1;
 };
 
 class Checkpoint {
@@ -50,19 +55,17 @@ class Checkpoint {
   std::optional<PlannedBatch> last_planned() const;
   // The planned batch `id`, if it is still kept.
   std::optional<PlannedBatch> planned(int64_t id) const;
-  // Records batch `id`'s input durably before the batch reads it.
-  void plan(int64_t id, const nlohmann::json& input);
+  // Records the batch's input durably before the batch reads it.
+  void plan(const PlannedBatch& batch);
   // Drops the plans of batches older than `keep_from` (they are committed; only the newest matter).
   void forget_before(int64_t keep_from);
-
-  std::string state_db_path() const { return path_ + "/state.duckdb"; }
 
   // The idle mark: written when a run leaves the stream with nothing pending (every planned
   // batch committed, no output waiting), so that the next run with nothing new can stop before
   // it opens the state. It holds what that run had read (`mark`); it is removed before any work
   // starts, so a run that dies mid-batch never leaves one behind.
-  std::optional<nlohmann::json> idle_mark() const;
-  void set_idle_mark(const nlohmann::json& mark);
+  std::optional<IdleMark> idle_mark() const;
+  void set_idle_mark(const IdleMark& mark);
   void clear_idle_mark();
 
  private:

@@ -18,13 +18,8 @@ int64_t source_version_needed(const Pipeline& pipeline, const Stream& stream) {
   auto position = read_stream_position(pipeline, stream);
   if (!position || !position->newest) return 0;
   const PlannedBatch& batch = *position->newest;
-  try {
-    bool committed = delta::load_snapshot(pipeline.table_path(stream.table)).txn_version(position->id) >= batch.id;
-    return committed ? batch.input.at("to").get<int64_t>() + 1 : batch.input.at("from").get<int64_t>();
-  } catch (const nlohmann::json::exception& e) {
-    throw Error("the checkpoint of stream " + stream.name + " has a batch without its version range (" + e.what() +
-                "); restore it, or start the stream over with a new checkpoint");
-  }
+  bool committed = delta::load_snapshot(pipeline.table_path(stream.table)).txn_version(position->id) >= batch.id;
+  return committed ? batch.table().to + 1 : batch.table().from;
 }
 
 }  // namespace

@@ -30,15 +30,13 @@ const char* kind_name(StreamKind kind) {
 // Bronze's committed offsets: the end of the newest batch the table holds (by its txn), as the
 // checkpoint planned it. Empty when nothing is committed.
 std::map<int32_t, int64_t> committed_offsets(const Pipeline& pipeline, const Stream& stream) {
-  std::map<int32_t, int64_t> offsets;
   auto id = read_checkpoint_id(pipeline, stream);
-  if (!id) return offsets;
+  if (!id) return {};
   int64_t committed = delta::txn_version(pipeline.table_path(stream.table), *id);
-  if (committed < 0) return offsets;
+  if (committed < 0) return {};
   auto batch = read_planned_batch(pipeline.checkpoint_path(stream.name), committed);
-  if (!batch) return offsets;
-  for (const auto& [p, o] : batch->input["end"].items()) offsets[std::stoi(p)] = o.get<int64_t>();
-  return offsets;
+  if (!batch) return {};
+  return batch->kafka().end_offsets();
 }
 
 void add_kafka_lag(const Pipeline& pipeline, const Stream& stream, StreamStatus& status) {

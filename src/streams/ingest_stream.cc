@@ -12,7 +12,7 @@
 #include "checkpoint/checkpoint.h"
 #include "source/kafka_reader.h"
 #include "streams/ingest_batch.h"
-#include "streams/table_sink.h"
+#include "sinks/table_sink.h"
 #include "table/delta_types.h"
 #include "table/parquet_file.h"
 #include "util/error.h"
@@ -43,16 +43,19 @@ std::vector<delta::Column> quarantine_columns() {
 
 namespace {
 
+// Offsets as the progress record and commitInfo show them: {"<partition>": offset, ...}.
 nlohmann::json to_json(const Offsets& offsets) {
   nlohmann::json j = nlohmann::json::object();
   for (const auto& [p, o] : offsets) j[std::to_string(p)] = o;
   return j;
 }
 
-Offsets offsets_from(const nlohmann::json& j) {
-  Offsets offsets;
-  for (const auto& [p, o] : j.items()) offsets[std::stoi(p)] = o.get<int64_t>();
-  return offsets;
+// The plan of a batch that reads from `start` to `end`.
+KafkaInput kafka_input(const Offsets& start, const Offsets& end, const std::vector<DataLoss>& data_loss) {
+  KafkaInput input;
+  for (const auto& [p, e] : end) input.partitions[p] = {start.count(p) ? start.at(p) : e, e};
+  input.data_loss = data_loss;
+  return input;
 }
 
 std::string describe(const std::vector<PartitionRange>& ranges) {
@@ -93,14 +96,14 @@ class IngestRun {
                   "with a new checkpoint and a new table.");
     if (last && last->id > committed) {
       // A run died after planning this batch: replay exactly its input.
-      auto batch = read_batch(last->id, offsets_from(last->input["start"]), offsets_from(last->input["end"]),
-                              last->input.value("dataLoss", nlohmann::json()), true, ctx_.con);
+      const KafkaInput& input = last->kafka();
+      auto batch = read_batch(last->id, input.start_offsets(), input.end_offsets(), input.data_loss, true, ctx_.con);
       write_batch(*batch);
       ctx_.finish_batch(report_, batch->report, batch->started);
     }
     int64_t next_id = last ? last->id + 1 : 0;
-    Offsets start = last ? offsets_from(last->input["end"]) : Offsets{};
-    nlohmann::json data_loss = nlohmann::json::array();
+    Offsets start = last ? last->kafka().end_offsets() : Offsets{};
+    std::vector<DataLoss> data_loss;
     Offsets end = end_offsets(start, !last.has_value(), data_loss);
     latest_ = end;
     bool first_ever = !last.has_value();
@@ -147,9 +150,7 @@ class IngestRun {
         break;
       }
       auto planning = std::chrono::steady_clock::now();
-      nlohmann::json input = {{"start", to_json(start)}, {"end", to_json(batch_end)}};
-      if (!data_loss.empty()) input["dataLoss"] = data_loss;
-      checkpoint_.plan(next_id, input);
+      checkpoint_.plan({next_id, kafka_input(start, batch_end, data_loss)});
       fault_point("after_plan");
       batch->report.durations_ms["walCommit"] = ms_since(planning);
       writing_batch = std::move(batch);
@@ -159,7 +160,7 @@ class IngestRun {
         setpriority(PRIO_PROCESS, static_cast<id_t>(gettid()), 5);
         write_batch(*b);
       });
-      data_loss = nlohmann::json::array();  // recorded by the first batch after it
+      data_loss.clear();  // recorded by the first batch after it
       start = batch_end;
       next_id++;
     }
@@ -173,7 +174,7 @@ class IngestRun {
   // The offsets to read up to now, for every partition; fills `start` for new partitions. Offsets
   // that went back or vanished are refused, or with fail_on_data_loss = false, skipped: `start`
   // moves to the earliest offset there and `data_loss` gets one entry per partition.
-  Offsets end_offsets(Offsets& start, bool first_run, nlohmann::json& data_loss) {
+  Offsets end_offsets(Offsets& start, bool first_run, std::vector<DataLoss>& data_loss) {
     auto marks = reader_.watermarks();
     Offsets end;
     std::string went_back, aged_out;
@@ -190,12 +191,12 @@ class IngestRun {
       } else if (w.high < known->second) {
         went_back += "\n  partition " + std::to_string(p) + ": from offset " + std::to_string(known->second) +
                      " back to " + std::to_string(w.high);
-        data_loss.push_back({{"partition", p}, {"readUpTo", known->second}, {"continuedFrom", w.low}, {"reason", "went back"}});
+        data_loss.push_back({p, known->second, w.low, "went back"});
         known->second = w.low;
       } else if (w.low > known->second) {
         aged_out += "\n  partition " + std::to_string(p) + ": offsets " + std::to_string(known->second) + " to " +
                     std::to_string(w.low - 1) + " are gone (earliest now " + std::to_string(w.low) + ")";
-        data_loss.push_back({{"partition", p}, {"readUpTo", known->second}, {"continuedFrom", w.low}, {"reason", "aged out"}});
+        data_loss.push_back({p, known->second, w.low, "aged out"});
         known->second = w.low;
       }
       end[p] = w.high;
@@ -207,7 +208,7 @@ class IngestRun {
       }
       went_back += "\n  partition " + std::to_string(it->first) + " no longer exists (it was read up to offset " +
                    std::to_string(it->second) + ")";
-      data_loss.push_back({{"partition", it->first}, {"readUpTo", it->second}, {"reason", "partition gone"}});
+      data_loss.push_back({it->first, it->second, std::nullopt, "partition gone"});
       it = start.erase(it);
     }
     if (!source_.fail_on_data_loss) return end;
@@ -233,7 +234,7 @@ class IngestRun {
   struct Batch {
     int64_t id;
     Offsets start, end;
-    nlohmann::json data_loss;
+    std::vector<DataLoss> data_loss;
     std::unique_ptr<IngestBatch> records;
     sql::Connection& con;
     BatchReport report;
@@ -242,7 +243,7 @@ class IngestRun {
   };
 
   std::unique_ptr<Batch> read_batch(int64_t id, const Offsets& start, const Offsets& end,
-                                    const nlohmann::json& data_loss, bool replay, sql::Connection& con) {
+                                    const std::vector<DataLoss>& data_loss, bool replay, sql::Connection& con) {
     auto batch = std::unique_ptr<Batch>(new Batch{id, start, end, data_loss, nullptr, con, {}, {}, {}});
     batch->started = std::chrono::steady_clock::now();
     BatchReport& report = batch->report;
@@ -287,7 +288,7 @@ class IngestRun {
                                            {"source", {{"topic", source_.topic},
                                                        {"startOffsets", to_json(b.start)},
                                                        {"endOffsets", to_json(b.end)}}}}}};
-    if (b.data_loss.is_array() && !b.data_loss.empty()) info["lakestream"]["dataLoss"] = b.data_loss;
+    if (!b.data_loss.empty()) info["lakestream"]["dataLoss"] = data_loss_json(b.data_loss);
 
     // Quarantine first, bronze last: each commit is skipped on a replay once it is in.
     if (batch.quarantined > 0) {

@@ -4,9 +4,10 @@
 #include <set>
 
 #include "checkpoint/checkpoint.h"
-#include "streams/table_sink.h"
-#include "streams/table_source.h"
-#include "streams/upsert.h"
+#include "sinks/table_sink.h"
+#include "sinks/upsert.h"
+#include "source/table_source.h"
+#include "streams/table_batches.h"
 #include "table/schema_columns.h"
 #include "util/error.h"
 #include "util/fault.h"
@@ -35,7 +36,7 @@ class LatestRun {
     std::optional<PlannedBatch> last = checkpoint_.last_planned();
     if (last && last->id > committed) run_batch(*last, true);
     int64_t next_id = last ? last->id + 1 : 0;
-    int64_t next_from = last ? last->input["to"].get<int64_t>() + 1 : 0;
+    int64_t next_from = last ? last->table().to + 1 : 0;
     run_planned_table_batches(source_path_, checkpoint_, ctx_.stream.max_files_per_trigger, next_id, next_from,
                               [&](const PlannedBatch& batch) { run_batch(batch, false); });
     if (next_id > 100) checkpoint_.forget_before(next_id - 100);
@@ -51,7 +52,7 @@ class LatestRun {
     batch.batch_id = planned.id;
     batch.replayed = replay;
     batch.started_at_us = wall_clock_us();
-    int64_t from = planned.input["from"], to = planned.input["to"];
+    int64_t from = planned.table().from, to = planned.table().to;
     batch.start_offset = from;
     batch.end_offset = to;
     batch.latest_offset = delta::latest_version(source_path_);

@@ -1,15 +1,15 @@
 #include "streams/window_stream.h"
 
-#include <sys/stat.h>
-
 #include <algorithm>
 #include <chrono>
 #include <regex>
 
 #include "checkpoint/checkpoint.h"
-#include "streams/table_sink.h"
-#include "streams/table_source.h"
-#include "streams/upsert.h"
+#include "checkpoint/window_state_store.h"
+#include "sinks/table_sink.h"
+#include "sinks/upsert.h"
+#include "source/table_source.h"
+#include "streams/table_batches.h"
 #include "streams/window_aggregates.h"
 #include "table/delta_types.h"
 #include "table/parquet_file.h"
@@ -23,8 +23,6 @@ namespace lakestream {
 namespace {
 
 std::string q(const std::string& name) { return sql::quote_ident(name); }
-
-const char* kState = "window_state";  // the alias of the attached checkpoint database
 
 class WindowRun {
  public:
@@ -40,14 +38,6 @@ class WindowRun {
     report_.table = s_.table;
   }
 
-  ~WindowRun() {
-    try {
-      ctx_.con.exec(std::string("DETACH DATABASE IF EXISTS ") + kState);
-    } catch (const Error&) {
-      // Detaching only flushes; the state is already committed.
-    }
-  }
-
   StreamReport run() {
     auto started = std::chrono::steady_clock::now();
     if (delta::latest_version(source_path_) < 0) return report_;  // nothing upstream yet
@@ -55,8 +45,7 @@ class WindowRun {
     // Nothing pending and nothing new since the last run: done, without opening the state.
     std::optional<PlannedBatch> planned = checkpoint_.last_planned();
     auto idle = checkpoint_.idle_mark();
-    if (idle && planned && idle->value("batch", int64_t{-1}) == planned->id &&
-        delta::latest_version(source_path_) <= idle->value("to", int64_t{-1}))
+    if (idle && planned && idle->batch == planned->id && delta::latest_version(source_path_) <= idle->to)
       return report_;
     checkpoint_.clear_idle_mark();
     open_state();
@@ -64,35 +53,28 @@ class WindowRun {
     std::optional<PlannedBatch> last = checkpoint_.last_planned();
     if (last && last->id > meta("last_batch", -1)) run_batch(*last, true);
     int64_t next_id = last ? last->id + 1 : 0;
-    int64_t next_from = last ? last->input["to"].get<int64_t>() + 1 : 0;
+    int64_t next_from = last ? last->table().to + 1 : 0;
     run_planned_table_batches(source_path_, checkpoint_, s_.max_files_per_trigger, next_id, next_from,
                               [&](const PlannedBatch& batch) { run_batch(batch, false); });
     // Spark's trailing no-data batch: what the moved watermark closed is written in this run.
     if (needs_no_data_batch()) {
-      PlannedBatch batch{next_id++, {{"from", next_from}, {"to", next_from - 1}, {"noData", true}}};
-      checkpoint_.plan(batch.id, batch.input);
+      PlannedBatch batch{next_id++, TableInput{next_from, next_from - 1, true}};
+      checkpoint_.plan(batch);
       fault_point("after_plan");
       run_batch(batch, false);
     }
     if (next_id > 100) checkpoint_.forget_before(next_id - 100);
     // Every planned batch is committed and the outbox flushed: the next run may skip the state.
     if (auto newest = checkpoint_.last_planned())
-      checkpoint_.set_idle_mark({{"batch", newest->id}, {"to", newest->input["to"]}});
+      checkpoint_.set_idle_mark({newest->id, newest->table().to});
     report_.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
     return report_;
   }
 
  private:
-  std::string st(const std::string& table) const { return std::string(kState) + "." + table; }
-
-  int64_t meta(const std::string& key, int64_t fallback) {
-    auto v = ctx_.con.scalar("SELECT value FROM " + st("meta") + " WHERE key = " + sql::quote_literal(key));
-    return v ? std::stoll(*v) : fallback;
-  }
-
-  std::string set_meta(const std::string& key, int64_t value) {
-    return "INSERT OR REPLACE INTO " + st("meta") + " VALUES (" + sql::quote_literal(key) + ", " + std::to_string(value) + ");";
-  }
+  std::string st(const std::string& table) const { return state_->table(table); }
+  int64_t meta(const std::string& key, int64_t fallback) { return state_->meta(key, fallback); }
+  std::string set_meta(const std::string& key, int64_t value) { return state_->set_meta_sql(key, value); }
 
   // Whether a batch's state or output was ever committed (a state that cannot be read counts,
   // to be safe).
@@ -106,51 +88,27 @@ class WindowRun {
     }
   }
 
-  // Attaches the checkpoint database and creates its tables on first use; the shapes come from
-  // the source table's schema, so that state columns have the source's types.
+  // Attaches the state and creates its tables on first use; the shapes come from the source
+  // table's schema, so that state columns have the source's types.
   void open_state() {
     auto& con = ctx_.con;
-    std::string path = checkpoint_.state_db_path();
-    bool existed = path_exists(path);
-    if (!existed && checkpoint_.last_planned())
-      throw Error("the checkpoint of stream " + s_.name + " is damaged: its state " + path +
-                  " is missing but batches were planned; starting from empty state would count windows again. "
-                  "Restore the checkpoint folder from a backup, or start the stream over with a new checkpoint and a "
-                  "new table.");
-    con.exec("ATTACH " + sql::quote_literal(path) + " AS " + kState);
-    if (!existed) {
-      // DuckDB creates the file with the process umask; state is private to the stream.
-      ::chmod(path.c_str(), 0600);
-    }
+    state_.emplace(con, checkpoint_, s_.name);
     delta::Snapshot source = delta::load_snapshot(source_path_);
     source_columns_ = source.metadata.schema;
     delta::Snapshot empty_source = source;
     empty_source.files.clear();
     std::string shape = delta::scan_sql(empty_source);  // the source's columns and types, no rows
     aggregates_.emplace(con, s_, shape);
-    // The watermark each source batch met, for check to tell events dropped as late by design.
-    // Created apart from the rest so that state made before it gains it too.
-    auto record_history = [&] {
-      con.exec("CREATE TABLE IF NOT EXISTS " + st("watermark_history") + " (source_batch_id BIGINT, watermark BIGINT)");
-    };
-    if (con.scalar_int("SELECT count(*) FROM duckdb_tables() WHERE database_name = '" + std::string(kState) + "'") > 0) {
-      record_history();
-      return;
-    }
-    std::string windows = "SELECT " + aggregates_->window_key_select() + ", " + aggregates_->partial_select() +
+    WindowStateShape state_shape;
+    state_shape.windows = "SELECT " + aggregates_->window_key_select() + ", " + aggregates_->partial_select() +
                           " FROM (" + shape + ") GROUP BY ALL LIMIT 0";
-    std::string dedup_cols;
-    for (const auto& d : s_.dedup) dedup_cols += q(d) + ", ";
-    con.exec("BEGIN TRANSACTION;"
-             "CREATE TABLE " + st("meta") + " (key VARCHAR PRIMARY KEY, value BIGINT);"
-             "CREATE TABLE " + st("windows") + " AS " + windows + ";"
-             "CREATE TABLE " + st("outbox") + " AS SELECT 0::BIGINT AS batch_id, " + aggregates_->final_select() +
-             " FROM " + st("windows") + " LIMIT 0;" +
-             (s_.dedup.empty() ? std::string()
-                               : "CREATE TABLE " + st("dedup") + " AS SELECT " + dedup_cols + q(s_.event_time) +
-                                     " AS event_time FROM (" + shape + ") LIMIT 0;") +
-             "COMMIT");
-    record_history();
+    state_shape.outbox_select = aggregates_->final_select();
+    if (!s_.dedup.empty()) {
+      std::string dedup_cols;
+      for (const auto& d : s_.dedup) dedup_cols += q(d) + ", ";
+      state_shape.dedup = "SELECT " + dedup_cols + q(s_.event_time) + " AS event_time FROM (" + shape + ") LIMIT 0";
+    }
+    state_->create_tables(state_shape);
   }
 
   std::vector<delta::Column> gold_columns() {
@@ -218,8 +176,9 @@ class WindowRun {
     batch.batch_id = planned.id;
     batch.replayed = replay;
     batch.started_at_us = wall_clock_us();
-    bool no_data = planned.input.value("noData", false);
-    int64_t from = planned.input["from"], to = planned.input["to"];
+    const TableInput& input = planned.table();
+    bool no_data = input.no_data;
+    int64_t from = input.from, to = input.to;
     // Versions read, inclusive; a batch without data read none: both are the last version read.
     batch.start_offset = no_data ? to : from;
     batch.end_offset = to;
@@ -354,7 +313,7 @@ class WindowRun {
     state.rows_updated = no_data ? 0 : con.scalar_int("SELECT count(*) FROM window_partial") +
                                            (s_.dedup.empty() ? 0 : con.scalar_int("SELECT count(*) FROM window_kept"));
     state.rows_removed = std::max<int64_t>(0, state_rows_before + state.rows_updated - state.rows_total);
-    state.memory_bytes = file_size_or_zero(checkpoint_.state_db_path());
+    state.memory_bytes = state_->size_bytes();
     batch.state = state;
     batch.durations_ms["addBatch"] = ms_since(updating);
     batch.durations_ms["triggerExecution"] = ms_since(started);
@@ -369,37 +328,12 @@ class WindowRun {
   std::string table_path_;
   std::vector<delta::Column> source_columns_;
   std::optional<WindowAggregates> aggregates_;
+  std::optional<WindowStateStore> state_;  // attached by open_state
   StreamReport report_;
 };
 
 }  // namespace
 
 StreamReport run_window_stream(StreamContext& ctx) { return WindowRun(ctx).run(); }
-
-std::optional<WindowProgress> read_window_progress(const Pipeline& pipeline, const Stream& stream) {
-  std::string path = pipeline.checkpoint_path(stream.name) + "/state.duckdb";
-  if (!path_exists(path)) return std::nullopt;
-  sql::Database db;
-  sql::Connection con(db);
-  try {
-    con.exec("ATTACH " + sql::quote_literal(path) + " AS s (READ_ONLY)");
-  } catch (const Error& e) {
-    throw Error("cannot read the state of stream " + stream.name + " (" + path + "); is it running? Run this again "
-                "when the run has finished. (" + e.what() + ")");
-  }
-  WindowProgress p;
-  auto meta = [&](const char* key, int64_t fallback) {
-    auto v = con.scalar(std::string("SELECT value FROM s.meta WHERE key = '") + key + "'");
-    return v ? std::stoll(*v) : fallback;
-  };
-  p.watermark_us = meta("watermark", 0);
-  p.last_batch = meta("last_batch", -1);
-  p.open_windows = con.scalar_int("SELECT count(*) FROM s.windows");
-  if (!stream.dedup.empty()) p.dedup_keys = con.scalar_int("SELECT count(*) FROM s.dedup");
-  if (con.scalar_int("SELECT count(*) FROM duckdb_tables() WHERE database_name = 's' AND table_name = 'watermark_history'") > 0)
-    for (const auto& row : con.query("SELECT source_batch_id, watermark FROM s.watermark_history ORDER BY 1").rows)
-      p.watermark_history.emplace_back(std::stoll(*row[0]), std::stoll(*row[1]));
-  return p;
-}
 
 }  // namespace lakestream

@@ -1,4 +1,4 @@
-#include "streams/table_sink.h"
+#include "sinks/table_sink.h"
 
 #include <chrono>
 #include <ctime>

@@ -1,4 +1,4 @@
-#include "streams/upsert.h"
+#include "sinks/upsert.h"
 
 #include <nlohmann/json.hpp>
 

@@ -1,5 +1,5 @@
 // The source side of the latest and window streams: a Delta table read incrementally, by the
-// versions committed since the last batch. Only files added with dataChange=true are new data
+// versions committed since the last batch (the Kafka side is kafka_reader.h). Only files added with dataChange=true are new data
 // (compaction rewrites are not); a version that deletes data is refused, since these streams
 // need an append-only source, as Spark's Delta source does by default.
 #pragma once
@@ -9,9 +9,6 @@
 #include <string>
 #include <vector>
 
-#include <functional>
-
-#include "checkpoint/checkpoint.h"
 #include "table/delta_table.h"
 
 namespace lakestream {
@@ -37,12 +34,5 @@ std::optional<int64_t> rows_by_statistics(const TableChanges& changes);
 
 // SQL for the rows of `changes` (an empty relation of the table's shape when there are none).
 std::string changes_scan_sql(const TableChanges& changes);
-
-// Plans and runs the batches over what the source table holds now, at most `max_files` files
-// each, from version `next_from` on with ids from `next_id` (both advanced). Each batch is planned
-// in the checkpoint before `run` reads it, so that a replay reads exactly the same versions.
-void run_planned_table_batches(const std::string& source_path, Checkpoint& checkpoint, int64_t max_files,
-                               int64_t& next_id, int64_t& next_from,
-                               const std::function<void(const PlannedBatch&)>& run);
 
 }  // namespace lakestream

@@ -1,4 +1,4 @@
-#include "streams/table_source.h"
+#include "source/table_source.h"
 
 #include <algorithm>
 
@@ -6,7 +6,6 @@
 
 #include "table/parquet_file.h"
 #include "util/error.h"
-#include "util/fault.h"
 
 namespace lakestream {
 
@@ -64,20 +63,5 @@ std::optional<int64_t> rows_by_statistics(const TableChanges& changes) {
 }
 
 std::string changes_scan_sql(const TableChanges& changes) { return delta::scan_sql(changes.shape); }
-
-void run_planned_table_batches(const std::string& source_path, Checkpoint& checkpoint, int64_t max_files,
-                               int64_t& next_id, int64_t& next_from,
-                               const std::function<void(const PlannedBatch&)>& run) {
-  int64_t source_version = delta::latest_version(source_path);
-  for (;;) {
-    int64_t to = last_version_of_batch(source_path, next_from, source_version, max_files);
-    if (to < next_from) break;
-    PlannedBatch batch{next_id++, {{"from", next_from}, {"to", to}}};
-    checkpoint.plan(batch.id, batch.input);
-    fault_point("after_plan");
-    run(batch);
-    next_from = to + 1;
-  }
-}
 
 }  // namespace lakestream

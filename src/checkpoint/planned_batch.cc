@@ -1,0 +1,108 @@
+#include "checkpoint/planned_batch.h"
+
+#include "util/error.h"
+
+namespace lakestream {
+
+namespace {
+
+nlohmann::json offsets_json(const std::map<int32_t, int64_t>& offsets) {
+  nlohmann::json j = nlohmann::json::object();
+  for (const auto& [p, o] : offsets) j[std::to_string(p)] = o;
+  return j;
+}
+
+std::map<int32_t, int64_t> offsets_of(const nlohmann::json& j) {
+  std::map<int32_t, int64_t> offsets;
+  for (const auto& [p, o] : j.items()) offsets[std::stoi(p)] = o.get<int64_t>();
+  return offsets;
+}
+
+KafkaInput decode_kafka(const nlohmann::json& j) {
+  KafkaInput input;
+  auto start = offsets_of(j.at("start"));
+  // A partition the plan ends but does not start reads nothing (as the batch that planned it read).
+  for (const auto& [p, end] : offsets_of(j.at("end"))) input.partitions[p] = {start.count(p) ? start[p] : end, end};
+  if (j.contains("dataLoss"))
+    for (const auto& gap : j["dataLoss"]) {
+      DataLoss loss{gap.at("partition").get<int32_t>(), gap.at("readUpTo").get<int64_t>(), std::nullopt,
+                    gap.value("reason", "")};
+      if (gap.contains("continuedFrom")) loss.continued_from = gap["continuedFrom"].get<int64_t>();
+      input.data_loss.push_back(loss);
+    }
+  return input;
+}
+
+TableInput decode_table(const nlohmann::json& j) {
+  return {j.at("from").get<int64_t>(), j.at("to").get<int64_t>(), j.value("noData", false)};
+}
+
+[[noreturn]] void damaged(int64_t id, const std::string& why) {
+  throw Error("the checkpoint's planned batch " + std::to_string(id) + " is damaged: " + why +
+              ". Restore the checkpoint from a backup, or start the stream over with a new checkpoint.");
+}
+
+}  // namespace
+
+std::map<int32_t, int64_t> KafkaInput::start_offsets() const {
+  std::map<int32_t, int64_t> offsets;
+  for (const auto& [p, range] : partitions) offsets[p] = range.start;
+  return offsets;
+}
+
+std::map<int32_t, int64_t> KafkaInput::end_offsets() const {
+  std::map<int32_t, int64_t> offsets;
+  for (const auto& [p, range] : partitions) offsets[p] = range.end;
+  return offsets;
+}
+
+const KafkaInput& PlannedBatch::kafka() const {
+  if (const auto* kafka = std::get_if<KafkaInput>(&input)) return *kafka;
+  damaged(id, "it holds table versions where a stream reading Kafka expects offsets");
+}
+
+const TableInput& PlannedBatch::table() const {
+  if (const auto* table = std::get_if<TableInput>(&input)) return *table;
+  damaged(id, "it holds Kafka offsets where a stream reading a table expects versions");
+}
+
+nlohmann::json data_loss_json(const std::vector<DataLoss>& gaps) {
+  nlohmann::json j = nlohmann::json::array();
+  for (const auto& gap : gaps) {
+    nlohmann::json g = {{"partition", gap.partition}, {"readUpTo", gap.read_up_to}, {"reason", gap.reason}};
+    if (gap.continued_from) g["continuedFrom"] = *gap.continued_from;
+    j.push_back(g);
+  }
+  return j;
+}
+
+std::string encode_planned_batch(const PlannedBatch& batch) {
+  nlohmann::json j;
+  if (const auto* kafka = std::get_if<KafkaInput>(&batch.input)) {
+    j = {{"start", offsets_json(kafka->start_offsets())}, {"end", offsets_json(kafka->end_offsets())}};
+    if (!kafka->data_loss.empty()) j["dataLoss"] = data_loss_json(kafka->data_loss);
+  } else {
+    const auto& table = std::get<TableInput>(batch.input);
+    j = {{"from", table.from}, {"to", table.to}};
+    if (table.no_data) j["noData"] = true;
+  }
+  return j.dump() + "\n";
+}
+
+PlannedBatch decode_planned_batch(int64_t id, const std::string& text, const std::string& file) {
+  PlannedBatch batch{id, TableInput{}};
+  try {
+    auto j = nlohmann::json::parse(text);
+    if (j.contains("end")) batch.input = decode_kafka(j);
+    else batch.input = decode_table(j);
+  } catch (const nlohmann::json::exception& e) {
+    throw Error("the checkpoint is damaged: " + file + " is not a planned batch (" + e.what() +
+                "). Restore it, or start the stream over with a new checkpoint.");
+  } catch (const std::invalid_argument&) {
+    throw Error("the checkpoint is damaged: " + file + " names a partition that is not a number. Restore it, or "
+                "start the stream over with a new checkpoint.");
+  }
+  return batch;
+}
+
+}  // namespace lakestream

@@ -1,0 +1,72 @@
+// The record of a planned micro-batch: batches/<N>.json in the stream's checkpoint, written
+// before batch N reads anything, so that a rerun after a crash replays exactly that input. This
+// file is the only one that knows the record's bytes (encode/decode, as LevelDB's VersionEdit);
+// everything else reads the typed fields. On disk (JSON, unchanged since the first release):
+//   ingest:          {"start": {"<partition>": offset, ...}, "end": {...}, "dataLoss": [...]?}
+//   latest, window:  {"from": version, "to": version, "noData": true?}
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <variant>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+namespace lakestream {
+
+// Offsets of one Kafka partition a batch reads: [start, end).
+struct OffsetRange {
+  int64_t start = 0;
+  int64_t end = 0;
+};
+
+// A gap in a partition that fail_on_data_loss = false let the stream step over; recorded by the
+// first batch after it (in its plan, then in its bronze commit, where check finds it).
+struct DataLoss {
+  int32_t partition = 0;
+  int64_t read_up_to = 0;                 // the offset the stream had read to
+  std::optional<int64_t> continued_from;  // where it went on; none when the partition is gone
+  std::string reason;                     // "went back", "aged out" or "partition gone"
+};
+
+// An ingest batch's input: per partition, the offsets it reads.
+struct KafkaInput {
+  std::map<int32_t, OffsetRange> partitions;
+  std::vector<DataLoss> data_loss;
+
+  std::map<int32_t, int64_t> start_offsets() const;
+  std::map<int32_t, int64_t> end_offsets() const;
+};
+
+// A latest or window batch's input: the versions [from, to] of its source table. A batch with
+// no data (a window stream's trailing batch, run because the watermark moved) reads none: its
+// `to` is the last version read before, and `from` = to + 1.
+struct TableInput {
+  int64_t from = 0;
+  int64_t to = -1;
+  bool no_data = false;
+};
+
+struct PlannedBatch {
+  int64_t id = -1;
+  std::variant<KafkaInput, TableInput> input;
+
+  // The input of the kind the stream plans; throws Error ("the checkpoint ... is damaged") when
+  // the record holds the other kind.
+  const KafkaInput& kafka() const;
+  const TableInput& table() const;
+};
+
+// The record's bytes, as batches/<N>.json holds them.
+std::string encode_planned_batch(const PlannedBatch& batch);
+// The batch `id` from its record's bytes; throws Error naming `file` when they are not a
+// planned batch.
+PlannedBatch decode_planned_batch(int64_t id, const std::string& text, const std::string& file);
+
+// Data loss as commitInfo.lakestream.dataLoss holds it (the same shape as in the plan).
+nlohmann::json data_loss_json(const std::vector<DataLoss>& gaps);
+
+}  // namespace lakestream

@@ -1,0 +1,83 @@
+// A window stream's state: one DuckDB database in its checkpoint, state.duckdb, with
+//   meta                key -> value: watermark (after the last batch), watermark_used (the one
+//                       that batch judged by), last_batch, source_version, source_max_batch_id
+//   windows             the open windows' partial aggregates
+//   dedup               the remembered dedup keys and their event time (with dedup only)
+//   outbox              the output of the last batch whose state is committed, until its table
+//                       has it
+//   watermark_history   (source _batch_id, watermark): the watermark each source batch met
+// Only this module creates, migrates, reads for others and deletes it; the window stream changes
+// its rows, one transaction per batch (state, progress and outbox together).
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "pipeline/pipeline.h"
+#include "sql/duckdb.h"
+
+namespace lakestream {
+
+class Checkpoint;
+
+// The tables a new state starts with, given as queries over the stream's source (no rows).
+struct WindowStateShape {
+  std::string windows;        // SELECT of the windows table's columns
+  std::string outbox_select;  // the outbox's columns, a select list over the windows table
+  std::string dedup;          // SELECT of the dedup table's columns; empty without dedup
+};
+
+class WindowStateStore {
+ public:
+  // Attaches the state of `checkpoint`'s stream to `con` (as `alias()`), creating the file on
+  // first use. Throws Error when the file is missing but batches were planned: starting from
+  // empty state would count windows again.
+  WindowStateStore(sql::Connection& con, const Checkpoint& checkpoint, const std::string& stream);
+  // Detaches it (its transactions are committed by then).
+  ~WindowStateStore();
+  WindowStateStore(const WindowStateStore&) = delete;
+  WindowStateStore& operator=(const WindowStateStore&) = delete;
+
+  // Creates the tables when the state is new, and those a newer version added when it is older.
+  void create_tables(const WindowStateShape& shape);
+
+  // The qualified name of one of the state's tables, for the stream's SQL.
+  std::string table(const std::string& name) const { return std::string(alias()) + "." + name; }
+  static const char* alias() { return "window_state"; }
+
+  // A meta value, `fallback` when it was never set.
+  int64_t meta(const std::string& key, int64_t fallback) const;
+  // The statement that sets a meta value, for the batch's transaction.
+  std::string set_meta_sql(const std::string& key, int64_t value) const;
+
+  // The state file's size on disk.
+  int64_t size_bytes() const;
+
+  // The state file of the checkpoint folder `checkpoint_dir`.
+  static std::string path_in(const std::string& checkpoint_dir) { return checkpoint_dir + "/state.duckdb"; }
+  // Deletes the state of the checkpoint folder `checkpoint_dir` (a definition change with nothing
+  // committed: the state fits only the old definition).
+  static void remove(const std::string& checkpoint_dir);
+
+ private:
+  sql::Connection& con_;
+  std::string path_;
+};
+
+// What a window stream's state says now, for check and status. Reads the state read-only;
+// nullopt when the stream has not run yet. Throws Error when a run holds it.
+struct WindowProgress {
+  int64_t watermark_us = 0;
+  int64_t last_batch = -1;
+  int64_t open_windows = 0;
+  int64_t dedup_keys = 0;
+  // (source _batch_id, watermark): source batches up to that id (and after the previous entry's)
+  // were judged late or not against that watermark.
+  std::vector<std::pair<int64_t, int64_t>> watermark_history;
+};
+std::optional<WindowProgress> read_window_progress(const Pipeline& pipeline, const Stream& stream);
+
+}  // namespace lakestream
