@@ -133,6 +133,37 @@ void GroupMembership::commit(const std::map<int32_t, int64_t>& next_offsets) {
 
 const std::string& GroupMembership::group() const { return impl_->group; }
 
+namespace {
+std::mutex joined_mutex;
+std::map<std::string, std::unique_ptr<GroupMembership>>& joined() {
+  static auto* groups = new std::map<std::string, std::unique_ptr<GroupMembership>>;
+  return *groups;
+}
+}  // namespace
+
+GroupMembership& joined_group(const KafkaSettings& kafka, const std::string& group, const std::string& topic) {
+  std::lock_guard<std::mutex> lock(joined_mutex);
+  auto& member = joined()[group];
+  if (!member) {
+    member = std::make_unique<GroupMembership>(kafka, group, topic);
+    // Kafka's coordinator waits for the members it knows to rejoin (at most their session
+    // timeout) before it assigns; a worker with nothing yet simply reads nothing this run.
+    member->wait_for_assignment(std::chrono::seconds(60));
+  }
+  return *member;
+}
+
+GroupMembership* find_joined_group(const std::string& group) {
+  std::lock_guard<std::mutex> lock(joined_mutex);
+  auto it = joined().find(group);
+  return it == joined().end() ? nullptr : it->second.get();
+}
+
+void leave_joined_groups() {
+  std::lock_guard<std::mutex> lock(joined_mutex);
+  joined().clear();
+}
+
 std::string describe_partitions(const std::set<int32_t>& partitions) {
   if (partitions.empty()) return "none";
   std::string text;

@@ -48,6 +48,16 @@ class GroupMembership {
   std::unique_ptr<Impl> impl_;
 };
 
+// This process's membership of `group` for `topic`: joined on first use (waiting up to a minute
+// for the first assignment), then kept until the process exits, so that a continuous run's
+// cycles do not make the group rebalance.
+GroupMembership& joined_group(const KafkaSettings& kafka, const std::string& group, const std::string& topic);
+// The membership joined_group made, or nullptr when this process has not joined `group`.
+GroupMembership* find_joined_group(const std::string& group);
+// Leaves every group joined_group joined, at the end of a run, so that the other workers get
+// the partitions at once (a worker killed -9 hands them over after its session times out).
+void leave_joined_groups();
+
 // "0,2,5" (or "none"), for progress lines and status.
 std::string describe_partitions(const std::set<int32_t>& partitions);
 
