@@ -24,9 +24,11 @@ bool long_tests() { return std::getenv("LAKESTREAM_LONG_TESTS") != nullptr; }
 // Orders in event-time order over five hours, a fifth of them updated later, some sent twice.
 // The window stream upserts hourly totals with a watermark longer than the whole span, so that no
 // event is late however the workers' batches interleave: gold depends on the events only.
-std::string workers_pipeline(const std::string& tables, const std::string& checkpoints, bool group) {
+std::string workers_pipeline(const std::string& tables, const std::string& checkpoints, bool group,
+                             int session_timeout_ms = 6000) {
   return std::string("[kafka]\nbootstrap = \"@BOOTSTRAP@\"\n") + (group ? "group = \"shop\"\n" : "") +
-         "[kafka.properties]\n\"session.timeout.ms\" = 6000\n\"heartbeat.interval.ms\" = 500\n\n"
+         "[kafka.properties]\n\"session.timeout.ms\" = " + std::to_string(session_timeout_ms) +
+         "\n\"heartbeat.interval.ms\" = " + std::to_string(session_timeout_ms / 10) + "\n\n"
          "[lake]\ntables = \"" + tables + "\"\ncheckpoints = \"" + checkpoints + "\"\n\n"
          "[sources.orders]\ntopic = \"orders\"\nkey = \"order_id\"\nmax_offsets_per_trigger = 2000\n"
          "[sources.orders.schema]\norder_id = \"bigint\"\ncustomer_id = \"string\"\nstatus = \"string\"\n"
@@ -199,6 +201,37 @@ TEST(Workers, TwoPlainRunsSplitTheTopicAndTogetherReadItOnce) {
   EXPECT_EQ(count_of(f, f.pipeline_file(), "SELECT count(*) FROM bronze_orders"), expected);
   // Each says which partitions it held.
   EXPECT_NE((a.out() + b.out()).find("read_orders [partitions "), std::string::npos) << a.out() << b.out();
+}
+
+// A worker killed at each step of its commit protocol, then run again: every offset once, in
+// bronze or in quarantine.
+TEST(Workers, AWorkerKilledAtEveryCommitStepLosesNothingAndWritesNothingTwice) {
+  for (const std::string point :
+       {"after_kafka_read", "after_data_files", "after_quarantine_commit", "before_delta_commit", "after_delta_commit"}) {
+    for (int hit : {1, 2}) {
+      SCOPED_TRACE(point + ":" + std::to_string(hit));
+      std::mt19937_64 random(hit);
+      // A short session: the rerun waits for the killed worker's session to time out.
+      PipelineFixture f(workers_pipeline("lake", "checkpoints", true, 2000), {{"orders", 3}});
+      // Records that do not fit the schema go to quarantine, in both batches.
+      std::string bad;
+      for (int i = 0; i < 15; i++) bad += "{\"order_id\":\"not a number " + std::to_string(i) + "\"}\n";
+      std::string lines = bad + orders(0, 3000, 3000, random) + bad;
+      f.produce("orders", lines, "order_id");
+      int64_t sent = std::count(lines.begin(), lines.end(), '\n');
+      CommandResult crashed = f.lakestream("run", {"read_orders"}, {"LAKESTREAM_FAULT=" + point + ":" + std::to_string(hit)});
+      EXPECT_EQ(crashed.signal, SIGKILL) << crashed.out << crashed.err;
+      CommandResult rerun = f.lakestream("run");
+      ASSERT_EQ(rerun.exit_code, 0) << rerun.out << rerun.err;
+      std::string all = "(SELECT partition, \"offset\" FROM bronze_orders UNION ALL "
+                        "SELECT partition, \"offset\" FROM bronze_orders_quarantine)";
+      EXPECT_EQ(count_of(f, f.pipeline_file(), "SELECT count(*) FROM " + all), sent);
+      EXPECT_EQ(count_of(f, f.pipeline_file(), "SELECT count(DISTINCT (partition, \"offset\")) FROM " + all), sent);
+      EXPECT_EQ(count_of(f, f.pipeline_file(), "SELECT count(*) FROM bronze_orders_quarantine"), 30);
+      CommandResult check = f.lakestream("check");
+      EXPECT_EQ(check.out.find("PROBLEM"), std::string::npos) << check.out;
+    }
+  }
 }
 
 }  // namespace
