@@ -418,8 +418,10 @@ class IngestRun {
     if (batch.quarantined > 0) {
       PartitionSink sink{quarantine_path_, ctx_.stream.name, quarantine_columns(), {}, info};
       commit_partitions(sink, ranges, [&](const FirstOffsets& from, int64_t version) {
-        return std::vector<delta::AddFile>{
-            delta::write_data_file(con, quarantine_path_, rows(records.quarantined_rows_sql(), from, version, ""), sink.schema)};
+        delta::AddFile file =
+            delta::write_data_file(con, quarantine_path_, rows(records.quarantined_rows_sql(), from, version, ""), sink.schema);
+        // Another owner may have committed every quarantined row of the batch already.
+        return file.path.empty() ? std::vector<delta::AddFile>{} : std::vector<delta::AddFile>{file};
       });
       fault_point("after_quarantine_commit");
     }
