@@ -10,6 +10,7 @@
 
 #include "checkpoint/definition_change.h"
 #include "checkpoint/window_state_store.h"
+#include "storage/object_store.h"
 #include "table/delta_table.h"
 #include "util/error.h"
 #include "util/files.h"
@@ -88,14 +89,21 @@ void refuse_lost_checkpoint(const Pipeline& pipeline, const Stream& stream, cons
 }  // namespace
 
 Checkpoint::Checkpoint(const Pipeline& pipeline, const Stream& stream) : path_(pipeline.checkpoint_path(stream.name)) {
-  if (!path_exists(path_ + "/metadata.json")) {
-    if (!list_dir(path_ + "/batches").empty())
-      throw Error("the checkpoint of stream " + stream.name + " is damaged: " + path_ +
-                  "/metadata.json is missing but batches are planned. Restore it from a backup, or start the stream "
-                  "over with a new checkpoint and a new table.");
-    refuse_lost_checkpoint(pipeline, stream, path_);
+  if (!pipeline.checkpoints_url.empty()) {
+    // The store is the truth: the working copy becomes what it holds, under this machine's lock.
+    mirror_ = std::make_unique<CheckpointMirror>(storage::open_store(pipeline.checkpoint_url(stream.name)), path_);
+    make_dirs(path_ + "/batches", 0700);
+    lock(stream);
   }
-  make_dirs(path_ + "/batches", 0700);
+  try {
+    open(pipeline, stream);
+  } catch (...) {
+    if (lock_fd_ >= 0) ::close(lock_fd_);
+    throw;
+  }
+}
+
+void Checkpoint::lock(const Stream& stream) {
   std::string lock_path = path_ + "/lock";
   lock_fd_ = ::open(lock_path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0600);
   if (lock_fd_ < 0) throw Error("cannot open " + lock_path + ": " + std::strerror(errno));
@@ -112,6 +120,26 @@ Checkpoint::Checkpoint(const Pipeline& pipeline, const Stream& stream) : path_(p
   if (::ftruncate(lock_fd_, 0) == 0 && ::pwrite(lock_fd_, pid.data(), pid.size(), 0) < 0) {
     // Only informative; the lock holds regardless.
   }
+}
+
+void Checkpoint::write_metadata(const nlohmann::json& meta, bool first) {
+  write_file_atomic(path_ + "/metadata.json", meta.dump(2) + "\n", 0600);
+  if (!mirror_) return;
+  if (first) mirror_->push_once("metadata.json");
+  else mirror_->push("metadata.json");
+}
+
+void Checkpoint::open(const Pipeline& pipeline, const Stream& stream) {
+  if (mirror_) mirror_->pull();
+  if (!path_exists(path_ + "/metadata.json")) {
+    if (!list_dir(path_ + "/batches").empty())
+      throw Error("the checkpoint of stream " + stream.name + " is damaged: " + path_ +
+                  "/metadata.json is missing but batches are planned. Restore it from a backup, or start the stream "
+                  "over with a new checkpoint and a new table.");
+    refuse_lost_checkpoint(pipeline, stream, path_);
+  }
+  make_dirs(path_ + "/batches", 0700);
+  if (lock_fd_ < 0) lock(stream);
 
   std::string meta_path = path_ + "/metadata.json";
   if (path_exists(meta_path)) {
@@ -136,13 +164,13 @@ Checkpoint::Checkpoint(const Pipeline& pipeline, const Stream& stream) : path_(p
     } else if (meta.value("definition", nlohmann::json::object()) != definition) {
       // Fields were added: record them, so that dropping one later is caught like any other change.
       meta["definition"] = definition;
-      write_file_atomic(meta_path, meta.dump(2) + "\n", 0600);
+      write_metadata(meta, false);
     }
   } else {
     id_ = new_uuid();
     nlohmann::json meta = {{"id", id_}, {"stream", stream.name}, {"created", static_cast<int64_t>(std::time(nullptr))},
                            {"definition", stream_definition(pipeline, stream)}};
-    write_file_atomic(meta_path, meta.dump(2) + "\n", 0600);
+    write_metadata(meta, true);
     is_new_ = true;
   }
 }
@@ -150,9 +178,13 @@ Checkpoint::Checkpoint(const Pipeline& pipeline, const Stream& stream) : path_(p
 void Checkpoint::check_definition(bool has_committed_work) {
   if (changes_.empty()) return;
   if (has_committed_work) throw Error(refusal_);
-  for (const auto& name : list_dir(path_ + "/batches")) ::unlink((path_ + "/batches/" + name).c_str());
+  for (const auto& name : list_dir(path_ + "/batches")) {
+    ::unlink((path_ + "/batches/" + name).c_str());
+    if (mirror_) mirror_->remove("batches/" + name);
+  }
   WindowStateStore::remove(path_);
-  write_file_atomic(path_ + "/metadata.json", new_metadata_.dump(2) + "\n", 0600);
+  if (mirror_) mirror_->remove_state_snapshots();
+  write_metadata(new_metadata_, false);
   changes_.clear();
 }
 
@@ -169,11 +201,15 @@ std::optional<IdleMark> Checkpoint::idle_mark() const {
 void Checkpoint::set_idle_mark(const IdleMark& mark) {
   nlohmann::json j = {{"batch", mark.batch}, {"to", mark.to}};
   write_file_atomic(path_ + "/idle.json", j.dump() + "\n", 0600);
+  if (mirror_) mirror_->push("idle.json");
 }
 
 void Checkpoint::clear_idle_mark() {
   std::string file = path_ + "/idle.json";
-  if (::unlink(file.c_str()) == 0) sync_dir(path_);
+  if (::unlink(file.c_str()) != 0) return;
+  sync_dir(path_);
+  // Removed before any work starts, on the store too: a run elsewhere must not skip that work.
+  if (mirror_) mirror_->remove("idle.json");
 }
 
 Checkpoint::~Checkpoint() {
@@ -210,12 +246,19 @@ std::optional<std::string> read_checkpoint_id(const Pipeline& pipeline, const St
 
 void Checkpoint::plan(const PlannedBatch& batch) {
   write_file_atomic(batch_file(path_, batch.id), encode_planned_batch(batch), 0600);
+  if (mirror_) mirror_->push_once("batches/" + std::to_string(batch.id) + ".json");
+}
+
+void Checkpoint::publish_state(int64_t batch) {
+  if (mirror_) mirror_->push_state_snapshot(batch);
 }
 
 void Checkpoint::forget_before(int64_t keep_from) {
   for (const auto& name : list_dir(path_ + "/batches")) {
     auto id = batch_id_of(name);
-    if (id && *id < keep_from) ::unlink((path_ + "/batches/" + name).c_str());
+    if (!id || *id >= keep_from) continue;
+    ::unlink((path_ + "/batches/" + name).c_str());
+    if (mirror_) mirror_->remove("batches/" + name);
   }
 }
 

@@ -1,5 +1,7 @@
 // A stream's checkpoint: the one place that remembers where a stream is. Only this module
-// writes it. Layout of <checkpoints>/<stream>/ (folders 0700, files 0600):
+// writes it. With `[lake] checkpoints` on an object store, the store holds it and the folder
+// below is the run's working copy (checkpoint_mirror.h). Layout of <checkpoints>/<stream>/
+// (folders 0700, files 0600):
 //   metadata.json      the stream's id (its Delta txn appId) and definition, written once
 //   lock               flock()ed while a run owns the stream; the kernel drops it if the run dies
 //   batches/<N>.json   the input planned for batch N, written before batch N reads anything, so
@@ -15,6 +17,9 @@
 
 #include <nlohmann/json.hpp>
 
+#include <memory>
+
+#include "checkpoint/checkpoint_mirror.h"
 #include "checkpoint/planned_batch.h"
 #include "util/error.h"
 #include "pipeline/pipeline.h"
@@ -37,7 +42,10 @@ class StreamBusy : public Error {
 class Checkpoint {
  public:
   // Opens the stream's checkpoint, creating it on first use, and locks it for this process.
-  // Throws Error when another run holds it ("stream X is already running: ...").
+  // Throws Error when another run holds it ("stream X is already running: ..."). A checkpoint on
+  // an object store is first copied to the working copy (the lock is the working copy's: it
+  // keeps out runs on this machine; runs on another machine are kept out by the Delta txn fence,
+  // see sinks/table_sink.h).
   Checkpoint(const Pipeline& pipeline, const Stream& stream);
   ~Checkpoint();
   Checkpoint(const Checkpoint&) = delete;
@@ -75,11 +83,21 @@ class Checkpoint {
   void set_idle_mark(const IdleMark& mark);
   void clear_idle_mark();
 
+  // True when the checkpoint lives on an object store.
+  bool on_object_store() const { return mirror_ != nullptr; }
+  // Uploads the window state as the snapshot of batch `batch` (on an object store only).
+  void publish_state(int64_t batch);
+
  private:
+  void lock(const Stream& stream);
+  void open(const Pipeline& pipeline, const Stream& stream);
+  void write_metadata(const nlohmann::json& meta, bool first);
+
   std::string path_;
   std::string id_;
   bool is_new_ = false;
   int lock_fd_ = -1;
+  std::unique_ptr<CheckpointMirror> mirror_;  // set when the checkpoint is on an object store
   std::string changes_;               // what changed, one "\n  ..." line per change
   std::string refusal_;               // the message that refuses a changed definition
   nlohmann::json new_metadata_;       // metadata.json with the new definition

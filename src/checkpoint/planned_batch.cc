@@ -91,8 +91,11 @@ std::string encode_planned_batch(const PlannedBatch& batch) {
 
 PlannedBatch decode_planned_batch(int64_t id, const std::string& text, const std::string& file) {
   PlannedBatch batch{id, TableInput{}};
+  auto j = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
+  if (j.is_discarded())
+    throw Error("the checkpoint is damaged: " + file + " is not valid JSON. Restore it, or start the stream over "
+                "with a new checkpoint.");
   try {
-    auto j = nlohmann::json::parse(text);
     if (j.contains("end")) batch.input = decode_kafka(j);
     else batch.input = decode_table(j);
   } catch (const nlohmann::json::exception& e) {

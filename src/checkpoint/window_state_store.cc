@@ -12,7 +12,7 @@ namespace lakestream {
 WindowStateStore::WindowStateStore(sql::Connection& con, const Checkpoint& checkpoint, const std::string& stream)
     : con_(con), path_(path_in(checkpoint.path())) {
   bool existed = path_exists(path_);
-  if (!existed && checkpoint.last_planned())
+  if (!existed && checkpoint.last_planned() && !checkpoint.on_object_store())
     throw Error("the checkpoint of stream " + stream + " is damaged: its state " + path_ +
                 " is missing but batches were planned; starting from empty state would count windows again. "
                 "Restore the checkpoint folder from a backup, or start the stream over with a new checkpoint and a "
@@ -60,6 +60,13 @@ std::string WindowStateStore::set_meta_sql(const std::string& key, int64_t value
 }
 
 int64_t WindowStateStore::size_bytes() const { return file_size_or_zero(path_); }
+
+void WindowStateStore::publish(Checkpoint& checkpoint, int64_t batch) {
+  if (!checkpoint.on_object_store()) return;
+  // The file alone, without its WAL, is then the whole committed state.
+  con_.exec(std::string("CHECKPOINT ") + alias());
+  checkpoint.publish_state(batch);
+}
 
 void WindowStateStore::remove(const std::string& checkpoint_dir) {
   for (const std::string& file : {path_in(checkpoint_dir), path_in(checkpoint_dir) + ".wal"}) ::unlink(file.c_str());

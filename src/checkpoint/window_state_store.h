@@ -34,7 +34,8 @@ class WindowStateStore {
  public:
   // Attaches the state of `checkpoint`'s stream to `con` (as `alias()`), creating the file on
   // first use. Throws Error when the file is missing but batches were planned: starting from
-  // empty state would count windows again.
+  // empty state would count windows again. (On an object store that is how a stream starts whose
+  // first batch never uploaded its state: nothing of it reached the table, it is run again.)
   WindowStateStore(sql::Connection& con, const Checkpoint& checkpoint, const std::string& stream);
   // Detaches it (its transactions are committed by then).
   ~WindowStateStore();
@@ -55,6 +56,11 @@ class WindowStateStore {
 
   // The state file's size on disk.
   int64_t size_bytes() const;
+
+  // After batch `batch`'s transaction: when the checkpoint is on an object store, uploads the
+  // state there as that batch's snapshot (checkpoint_mirror.h), before the batch's output goes to
+  // its table. Nothing to do for a local checkpoint, whose state file is already the truth.
+  void publish(Checkpoint& checkpoint, int64_t batch);
 
   // The state file of the checkpoint folder `checkpoint_dir`.
   static std::string path_in(const std::string& checkpoint_dir) { return checkpoint_dir + "/state.duckdb"; }

@@ -63,7 +63,7 @@ void add_run_command(CLI::App& app) {
         if (path != "/metrics") return HttpResponse{404, "text/plain; charset=utf-8", "the metrics are at /metrics\n"};
         return HttpResponse{200, "text/plain; version=0.0.4; charset=utf-8", m->render()};
       });
-      options.on_record = [m](const nlohmann::json& record) { m->observe(record); };
+      options.on_progress = [m](const BatchProgress& batch) { m->observe(batch); };
       std::cout << "metrics at http://" << flags->metrics_host << ":" << server->port() << "/metrics\n" << std::flush;
     }
     struct LeaveGroupsAtEnd {

@@ -4,8 +4,8 @@
 
 #include "check/check.h"
 #include "checkpoint/progress_log.h"
+#include "engine/batch_progress.h"
 #include "engine/dashboard_page.h"
-#include "engine/progress_record.h"
 #include "engine/status.h"
 #include "util/files.h"
 
@@ -15,34 +15,23 @@ namespace {
 
 constexpr size_t kPointsPerStream = 500;
 
-// Offsets (summed over partitions) or versions behind the latest when the batch was planned.
-int64_t lag_of(const nlohmann::json& source) {
-  const auto& latest = source["latestOffset"];
-  const auto& end = source["endOffset"];
-  if (latest.is_number() && end.is_number()) return std::max<int64_t>(0, latest.get<int64_t>() - end.get<int64_t>());
-  int64_t lag = 0;
-  if (latest.is_object())
-    for (const auto& [p, high] : latest.items())
-      lag += std::max<int64_t>(0, high.get<int64_t>() - (end.contains(p) ? end[p].get<int64_t>() : 0));
-  return lag;
-}
-
 nlohmann::json progress_points(const Pipeline& pipeline) {
   nlohmann::json streams = nlohmann::json::array();
   for (const Stream* stream : pipeline.in_dependency_order()) {
     nlohmann::json points = nlohmann::json::array();
-    for (const auto& r : ProgressLog(pipeline.checkpoint_path(stream->name)).read(kPointsPerStream)) {
-      if (is_failure(r)) continue;
-      const auto& own = r["lakestream"];
-      nlohmann::json point = {{"batchId", r["batchId"]},
-                              {"timestamp", r["timestamp"]},
-                              {"inputRowsPerSecond", r["inputRowsPerSecond"]},
-                              {"processedRowsPerSecond", r["processedRowsPerSecond"]},
-                              {"lag", lag_of(r["sources"][0])},
-                              {"lateDropped", own.value("lateDropped", int64_t{0})}};
-      if (r.contains("eventTime")) {
-        point["watermarkMs"] = own.value("watermarkUs", int64_t{0}) / 1000;
-        if (own["maxEventTimeUs"].is_number()) point["maxEventTimeMs"] = own["maxEventTimeUs"].get<int64_t>() / 1000;
+    for (const auto& record : ProgressLog(pipeline.checkpoint_path(stream->name)).read(kPointsPerStream)) {
+      BatchProgress b = decode_progress(record);
+      if (b.failure) continue;
+      // Offsets (summed over partitions) or versions behind the latest when the batch was planned.
+      nlohmann::json point = {{"batchId", b.batch_id},
+                              {"timestamp", b.timestamp},
+                              {"inputRowsPerSecond", b.input_rows_per_second},
+                              {"processedRowsPerSecond", b.processed_rows_per_second},
+                              {"lag", b.total_lag()},
+                              {"lateDropped", b.late_dropped}};
+      if (b.watermark_us) {
+        point["watermarkMs"] = *b.watermark_us / 1000;
+        if (b.max_event_time_us) point["maxEventTimeMs"] = *b.max_event_time_us / 1000;
       }
       points.push_back(point);
     }

@@ -3,7 +3,6 @@
 #include <cstdio>
 
 #include "checkpoint/progress_log.h"
-#include "engine/progress_record.h"
 #include "engine/rate_alert.h"
 
 namespace lakestream {
@@ -41,53 +40,43 @@ Metrics::Metrics(const Pipeline& pipeline) {
   for (const auto& stream : pipeline.streams) {
     streams_[stream.name].bucket_counts.assign(duration_buckets().size() + 1, 0);
     for (const auto& record : ProgressLog(pipeline.checkpoint_path(stream.name)).read(kRecentRecords))
-      observe_locked(record);
+      observe_locked(decode_progress(record));
   }
 }
 
-void Metrics::observe(const nlohmann::json& record) {
+void Metrics::observe(const BatchProgress& batch) {
   std::lock_guard<std::mutex> lock(mu_);
-  observe_locked(record);
+  observe_locked(batch);
 }
 
-void Metrics::observe_locked(const nlohmann::json& r) {
-  StreamMetrics& m = streams_[r.value("name", "")];
+void Metrics::observe_locked(const BatchProgress& b) {
+  StreamMetrics& m = streams_[b.stream];
   if (m.bucket_counts.empty()) m.bucket_counts.assign(duration_buckets().size() + 1, 0);
-  m.recent.push_back(r);
+  m.recent.push_back(b);
   if (m.recent.size() > kRecentRecords) m.recent.pop_front();
-  if (is_failure(r)) {
+  if (b.failure) {
     m.failures++;
     return;
   }
   m.batches++;
-  m.input_rows += r.value("numInputRows", int64_t{0});
-  m.output_rows += r["sink"].value("numOutputRows", int64_t{0});
-  m.input_rate = r.value("inputRowsPerSecond", 0.0);
-  m.processed_rate = r.value("processedRowsPerSecond", 0.0);
-  const auto& own = r["lakestream"];
-  m.late_dropped += own.value("lateDropped", int64_t{0});
-  m.duplicates_dropped += own.value("duplicatesDropped", int64_t{0});
-  m.quarantined += own.value("quarantined", int64_t{0});
-  if (r.contains("eventTime")) {
+  m.input_rows += b.input_rows;
+  m.output_rows += b.output_rows;
+  m.input_rate = b.input_rows_per_second;
+  m.processed_rate = b.processed_rows_per_second;
+  m.late_dropped += b.late_dropped;
+  m.duplicates_dropped += b.duplicates_dropped;
+  m.quarantined += b.quarantined;
+  if (b.watermark_us) {
     m.has_event_time = true;
-    m.watermark_us = own.value("watermarkUs", int64_t{0});
-    if (own["maxEventTimeUs"].is_number()) m.max_event_time_us = std::max(m.max_event_time_us, own["maxEventTimeUs"].get<int64_t>());
+    m.watermark_us = *b.watermark_us;
+    if (b.max_event_time_us) m.max_event_time_us = std::max(m.max_event_time_us, *b.max_event_time_us);
   }
-  if (!r["stateOperators"].empty()) {
-    m.state_rows = r["stateOperators"][0].value("numRowsTotal", int64_t{0});
-    m.state_bytes = r["stateOperators"][0].value("memoryUsedBytes", int64_t{0});
+  if (b.state) {
+    m.state_rows = b.state->rows_total;
+    m.state_bytes = b.state->memory_bytes;
   }
-  const auto& source = r["sources"][0];
-  m.lag.clear();
-  if (source["latestOffset"].is_object()) {
-    for (const auto& [p, latest] : source["latestOffset"].items()) {
-      int64_t end = source["endOffset"].contains(p) ? source["endOffset"][p].get<int64_t>() : 0;
-      m.lag[p] = std::max<int64_t>(0, latest.get<int64_t>() - end);
-    }
-  } else if (source["latestOffset"].is_number() && source["endOffset"].is_number()) {
-    m.lag["table"] = std::max<int64_t>(0, source["latestOffset"].get<int64_t>() - source["endOffset"].get<int64_t>());
-  }
-  double seconds = r["durationMs"].value("triggerExecution", int64_t{0}) / 1000.0;
+  m.lag = b.lag;
+  double seconds = b.duration_ms / 1000.0;
   m.duration_sum += seconds;
   size_t bucket = 0;
   while (bucket < duration_buckets().size() && seconds > duration_buckets()[bucket]) bucket++;
@@ -139,7 +128,7 @@ std::string Metrics::render() const {
          });
   family("lakestream_processing_below_input", "gauge", "1 when the processing rate has been below the input rate for 10 minutes.",
          [&](const std::string& l, const StreamMetrics& m) {
-           std::vector<nlohmann::json> recent(m.recent.begin(), m.recent.end());
+           std::vector<BatchProgress> recent(m.recent.begin(), m.recent.end());
            out += "lakestream_processing_below_input{" + l + "} " + (falling_behind(recent) ? "1" : "0") + "\n";
          });
   family("lakestream_batch_duration_seconds", "histogram", "Duration of micro-batches.",

@@ -11,8 +11,7 @@
 #include <string>
 #include <vector>
 
-#include <nlohmann/json.hpp>
-
+#include "engine/batch_progress.h"
 #include "pipeline/pipeline.h"
 
 namespace lakestream {
@@ -22,8 +21,8 @@ class Metrics {
   // Starts from what the streams' progress logs hold.
   explicit Metrics(const Pipeline& pipeline);
 
-  // Takes in one progress or failure record (thread-safe).
-  void observe(const nlohmann::json& record);
+  // Takes in one batch or failure (thread-safe).
+  void observe(const BatchProgress& batch);
 
   // The exposition text, for GET /metrics (thread-safe).
   std::string render() const;
@@ -42,10 +41,10 @@ class Metrics {
     std::map<std::string, int64_t> lag;  // partition (or "table") -> offsets or versions behind
     std::vector<int64_t> bucket_counts;  // cumulative counts per bucket are computed on render
     double duration_sum = 0;
-    std::deque<nlohmann::json> recent;   // for the falling-behind alert
+    std::deque<BatchProgress> recent;    // for the falling-behind alert
   };
 
-  void observe_locked(const nlohmann::json& record);
+  void observe_locked(const BatchProgress& batch);
 
   mutable std::mutex mu_;
   std::map<std::string, StreamMetrics> streams_;

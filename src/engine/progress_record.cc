@@ -1,14 +1,14 @@
 #include "engine/progress_record.h"
 
+#include <algorithm>
 #include <ctime>
 
+#include "engine/batch_progress.h"
 #include "table/file_stats.h"
 
 namespace lakestream {
 
 namespace {
-
-double per_second(int64_t rows, double seconds) { return seconds > 0 ? rows / seconds : 0.0; }
 
 // Offsets behind the latest: per Kafka partition, or one number of table versions.
 struct Behind {
@@ -18,23 +18,17 @@ struct Behind {
 
 Behind offsets_behind(const nlohmann::json& end, const nlohmann::json& latest) {
   Behind b;
-  if (end.is_number() && latest.is_number()) {
-    b.min = b.max = std::max<int64_t>(0, latest.get<int64_t>() - end.get<int64_t>());
-    b.avg = static_cast<double>(b.min);
-    return b;
-  }
-  if (!end.is_object() || !latest.is_object() || latest.empty()) return b;
+  auto lag = lag_behind(end, latest);
+  if (lag.empty()) return b;
   bool first = true;
   int64_t sum = 0;
-  for (const auto& [partition, high] : latest.items()) {
-    int64_t done = end.contains(partition) ? end[partition].get<int64_t>() : 0;
-    int64_t lag = std::max<int64_t>(0, high.get<int64_t>() - done);
-    b.min = first ? lag : std::min(b.min, lag);
-    b.max = first ? lag : std::max(b.max, lag);
-    sum += lag;
+  for (const auto& [partition, behind] : lag) {
+    b.min = first ? behind : std::min(b.min, behind);
+    b.max = first ? behind : std::max(b.max, behind);
+    sum += behind;
     first = false;
   }
-  b.avg = static_cast<double>(sum) / static_cast<double>(latest.size());
+  b.avg = static_cast<double>(sum) / static_cast<double>(lag.size());
   return b;
 }
 
@@ -63,9 +57,7 @@ nlohmann::json progress_record(const StreamReport& stream, const BatchReport& b,
   r["timestamp"] = iso_timestamp(b.started_at_us);
   r["batchId"] = b.batch_id;
   r["numInputRows"] = b.input_rows;
-  double since_previous = previous_start_us ? (b.started_at_us - *previous_start_us) / 1e6 : 0;
-  // With no previous batch the interval is unknown; Spark reports the batch's own rate then.
-  r["inputRowsPerSecond"] = per_second(b.input_rows, since_previous > 0 ? since_previous : b.seconds);
+  r["inputRowsPerSecond"] = input_rate(b, previous_start_us);
   r["processedRowsPerSecond"] = per_second(b.input_rows, b.seconds);
   r["durationMs"] = b.durations_ms;
   if (b.event_time) {

@@ -6,15 +6,15 @@
 #include <cstdint>
 #include <vector>
 
-#include <nlohmann/json.hpp>
+#include "engine/batch_progress.h"
 
 namespace lakestream {
 
 constexpr int64_t kFallingBehindPeriodUs = 10LL * 60 * 1000000;
 
-// True when the newest progress records (oldest first, failures ignored) form a streak of
-// batches with processedRowsPerSecond < inputRowsPerSecond whose first batch started at least
-// `period_us` before the newest one.
-bool falling_behind(const std::vector<nlohmann::json>& records, int64_t period_us = kFallingBehindPeriodUs);
+// True when the newest batches (oldest first, failures ignored) form a streak of batches
+// processed slower than their input came whose first batch started at least `period_us` before
+// the newest one.
+bool falling_behind(const std::vector<BatchProgress>& batches, int64_t period_us = kFallingBehindPeriodUs);
 
 }  // namespace lakestream

@@ -33,9 +33,10 @@ StreamReport run_one(StreamContext& ctx) {
 // When the stream's previous batch started, for the input rate of the next one.
 std::optional<int64_t> previous_batch_start(const ProgressLog& log) {
   auto records = log.read();
-  for (auto it = records.rbegin(); it != records.rend(); ++it)
-    if (!is_failure(*it))
-      if (auto t = parse_iso_timestamp(it->value("timestamp", ""))) return t;
+  for (auto it = records.rbegin(); it != records.rend(); ++it) {
+    BatchProgress batch = decode_progress(*it);
+    if (!batch.failure && batch.started_at_us) return batch.started_at_us;
+  }
   return std::nullopt;
 }
 
@@ -84,10 +85,9 @@ std::vector<StreamReport> run_pipeline(const Pipeline& pipeline, const RunOption
     BacklogProgress backlog(out, options.progress_bar);
     StreamContext ctx{pipeline, *stream, con};
     ctx.on_batch = [&](const StreamReport& s, const BatchReport& b) {
-      nlohmann::json record = progress_record(s, b, run_id, previous_start);
+      log.append(progress_record(s, b, run_id, previous_start));
+      if (options.on_progress) options.on_progress(batch_progress(s, b, previous_start));
       previous_start = b.started_at_us;
-      log.append(record);
-      if (options.on_record) options.on_record(record);
       if (options.quiet) return;
       backlog.clear_bar();
       if (options.service_log) out << log_time_now() << " ";
@@ -108,13 +108,12 @@ std::vector<StreamReport> run_pipeline(const Pipeline& pipeline, const RunOption
         if (!options.quiet && !options.service_log) out << stream->name << ": " << e.what() << "; next run\n" << std::flush;
         continue;
       }
-      nlohmann::json record = failure_record(stream->name, run_id, e.what());
       try {
-        log.append(record);
+        log.append(failure_record(stream->name, run_id, e.what()));
       } catch (const Error&) {
         // The failure itself is what matters; it is thrown below either way.
       }
-      if (options.on_record) options.on_record(record);
+      if (options.on_progress) options.on_progress(failure_progress(stream->name, e.what()));
       throw Error("stream " + stream->name + " failed: " + e.what());
     }
   }

@@ -9,9 +9,8 @@
 #include <string>
 #include <vector>
 
-#include <nlohmann/json.hpp>
-
 #include "checkpoint/progress_log.h"
+#include "engine/batch_progress.h"
 #include "pipeline/pipeline.h"
 #include "streams/batch_report.h"
 
@@ -22,8 +21,8 @@ struct RunOptions {
   bool quiet = false;                // no line per batch
   std::string run_id;                // Spark's runId: the same for every run of one process; new when empty
   int64_t progress_log_bytes = ProgressLog::kDefaultMaxBytes;  // rotate the progress logs past this size
-  // Called with each progress or failure record after it is logged (metrics listen here).
-  std::function<void(const nlohmann::json&)> on_record;
+  // Called with each batch and failure after it is logged (metrics listen here).
+  std::function<void(const BatchProgress&)> on_progress;
   // True to draw backlog progress as a bar on a terminal rather than as plain lines.
   bool progress_bar = false;
   // A service log (continuous mode): each line starts with the time in UTC, and a stream with

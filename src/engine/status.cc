@@ -56,11 +56,7 @@ void add_kafka_lag(const Pipeline& pipeline, const Stream& stream, StreamStatus&
 
 void add_versions_behind(const Pipeline& pipeline, const Stream& stream, StreamStatus& status) {
   int64_t latest = delta::latest_version(pipeline.table_path(stream.from));
-  int64_t read_to = -1;
-  if (status.last_batch) {
-    const auto& end = (*status.last_batch)["sources"][0]["endOffset"];
-    if (end.is_number()) read_to = end.get<int64_t>();
-  }
+  int64_t read_to = status.last_batch && status.last_batch->end_version ? *status.last_batch->end_version : -1;
   status.versions_behind = std::max<int64_t>(0, latest - read_to);
 }
 
@@ -93,24 +89,26 @@ std::vector<StreamStatus> pipeline_status(const Pipeline& pipeline, int64_t now_
     s.kind = kind_name(stream->kind);
     s.table = stream->table;
     auto records = ProgressLog(pipeline.checkpoint_path(stream->name)).read();
-    int64_t last_batch_us = 0;
-    for (const auto& r : records) {
-      if (is_failure(r)) continue;
+    std::vector<BatchProgress> batches;
+    for (const auto& record : records) {
+      batches.push_back(decode_progress(record));
+      const BatchProgress& b = batches.back();
+      if (b.failure) continue;
       s.batches_logged++;
-      s.rows_in += r.value("numInputRows", int64_t{0});
-      s.rows_out += r["sink"].value("numOutputRows", int64_t{0});
-      const auto& own = r["lakestream"];
-      s.late_dropped += own.value("lateDropped", int64_t{0});
-      s.duplicates_dropped += own.value("duplicatesDropped", int64_t{0});
-      s.quarantined += own.value("quarantined", int64_t{0});
-      s.last_batch = r;
-      last_batch_us = parse_iso_timestamp(r.value("timestamp", "")).value_or(0);
+      s.rows_in += b.input_rows;
+      s.rows_out += b.output_rows;
+      s.late_dropped += b.late_dropped;
+      s.duplicates_dropped += b.duplicates_dropped;
+      s.quarantined += b.quarantined;
+      s.last_batch = b;
+      s.last_record = record;
     }
-    if (!records.empty() && is_failure(records.back())) {
-      s.last_error = records.back()["failure"].value("message", "");
-      s.last_error_at = records.back().value("timestamp", "");
+    int64_t last_batch_us = s.last_batch ? s.last_batch->started_at_us.value_or(0) : 0;
+    if (!batches.empty() && batches.back().failure) {
+      s.last_error = *batches.back().failure;
+      s.last_error_at = batches.back().timestamp;
     }
-    s.falling_behind = falling_behind(records);
+    s.falling_behind = falling_behind(batches);
     if (stream->kind == StreamKind::Ingest) add_kafka_lag(pipeline, *stream, s);
     else add_versions_behind(pipeline, *stream, s);
     s.health = health_of(s, last_batch_us, now_us);
@@ -128,10 +126,9 @@ std::string format_status(const std::vector<StreamStatus>& statuses, int64_t now
     text += line;
     if (s.last_batch) {
       const auto& b = *s.last_batch;
-      auto at = parse_iso_timestamp(b.value("timestamp", ""));
-      text += "         last batch " + std::to_string(b.value("batchId", int64_t{-1})) + " at " + b.value("timestamp", "") +
-              (at ? " (" + ago(*at, now_us) + ")" : "") + ": " + std::to_string(b.value("numInputRows", int64_t{0})) + " in, " +
-              std::to_string(b["sink"].value("numOutputRows", int64_t{0})) + " out\n";
+      text += "         last batch " + std::to_string(b.batch_id) + " at " + b.timestamp +
+              (b.started_at_us ? " (" + ago(*b.started_at_us, now_us) + ")" : "") + ": " + std::to_string(b.input_rows) +
+              " in, " + std::to_string(b.output_rows) + " out\n";
     } else {
       text += "         no batch yet\n";
     }
@@ -142,12 +139,12 @@ std::string format_status(const std::vector<StreamStatus>& statuses, int64_t now
       text += ", " + std::to_string(s.late_dropped) + " late dropped, " +
               counted(s.duplicates_dropped, "duplicate", "duplicates") + " dropped";
     text += "\n";
-    if (s.last_batch && s.last_batch->contains("eventTime")) {
-      text += "         watermark " + (*s.last_batch)["eventTime"].value("watermark", "");
-      const auto& ops = (*s.last_batch)["stateOperators"];
-      if (!ops.empty())
-        text += ", state " + std::to_string(ops[0].value("numRowsTotal", int64_t{0})) + " rows (" +
-                std::to_string(ops[0].value("memoryUsedBytes", int64_t{0})) + " bytes)";
+    if (s.last_batch && s.last_batch->watermark_us) {
+      const auto& b = *s.last_batch;
+      text += "         watermark " + iso_timestamp(*b.watermark_us);
+      if (b.state)
+        text += ", state " + std::to_string(b.state->rows_total) + " rows (" + std::to_string(b.state->memory_bytes) +
+                " bytes)";
       text += "\n";
     }
     if (s.kind == "ingest") {
@@ -178,7 +175,7 @@ nlohmann::json status_json(const std::vector<StreamStatus>& statuses) {
                         {"kind", s.kind},
                         {"table", s.table},
                         {"health", s.health},
-                        {"lastProgress", s.last_batch ? *s.last_batch : nlohmann::json()},
+                        {"lastProgress", s.last_record ? *s.last_record : nlohmann::json()},
                         {"batchesLogged", s.batches_logged},
                         {"numInputRows", s.rows_in},
                         {"numOutputRows", s.rows_out},

@@ -14,6 +14,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "engine/batch_progress.h"
 #include "pipeline/pipeline.h"
 
 namespace lakestream {
@@ -30,7 +31,8 @@ struct StreamStatus {
   std::string kind;   // ingest | latest | window
   std::string table;
   std::string health;
-  std::optional<nlohmann::json> last_batch;   // the newest progress record of a batch
+  std::optional<BatchProgress> last_batch;    // the newest batch
+  std::optional<nlohmann::json> last_record;  // its progress record as logged (Spark's StreamingQueryProgress)
   std::string last_error;                     // of the newest run when it failed
   std::string last_error_at;
   int64_t batches_logged = 0;

@@ -71,6 +71,12 @@ std::string Pipeline::table_path(const std::string& table) const { return join_p
 
 std::string Pipeline::checkpoint_path(const std::string& stream) const { return join_path(checkpoints_dir, stream); }
 
+std::string Pipeline::checkpoint_url(const std::string& stream) const {
+  std::string base = checkpoints_url;
+  while (!base.empty() && base.back() == '/') base.pop_back();
+  return base + "/" + stream;
+}
+
 std::vector<std::string> Pipeline::table_names() const {
   std::vector<std::string> names;
   for (const auto& stream : streams) {

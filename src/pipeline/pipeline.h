@@ -129,7 +129,10 @@ struct Pipeline {
   std::string dir;               // its folder: relative paths in it are relative to this
   KafkaSettings kafka;
   std::string tables_dir;        // absolute
-  std::string checkpoints_dir;   // absolute
+  std::string checkpoints_dir;   // absolute; with checkpoints_url, the checkpoints' local working copy
+  // `[lake] checkpoints` on an object store (s3://, az://, abfss://...): the checkpoints live
+  // there; empty when they are the local folder checkpoints_dir.
+  std::string checkpoints_url;
   std::vector<Source> sources;
   std::vector<Stream> streams;   // in the order the file declares them
 
@@ -145,6 +148,8 @@ struct Pipeline {
   const Stream* writer_of(const std::string& table) const;
   std::string table_path(const std::string& table) const;
   std::string checkpoint_path(const std::string& stream) const;
+  // The URL of a stream's checkpoint on the object store (checkpoints_url set).
+  std::string checkpoint_url(const std::string& stream) const;
   // Every table the pipeline writes, with the quarantine tables of ingest streams.
   std::vector<std::string> table_names() const;
   // The streams in an order where each comes after the stream that writes what it reads.

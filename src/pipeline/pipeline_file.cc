@@ -16,6 +16,7 @@
 #include "pipeline/pipeline.h"
 #include "pipeline/stream_graph.h"
 #include "pipeline/toml_section.h"
+#include "storage/storage_url.h"
 #include "util/error.h"
 #include "util/files.h"
 
@@ -144,7 +145,13 @@ void read_lake(const TomlSection& root, Pipeline& pipeline) {
     }
   }
   pipeline.tables_dir = resolve_dir(pipeline.dir, tables);
-  pipeline.checkpoints_dir = resolve_dir(pipeline.dir, checkpoints);
+  if (storage::is_object_store_url(checkpoints)) {
+    // On a store, the checkpoints are mirrored in a working copy beside the pipeline file.
+    pipeline.checkpoints_url = checkpoints;
+    pipeline.checkpoints_dir = resolve_dir(pipeline.dir, ".lakestream/checkpoints");
+  } else {
+    pipeline.checkpoints_dir = resolve_dir(pipeline.dir, checkpoints);
+  }
 }
 
 std::string type_hint(const std::string& type_text) {

@@ -10,6 +10,19 @@
 
 namespace lakestream {
 
+namespace {
+
+// A batch planned by this run found in its table: only another runner of the stream puts it there.
+[[noreturn]] void refuse_second_writer(const SinkCommit& sink, int64_t committed) {
+  throw Error("table " + sink.table_path + " already holds batch " + std::to_string(committed) + " of this stream " +
+              "(txn " + sink.app_id + "), but this run planned batch " + std::to_string(sink.batch_id) +
+              " just now: another runner of the same stream, on another machine, is writing to it. Only one "
+              "runner per stream may run at a time: stop one of them. This run stops here; nothing was written "
+              "twice, and the next run of the one left goes on from what is committed.");
+}
+
+}  // namespace
+
 delta::Commit begin_commit(const delta::Snapshot& snapshot, const std::vector<delta::Column>& schema,
                            const std::vector<std::string>& partition_columns, const std::string& table_path) {
   delta::Commit commit(snapshot);
@@ -31,7 +44,11 @@ bool commit_once(const SinkCommit& sink, const std::function<void(delta::Commit&
   constexpr int kAttempts = 20;
   for (int attempt = 0; attempt < kAttempts; attempt++) {
     delta::Snapshot snapshot = delta::load_snapshot(sink.table_path);
-    if (snapshot.txn_version(sink.app_id) >= sink.batch_id) return false;
+    int64_t committed = snapshot.txn_version(sink.app_id);
+    if (committed >= sink.batch_id) {
+      if (!sink.replay) refuse_second_writer(sink, committed);
+      return false;
+    }
     delta::Commit commit = begin_commit(snapshot, sink.schema, sink.partition_columns, sink.table_path);
     build(commit, snapshot);
     commit.set_txn(sink.app_id, sink.batch_id);

@@ -22,6 +22,10 @@ struct SinkCommit {
   std::string operation = "STREAMING UPDATE";
   nlohmann::json info;                 // merged into commitInfo
   std::vector<std::string> partition_columns;  // fixed when the table is created; a change is refused
+  // True when the batch may be in the table already (a replay after a crash). A batch this run
+  // planned just now cannot be: finding it there means another runner of the stream committed
+  // it, and commit_once stops with an Error (the fence that keeps one writer per stream).
+  bool replay = false;
 };
 
 // A commit on `snapshot` that creates the table with `schema` (and its partition columns), or
@@ -34,7 +38,7 @@ delta::Commit begin_commit(const delta::Snapshot& snapshot, const std::vector<de
 // the newer snapshot when a concurrent writer took the version first. When `schema` adds columns
 // to the table's, the commit also carries the evolved metaData (see table/schema_evolution.h);
 // an incompatible schema throws Error before anything is written. Returns false when the
-// batch was already in the table (nothing written).
+// batch was already in the table (nothing written); throws Error when it was but `replay` is false.
 bool commit_once(const SinkCommit& sink, const std::function<void(delta::Commit&, const delta::Snapshot&)>& build);
 
 }  // namespace lakestream

@@ -310,6 +310,7 @@ class IngestRun {
       std::string select = "SELECT *, " + batch_id + " AS _batch_id, " + ingested_at + " AS _ingested_at FROM (" +
                            records.quarantined_rows_sql() + ")";
       SinkCommit sink{quarantine_path_, quarantine_columns(), checkpoint_->id(), id, "STREAMING UPDATE", info, {}};
+      sink.replay = batch.replayed;
       commit_once(sink, [&](delta::Commit& commit, const delta::Snapshot&) {
         commit.add(delta::write_data_file(con, quarantine_path_, select, sink.schema));
         fault_point("after_data_files");
@@ -323,6 +324,7 @@ class IngestRun {
                          " FROM (" + records.good_rows_sql() + ")";
     SinkCommit sink{bronze_path_, with_derived_columns(con, select), checkpoint_->id(), id, "STREAMING UPDATE", info,
                     ctx_.stream.partition_by};
+    sink.replay = batch.replayed;
     bool written = commit_once(sink, [&](delta::Commit& commit, const delta::Snapshot&) {
       if (batch.output_rows > 0)
         for (const auto& file : delta::write_partitioned_files(con, bronze_path_, select, sink.schema,

@@ -82,6 +82,7 @@ class LatestRun {
     nlohmann::json info = {{"lakestream", {{"stream", s.name}, {"batchId", planned.id},
                                            {"source", {{"table", s.from}, {"fromVersion", from}, {"toVersion", to}}}}}};
     SinkCommit sink{table_path_, columns, checkpoint_.id(), planned.id, "MERGE", info, {}};
+    sink.replay = replay;
     bool written = commit_once(sink, [&](delta::Commit& commit, const delta::Snapshot& snapshot) {
       batch.output_rows = upsert_rows(con, table_path_, commit, snapshot, "latest_newest", s.key, keep_existing, columns).rows_written;
     });

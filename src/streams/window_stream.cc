@@ -49,7 +49,7 @@ class WindowRun {
       return report_;
     checkpoint_.clear_idle_mark();
     open_state();
-    flush_outbox();
+    flush_outbox(true);
     std::optional<PlannedBatch> last = checkpoint_.last_planned();
     if (last && last->id > meta("last_batch", -1)) run_batch(*last, true);
     int64_t next_id = last ? last->id + 1 : 0;
@@ -120,8 +120,9 @@ class WindowRun {
   }
 
   // Commits the outbox (the output of the last batch whose state is committed) to the table,
-  // once, then clears it.
-  void flush_outbox() {
+  // once, then clears it. `replay`: the output may be in the table already (a run died after
+  // committing it, before clearing the outbox).
+  void flush_outbox(bool replay) {
     auto& con = ctx_.con;
     int64_t batch_id = meta("last_batch", -1);
     int64_t rows = con.scalar_int("SELECT count(*) FROM " + st("outbox"));
@@ -135,6 +136,7 @@ class WindowRun {
                                            {"sourceVersion", meta("source_version", -1)},
                                            {"sourceMaxBatchId", meta("source_max_batch_id", -1)}}}};
     SinkCommit sink{table_path_, columns, checkpoint_.id(), batch_id, "STREAMING UPDATE", info, {}};
+    sink.replay = replay;
     commit_once(sink, [&](delta::Commit& commit, const delta::Snapshot& snapshot) {
       if (s_.output == OutputMode::Append) {
         commit.add(delta::write_data_file(con, table_path_, select, columns));
@@ -306,7 +308,11 @@ class WindowRun {
     fault_point("after_state_commit");
     batch.output_rows = con.scalar_int("SELECT count(*) FROM " + st("outbox"));
     batch.watermark_us = new_watermark;
-    flush_outbox();
+    // With the checkpoint on an object store, the state goes there before its output goes to the
+    // table: a run elsewhere that finds the table's txn at this batch finds this state too.
+    state_->publish(checkpoint_, planned.id);
+    fault_point("after_state_upload");
+    flush_outbox(replay);
     StateReport state;
     state.rows_total = state_rows();
     // Every kept row and every partial updates a state row; what is gone beyond that was removed.

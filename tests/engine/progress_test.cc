@@ -5,6 +5,7 @@
 
 #include "checkpoint/progress_log.h"
 #include "engine/backlog_progress.h"
+#include "engine/batch_progress.h"
 #include "engine/progress_record.h"
 #include "ops_pipeline.h"
 
@@ -117,6 +118,83 @@ TEST(Progress, OnATerminalTheBacklogIsABar) {
             "read_orders: [#########-----------]  45%  450/1000 offsets  1200 rows/s  ETA 0:00:05");
   EXPECT_EQ(BacklogProgress::format("read_orders", 450, 1000, "offsets", 0, -1, false),
             "read_orders:  45%  450/1000 offsets  0 rows/s  ETA ?");
+}
+
+}  // namespace
+}  // namespace lakestream::testing
+
+namespace lakestream::testing {
+namespace {
+
+// What an observer sees of a batch is the same whether it listens to the run or reads the log.
+void expect_same(const BatchProgress& live, const BatchProgress& logged) {
+  EXPECT_EQ(live.stream, logged.stream);
+  EXPECT_EQ(live.timestamp, logged.timestamp);
+  EXPECT_EQ(live.started_at_us, logged.started_at_us);
+  EXPECT_EQ(live.failure, logged.failure);
+  EXPECT_EQ(live.batch_id, logged.batch_id);
+  EXPECT_EQ(live.input_rows, logged.input_rows);
+  EXPECT_EQ(live.output_rows, logged.output_rows);
+  EXPECT_DOUBLE_EQ(live.input_rows_per_second, logged.input_rows_per_second);
+  EXPECT_DOUBLE_EQ(live.processed_rows_per_second, logged.processed_rows_per_second);
+  EXPECT_EQ(live.quarantined, logged.quarantined);
+  EXPECT_EQ(live.late_dropped, logged.late_dropped);
+  EXPECT_EQ(live.duplicates_dropped, logged.duplicates_dropped);
+  EXPECT_EQ(live.watermark_us, logged.watermark_us);
+  EXPECT_EQ(live.max_event_time_us, logged.max_event_time_us);
+  ASSERT_EQ(live.state.has_value(), logged.state.has_value());
+  if (live.state) {
+    EXPECT_EQ(live.state->rows_total, logged.state->rows_total);
+    EXPECT_EQ(live.state->memory_bytes, logged.state->memory_bytes);
+  }
+  EXPECT_EQ(live.duration_ms, logged.duration_ms);
+  EXPECT_EQ(live.lag, logged.lag);
+  EXPECT_EQ(live.end_version, logged.end_version);
+}
+
+TEST(Progress, ObserversSeeTheSameBatchLiveAndFromTheLog) {
+  int64_t t0 = *parse_iso_timestamp("2026-10-01T09:00:00.000Z");
+  StreamReport ingest{"read_orders", "id-1", "KafkaV2[Subscribe[orders]]", "bronze_orders", {}, 0, false};
+  BatchReport b;
+  b.batch_id = 3;
+  b.input_rows = 1000;
+  b.output_rows = 998;
+  b.quarantined = 2;
+  b.seconds = 0.5;
+  b.started_at_us = t0 + 4000000;
+  b.durations_ms = {{"triggerExecution", 500}};
+  b.start_offset = {{"0", 10}, {"1", 20}};
+  b.end_offset = {{"0", 510}, {"1", 520}};
+  b.latest_offset = {{"0", 600}, {"1", 520}};
+  BatchProgress live = batch_progress(ingest, b, t0);
+  expect_same(live, decode_progress(progress_record(ingest, b, "run", t0)));
+  EXPECT_EQ(live.lag, (std::map<std::string, int64_t>{{"0", 90}, {"1", 0}}));
+  EXPECT_DOUBLE_EQ(live.input_rows_per_second, 250.0) << "1000 rows over the 4 s since the batch before";
+  EXPECT_FALSE(live.watermark_us.has_value());
+
+  StreamReport window{"hourly", "id-2", "DeltaSource[bronze_orders]", "gold", {}, 0, false};
+  BatchReport w;
+  w.batch_id = 7;
+  w.input_rows = 40;
+  w.output_rows = 3;
+  w.late_dropped = 5;
+  w.duplicates_dropped = 1;
+  w.watermark_us = t0 - 600000000;
+  w.event_time = EventTimeStats{t0 - 900000000, t0, static_cast<double>(t0 - 450000000)};
+  w.state = StateReport{12, 4, 2, 8192};
+  w.seconds = 0.1;
+  w.started_at_us = t0;
+  w.start_offset = 4;
+  w.end_offset = 6;
+  w.latest_offset = 9;
+  BatchProgress window_live = batch_progress(window, w, std::nullopt);
+  expect_same(window_live, decode_progress(progress_record(window, w, "run", std::nullopt)));
+  EXPECT_EQ(window_live.end_version, 6);
+  EXPECT_EQ(window_live.total_lag(), 3);
+
+  BatchProgress failed = failure_progress("hourly", "broker down");
+  EXPECT_EQ(failed.failure, "broker down");
+  EXPECT_EQ(decode_progress(failure_record("hourly", "run", "broker down")).failure, "broker down");
 }
 
 }  // namespace

@@ -69,19 +69,19 @@ TEST(Status, AFailedRunIsFailingWithItsError) {
 }
 
 // A progress record of a batch that started `minute` minutes in, with these rates.
-nlohmann::json batch_at(int minute, double input_rate, double processed_rate) {
+BatchProgress batch_at(int minute, double input_rate, double processed_rate) {
   int64_t start = *parse_iso_timestamp("2026-10-01T09:00:00.000Z") + minute * 60LL * 1000000;
-  return {{"name", "s"}, {"timestamp", iso_timestamp(start)}, {"numInputRows", 100},
-          {"inputRowsPerSecond", input_rate}, {"processedRowsPerSecond", processed_rate}};
+  return decode_progress({{"name", "s"}, {"timestamp", iso_timestamp(start)}, {"numInputRows", 100},
+                          {"inputRowsPerSecond", input_rate}, {"processedRowsPerSecond", processed_rate}});
 }
 
 TEST(Status, FallingBehindMeansProcessingBelowInputForTenMinutes) {
-  std::vector<nlohmann::json> records;
+  std::vector<BatchProgress> records;
   for (int m = 0; m <= 9; m++) records.push_back(batch_at(m, 100, 80));
   EXPECT_FALSE(falling_behind(records)) << "9 minutes is not yet 10";
   records.push_back(batch_at(10, 100, 80));
   EXPECT_TRUE(falling_behind(records));
-  records.push_back(failure_record("s", "r", "broker down"));
+  records.push_back(decode_progress(failure_record("s", "r", "broker down")));
   EXPECT_TRUE(falling_behind(records)) << "a failure does not end the streak";
   records.push_back(batch_at(11, 100, 150));
   EXPECT_FALSE(falling_behind(records)) << "a batch that kept up ends it";

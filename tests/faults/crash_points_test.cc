@@ -9,40 +9,6 @@
 namespace lakestream::testing {
 namespace {
 
-struct Reference {
-  std::string contents;
-  std::string check;
-};
-
-Reference uninterrupted(const MessyStream& stream) {
-  MessyLake lake;
-  lake.play(stream, [&](int) { lake.run_ok(); });
-  CommandResult check = lake.check();
-  EXPECT_EQ(check.exit_code, 0) << check.out << check.err;
-  return {lake.contents(), check.out};
-}
-
-// Runs the streams after a send with a crash at `point` (its `hit`-th pass) in stream `target`:
-// the streams before it run clean, the target runs with the fault, then everything runs again.
-// `hit` 2 lands in ingest's second batch; the other kinds pass most points once per run.
-bool crash_in(MessyLake& lake, const std::string& point, const std::string& target, int hit = 0) {
-  if (hit == 0) hit = target == "read_orders" ? 2 : 1;
-  const auto& streams = stream_of_each_kind();
-  std::vector<std::string> before(streams.begin(), std::find(streams.begin(), streams.end(), target));
-  if (!before.empty()) lake.run_ok(before);
-  bool crashed = lake.run_with_fault(point + ":" + std::to_string(hit), {target});
-  lake.run_ok();
-  return crashed;
-}
-
-void expect_same_as(const Reference& reference, MessyLake& lake) {
-  std::string contents = lake.contents();
-  EXPECT_TRUE(contents == reference.contents) << first_difference(reference.contents, contents);
-  CommandResult check = lake.check();
-  EXPECT_EQ(check.exit_code, 0) << check.err;
-  EXPECT_EQ(check.out, reference.check);
-}
-
 TEST(CrashPoints, EveryPointInEveryStreamKindChangesNothing) {
   // One send per (point, stream kind): each send's run crashes at another of them.
   const int combos = static_cast<int>(crash_points().size() * stream_of_each_kind().size());

@@ -2,6 +2,7 @@
 // what a fault test compares: every table's content and check's lines against an uninterrupted run.
 #pragma once
 
+#include <algorithm>
 #include <functional>
 #include <string>
 #include <vector>
@@ -40,7 +41,9 @@ inline int env_count(const char* name, int fallback) {
 
 class MessyLake {
  public:
-  MessyLake() : f_(messy_pipeline(), {{"orders", 3}}) {}
+  // `env` goes to every command (a store's credentials, say).
+  explicit MessyLake(const std::string& pipeline = messy_pipeline(), std::vector<std::string> env = {})
+      : f_(pipeline, {{"orders", 3}}), env_(std::move(env)) {}
 
   // Sends each part of `stream` and calls `run_streams(send_index)` after it.
   void play(const MessyStream& stream, const std::function<void(int)>& run_streams) {
@@ -52,13 +55,15 @@ class MessyLake {
 
   // `lakestream run [streams]`; fails the test unless it exits 0.
   void run_ok(const std::vector<std::string>& streams = {}) {
-    CommandResult r = f_.lakestream("run", streams);
+    CommandResult r = f_.lakestream("run", streams, env_);
     ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
   }
 
   // `lakestream run [streams]` with LAKESTREAM_FAULT=`fault`; true when the fault killed it.
   bool run_with_fault(const std::string& fault, const std::vector<std::string>& streams = {}) {
-    CommandResult r = f_.lakestream("run", streams, {"LAKESTREAM_FAULT=" + fault});
+    std::vector<std::string> env = env_;
+    env.push_back("LAKESTREAM_FAULT=" + fault);
+    CommandResult r = f_.lakestream("run", streams, env);
     EXPECT_TRUE(r.exit_code == 0 || r.signal == SIGKILL) << fault << ": " << r.out << r.err;
     return r.signal == SIGKILL;
   }
@@ -78,11 +83,12 @@ class MessyLake {
     return all;
   }
 
-  CommandResult check() { return f_.lakestream("check"); }
+  CommandResult check() { return f_.lakestream("check", {}, env_); }
   PipelineFixture& fixture() { return f_; }
 
  private:
   PipelineFixture f_;
+  std::vector<std::string> env_;
 };
 
 // The first line where two table dumps differ, for a readable failure.
@@ -96,6 +102,47 @@ inline std::string first_difference(const std::string& expected, const std::stri
   size_t table = expected.rfind("== ", at);
   std::string where = table == std::string::npos ? "" : expected.substr(table, expected.find('\n', table) - table);
   return where + "\n  expected: " + line_at(expected) + "\n  actual:   " + line_at(actual);
+}
+
+// What an uninterrupted run left: every table's rows and check's lines.
+struct Reference {
+  std::string contents;
+  std::string check;
+};
+
+// Every table and check's lines after `stream` was played into a lake with local checkpoints,
+// the streams run after each send.
+inline Reference uninterrupted(const MessyStream& stream) {
+  MessyLake lake;
+  lake.play(stream, [&](int) { lake.run_ok(); });
+  CommandResult check = lake.check();
+  EXPECT_EQ(check.exit_code, 0) << check.out << check.err;
+  return {lake.contents(), check.out};
+}
+
+// Runs the streams after a send with a crash at `point` (its `hit`-th pass) in stream `target`:
+// the streams before it run clean, the target runs with the fault, then everything runs again.
+// `hit` 2 lands in ingest's second batch; the other kinds pass most points once per run.
+// `after_crash` runs between the faulted run and the rerun (say, to lose the working copy).
+inline bool crash_in(MessyLake& lake, const std::string& point, const std::string& target, int hit = 0,
+                     const std::function<void()>& after_crash = {}) {
+  if (hit == 0) hit = target == "read_orders" ? 2 : 1;
+  const auto& streams = stream_of_each_kind();
+  std::vector<std::string> before(streams.begin(), std::find(streams.begin(), streams.end(), target));
+  if (!before.empty()) lake.run_ok(before);
+  bool crashed = lake.run_with_fault(point + ":" + std::to_string(hit), {target});
+  if (after_crash) after_crash();
+  lake.run_ok();
+  return crashed;
+}
+
+// The lake holds what the reference does, and check says the same lines.
+inline void expect_same_as(const Reference& reference, MessyLake& lake) {
+  std::string contents = lake.contents();
+  EXPECT_TRUE(contents == reference.contents) << first_difference(reference.contents, contents);
+  CommandResult check = lake.check();
+  EXPECT_EQ(check.exit_code, 0) << check.err;
+  EXPECT_EQ(check.out, reference.check);
 }
 
 }  // namespace lakestream::testing

@@ -1,0 +1,153 @@
+// Checkpoints on an object store (Azurite and s3rver, real emulators): the store is the truth and
+// the local folder only a working copy, so a stream whose working copy is lost (it moved to
+// another machine) goes on exactly once; and a crash at every point, with the working copy lost
+// after it, changes nothing.
+#include <map>
+#include <memory>
+#include <set>
+
+#include "faults/messy_lake.h"
+#include "storage/storage_emulators.h"
+#include "table/delta_table.h"
+#include "util/files.h"
+
+namespace lakestream::testing {
+namespace {
+
+// An emulator, the URL of the checkpoints on it, and the variables that reach it.
+struct CheckpointStore {
+  std::unique_ptr<Azurite> azurite;
+  std::unique_ptr<S3rver> s3;
+  std::string url;
+  std::vector<std::string> env;
+  storage::StoreSettings settings;
+
+  explicit CheckpointStore(const std::string& kind) {
+    if (kind == "azurite") {
+      azurite = std::make_unique<Azurite>();
+      azurite->create_container("lake");
+      url = "az://lake/checkpoints";
+      env = {"AZURE_STORAGE_ACCOUNT_NAME=" + std::string(Azurite::kAccount),
+             "AZURE_STORAGE_ACCOUNT_KEY=" + std::string(Azurite::kKey), "AZURE_STORAGE_ENDPOINT=" + azurite->endpoint()};
+      settings = azurite->settings();
+    } else {
+      s3 = std::make_unique<S3rver>();
+      url = "s3://lake/checkpoints";
+      env = {"AWS_ACCESS_KEY_ID=S3RVER", "AWS_SECRET_ACCESS_KEY=S3RVER", "AWS_REGION=us-east-1",
+             "AWS_ENDPOINT_URL_S3=" + s3->endpoint()};
+      settings = s3->settings();
+    }
+  }
+
+  // The keys of stream `stream`'s checkpoint on the store.
+  std::vector<std::string> keys(const std::string& stream) {
+    std::vector<std::string> keys;
+    for (const auto& object : storage::open_store(url, settings)->list(stream + "/")) keys.push_back(object.key);
+    return keys;
+  }
+};
+
+std::string pipeline_with_checkpoints_on(const std::string& url) {
+  std::string toml = messy_pipeline();
+  const std::string local = "checkpoints = \"checkpoints\"";
+  size_t at = toml.find(local);
+  EXPECT_NE(at, std::string::npos) << "the shop pipeline no longer sets [lake] checkpoints";
+  if (at != std::string::npos) toml.replace(at, local.size(), "checkpoints = \"" + url + "\"");
+  return toml;
+}
+
+// Loses the working copy of every checkpoint: the next run is as on another machine.
+void lose_working_copy(MessyLake& lake) {
+  std::string copy = lake.fixture().dir() + "/.lakestream";
+  ASSERT_TRUE(path_exists(copy)) << "the runs keep no working copy at " << copy;
+  remove_all(copy);
+}
+
+class OnEachStore : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(OnEachStore, AStreamMovedToAnotherMachineGoesOnExactlyOnce) {
+  MessyStream stream = messy_stream(20000, 6, 11);
+  Reference reference = uninterrupted(stream);
+
+  CheckpointStore store(GetParam());
+  MessyLake lake(pipeline_with_checkpoints_on(store.url), store.env);
+  lake.play(stream, [&](int send) {
+    if (send % 2 == 1) lose_working_copy(lake);  // every other run on a fresh machine
+    lake.run_ok();
+  });
+  expect_same_as(reference, lake);
+
+  // The checkpoint is on the store: its id, its plans, and one snapshot of the window state.
+  std::set<std::string> records, snapshots;
+  for (const auto& key : store.keys("hourly_sales")) (key.find("/state/") != std::string::npos ? snapshots : records).insert(key);
+  EXPECT_TRUE(records.count("hourly_sales/metadata.json")) << "no metadata.json on the store";
+  EXPECT_GT(records.size(), 1u) << "no planned batch on the store";
+  EXPECT_EQ(snapshots.size(), 1u) << "older snapshots stay once a newer one is there";
+  EXPECT_FALSE(store.keys("read_orders").empty());
+}
+
+INSTANTIATE_TEST_SUITE_P(Stores, OnEachStore, ::testing::Values("azurite", "s3rver"),
+                         [](const auto& info) { return info.param; });
+
+TEST(RemoteCheckpoint, KilledBetweenStateUploadAndTableCommitThenRunElsewhere) {
+  MessyStream stream = messy_stream(20000, 4, 5);
+  Reference reference = uninterrupted(stream);
+  CheckpointStore store("azurite");
+  MessyLake lake(pipeline_with_checkpoints_on(store.url), store.env);
+  std::string gold = lake.fixture().dir() + "/lake/hourly_sales";
+  int64_t emitted = 0;  // sends whose gold commit the crash held back
+  lake.play(stream, [&](int) {
+    lake.run_ok({"read_orders", "latest_orders"});
+    int64_t version = delta::latest_version(gold);
+    if (!lake.run_with_fault("after_state_upload:1", {"hourly_sales"})) {
+      lake.run_ok();
+      return;
+    }
+    EXPECT_EQ(delta::latest_version(gold), version) << "the crash came before the table commit";
+    lose_working_copy(lake);
+    lake.run_ok();
+    if (delta::latest_version(gold) > version) emitted++;
+  });
+  EXPECT_GT(emitted, 0) << "no crash held back a batch with output; the test proves nothing";
+  expect_same_as(reference, lake);
+}
+
+TEST(RemoteCheckpoint, EveryCrashPointWithTheWorkingCopyLostChangesNothing) {
+  // A CI-sized round: one send per (point, stream kind), the working copy lost after every other crash.
+  std::vector<std::string> points = crash_points();
+  points.push_back("after_state_upload");
+  const int combos = static_cast<int>(points.size() * stream_of_each_kind().size());
+  MessyStream stream = messy_stream(30000, combos, 7);
+  Reference reference = uninterrupted(stream);
+
+  CheckpointStore store("azurite");
+  MessyLake lake(pipeline_with_checkpoints_on(store.url), store.env);
+  std::map<std::string, std::set<std::string>> crashed_in;
+  lake.play(stream, [&](int send) {
+    const std::string& point = points[send % points.size()];
+    const std::string& target = stream_of_each_kind()[send / points.size()];
+    auto elsewhere = [&] {
+      if (send % 2 == 0) lose_working_copy(lake);
+    };
+    if (crash_in(lake, point, target, 0, elsewhere)) crashed_in[point].insert(target);
+  });
+  expect_same_as(reference, lake);
+
+  const std::set<std::string> all(stream_of_each_kind().begin(), stream_of_each_kind().end());
+  const std::map<std::string, std::set<std::string>> expected{
+      {"after_plan", all},
+      {"mid_checkpoint_file", all},
+      {"after_kafka_read", {"read_orders"}},
+      {"after_data_files", all},
+      {"mid_commit_file", all},
+      {"after_quarantine_commit", {"read_orders"}},
+      {"before_delta_commit", all},
+      {"after_delta_commit", all},
+      {"after_state_commit", {"hourly_sales"}},
+      {"after_state_upload", {"hourly_sales"}},
+      {"after_sink_commit", {"hourly_sales"}}};
+  EXPECT_EQ(crashed_in, expected);
+}
+
+}  // namespace
+}  // namespace lakestream::testing
