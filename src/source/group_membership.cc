@@ -1,6 +1,7 @@
 #include "source/group_membership.h"
 
 #include <librdkafka/rdkafka.h>
+#include <unistd.h>
 
 #include <atomic>
 #include <condition_variable>
@@ -162,6 +163,12 @@ GroupMembership* find_joined_group(const std::string& group) {
 void leave_joined_groups() {
   std::lock_guard<std::mutex> lock(joined_mutex);
   joined().clear();
+}
+
+std::string worker_name() {
+  char host[256] = "";
+  if (::gethostname(host, sizeof host - 1) != 0) std::strcpy(host, "localhost");
+  return std::string(host) + ":" + std::to_string(::getpid());
 }
 
 std::string describe_partitions(const std::set<int32_t>& partitions) {

@@ -58,6 +58,9 @@ GroupMembership* find_joined_group(const std::string& group);
 // the partitions at once (a worker killed -9 hands them over after its session times out).
 void leave_joined_groups();
 
+// This process as a worker, "host:pid", for progress records and status.
+std::string worker_name();
+
 // "0,2,5" (or "none"), for progress lines and status.
 std::string describe_partitions(const std::set<int32_t>& partitions);
 

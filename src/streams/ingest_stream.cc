@@ -355,6 +355,7 @@ class IngestRun {
     auto started = std::chrono::steady_clock::now();
     std::set<int32_t> held = membership_->held();
     report_.partitions_held = describe_partitions(held);
+    report_.worker = worker_name();
     if (held.empty()) {
       report_.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
       return report_;
