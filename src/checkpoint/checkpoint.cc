@@ -111,7 +111,7 @@ void Checkpoint::lock(const Stream& stream) {
     std::string holder = read_file(lock_path);
     ::close(lock_fd_);
     lock_fd_ = -1;
-    throw Error("stream " + stream.name + " is already running" +
+    throw StreamBusy("stream " + stream.name + " is already running" +
                 (holder.empty() ? std::string() : " (pid " + holder.substr(0, holder.find('\n')) + ")") +
                 ": its checkpoint " + path_ + " is locked. Wait for that run to finish, or stop it.");
   }

@@ -21,6 +21,7 @@
 
 #include "checkpoint/checkpoint_mirror.h"
 #include "checkpoint/planned_batch.h"
+#include "util/error.h"
 #include "pipeline/pipeline.h"
 
 namespace lakestream {
@@ -30,6 +31,12 @@ namespace lakestream {
 struct IdleMark {
   int64_t batch = -1;
   int64_t to = -1;
+};
+
+// Another run holds the stream's checkpoint (its lock).
+class StreamBusy : public Error {
+ public:
+  using Error::Error;
 };
 
 class Checkpoint {

@@ -12,6 +12,7 @@
 #include "engine/metrics.h"
 #include "engine/runner.h"
 #include "engine/stop_summary.h"
+#include "source/group_membership.h"
 #include "streams/expression_check.h"
 #include "util/error.h"
 #include "util/http_server.h"
@@ -66,6 +67,9 @@ void add_run_command(CLI::App& app) {
       options.on_progress = [m](const BatchProgress& batch) { m->observe(batch); };
       std::cout << "metrics at http://" << flags->metrics_host << ":" << server->port() << "/metrics\n" << std::flush;
     }
+    struct LeaveGroupsAtEnd {
+      ~LeaveGroupsAtEnd() { leave_joined_groups(); }
+    } leave_groups_at_end;
     if (!flags->continuous) {
       // Ctrl-C or SIGTERM ends the run at the next batch boundary, as in continuous mode; the
       // exit status is then 130, as for a shell command interrupted.

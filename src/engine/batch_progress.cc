@@ -52,6 +52,8 @@ BatchProgress batch_progress(const StreamReport& stream, const BatchReport& b, s
   p.duration_ms = total == b.durations_ms.end() ? 0 : total->second;
   p.lag = lag_behind(b.end_offset, b.latest_offset);
   if (b.end_offset.is_number()) p.end_version = b.end_offset.get<int64_t>();
+  p.worker = stream.worker;
+  p.partitions_held = stream.partitions_held;
   return p;
 }
 
@@ -69,6 +71,8 @@ BatchProgress decode_progress(const nlohmann::json& r) {
     return p;
   }
   p.batch_id = r.value("batchId", int64_t{-1});
+  p.worker = r.value("worker", "");
+  p.partitions_held = r.value("partitionsHeld", "");
   p.input_rows = r.value("numInputRows", int64_t{0});
   p.input_rows_per_second = r.value("inputRowsPerSecond", 0.0);
   p.processed_rows_per_second = r.value("processedRowsPerSecond", 0.0);

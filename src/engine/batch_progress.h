@@ -35,6 +35,9 @@ struct BatchProgress {
   // of the source table under "table".
   std::map<std::string, int64_t> lag;
   std::optional<int64_t> end_version;    // streams reading a table: the last version read
+  // An ingest worker's batch: which worker ("host:pid") and the partitions it held.
+  std::string worker;
+  std::string partitions_held;
 
   int64_t total_lag() const;
 };

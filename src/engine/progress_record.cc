@@ -53,6 +53,10 @@ nlohmann::json progress_record(const StreamReport& stream, const BatchReport& b,
   r["id"] = stream.stream_id;
   r["runId"] = run_id;
   r["name"] = stream.stream;
+  if (!stream.partitions_held.empty()) {
+    r["worker"] = stream.worker;
+    r["partitionsHeld"] = stream.partitions_held;
+  }
   r["timestamp"] = iso_timestamp(b.started_at_us);
   r["batchId"] = b.batch_id;
   r["numInputRows"] = b.input_rows;

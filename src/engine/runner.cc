@@ -5,7 +5,9 @@
 #include <optional>
 
 #include "engine/backlog_progress.h"
+#include "checkpoint/checkpoint.h"
 #include "engine/progress_record.h"
+#include "source/group_membership.h"
 #include "sql/duckdb.h"
 #include "streams/ingest_stream.h"
 #include "streams/latest_stream.h"
@@ -40,6 +42,26 @@ std::optional<int64_t> previous_batch_start(const ProgressLog& log) {
 
 }  // namespace
 
+bool single_writer_is_shared(const Pipeline& pipeline) {
+  for (const Stream& stream : pipeline.streams)
+    if (!pipeline.worker_group(stream).empty()) return true;
+  return false;
+}
+
+std::optional<std::string> single_writers_run_elsewhere(const Pipeline& pipeline, const RunOptions& options) {
+  for (const Stream& stream : pipeline.streams) {
+    std::string group = pipeline.worker_group(stream);
+    if (group.empty()) continue;
+    if (!options.streams.empty() &&
+        std::find(options.streams.begin(), options.streams.end(), stream.name) == options.streams.end())
+      continue;
+    const Source& source = *pipeline.find_source(stream.source);
+    if (joined_group(pipeline.kafka, group, source.topic).held().count(0)) return std::nullopt;
+    return "runs on the worker that holds partition 0 of " + source.topic + " (consumer group " + group + ")";
+  }
+  return std::nullopt;  // not a worker: this process runs what it is asked to
+}
+
 std::vector<StreamReport> run_pipeline(const Pipeline& pipeline, const RunOptions& options, std::ostream& out) {
   for (const auto& name : options.streams)
     if (!pipeline.find_stream(name)) throw Error(pipeline.no_stream_named(name));
@@ -52,6 +74,12 @@ std::vector<StreamReport> run_pipeline(const Pipeline& pipeline, const RunOption
         std::find(options.streams.begin(), options.streams.end(), stream->name) == options.streams.end())
       continue;
     if (stop_requested()) break;
+    if (stream->kind != StreamKind::Ingest) {
+      if (auto elsewhere = single_writers_run_elsewhere(pipeline, options)) {
+        if (!options.quiet && !options.service_log) out << stream->name << ": " << *elsewhere << "\n" << std::flush;
+        continue;
+      }
+    }
     ProgressLog log(pipeline.checkpoint_path(stream->name), options.progress_log_bytes);
     std::optional<int64_t> previous_start = previous_batch_start(log);
     BacklogProgress backlog(out, options.progress_bar);
@@ -75,6 +103,11 @@ std::vector<StreamReport> run_pipeline(const Pipeline& pipeline, const RunOption
       reports.push_back(std::move(report));
     } catch (const Error& e) {
       backlog.finish();
+      if (dynamic_cast<const StreamBusy*>(&e) && stream->kind != StreamKind::Ingest && single_writer_is_shared(pipeline)) {
+        // A worker that was just given partition 0 while the one that held it finishes a batch.
+        if (!options.quiet && !options.service_log) out << stream->name << ": " << e.what() << "; next run\n" << std::flush;
+        continue;
+      }
       try {
         log.append(failure_record(stream->name, run_id, e.what()));
       } catch (const Error&) {

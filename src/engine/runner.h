@@ -4,6 +4,7 @@
 #pragma once
 
 #include <functional>
+#include <optional>
 #include <ostream>
 #include <string>
 #include <vector>
@@ -28,6 +29,15 @@ struct RunOptions {
   // nothing new prints nothing.
   bool service_log = false;
 };
+
+// With ingest workers (a consumer group: [kafka] group), the latest and window streams, which
+// have one writer, run on one worker only: the one the group gives partition 0 of the first
+// worker stream's topic. When that worker dies, the group gives the partition, and with it
+// those streams, to another. Returns why this process does not run them now (it is a worker
+// without partition 0), or nullopt when it does.
+std::optional<std::string> single_writers_run_elsewhere(const Pipeline& pipeline, const RunOptions& options);
+// True when the pipeline has ingest workers, so its single-writer streams move between them.
+bool single_writer_is_shared(const Pipeline& pipeline);
 
 // Runs the chosen streams in dependency order, printing a line per batch and per stream to
 // `out`. Throws Error naming the stream on the first failure (the streams before it stay done;

@@ -1,5 +1,6 @@
 #include "engine/status.h"
 
+#include <algorithm>
 #include <cstdio>
 #include <map>
 
@@ -7,6 +8,7 @@
 #include "checkpoint/progress_log.h"
 #include "engine/progress_record.h"
 #include "engine/rate_alert.h"
+#include "sinks/partition_commit.h"
 #include "source/kafka_reader.h"
 #include "table/delta_table.h"
 #include "util/error.h"
@@ -30,6 +32,9 @@ const char* kind_name(StreamKind kind) {
 // Bronze's committed offsets: the end of the newest batch the table holds (by its txn), as the
 // checkpoint planned it. Empty when nothing is committed.
 std::map<int32_t, int64_t> committed_offsets(const Pipeline& pipeline, const Stream& stream) {
+  // Workers keep each partition's position in bronze's per-partition txns.
+  if (!pipeline.worker_group(stream).empty())
+    return committed_positions(delta::load_snapshot(pipeline.table_path(stream.table)), stream.name);
   auto id = read_checkpoint_id(pipeline, stream);
   if (!id) return {};
   int64_t committed = delta::txn_version(pipeline.table_path(stream.table), *id);
@@ -102,6 +107,11 @@ std::vector<StreamStatus> pipeline_status(const Pipeline& pipeline, int64_t now_
       s.quarantined += b.quarantined;
       s.last_batch = b;
       s.last_record = record;
+      if (!b.worker.empty()) {
+        auto seen = std::find_if(s.workers.begin(), s.workers.end(), [&](const auto& w) { return w.name == b.worker; });
+        if (seen == s.workers.end()) seen = s.workers.insert(s.workers.end(), {b.worker, "", "", std::nullopt});
+        *seen = {b.worker, b.partitions_held, b.timestamp, b.started_at_us};
+      }
     }
     int64_t last_batch_us = s.last_batch ? s.last_batch->started_at_us.value_or(0) : 0;
     if (!batches.empty() && batches.back().failure) {
@@ -132,6 +142,9 @@ std::string format_status(const std::vector<StreamStatus>& statuses, int64_t now
     } else {
       text += "         no batch yet\n";
     }
+    for (const auto& w : s.workers)
+      text += "         worker " + w.name + " held partitions " + w.partitions + " at " + w.timestamp +
+              (w.at_us ? " (" + ago(*w.at_us, now_us) + ")" : "") + "\n";
     text += "         logged: " + counted(s.batches_logged, "batch", "batches") + ", " + counted(s.rows_in, "row", "rows") + " in, " +
             std::to_string(s.rows_out) + " out";
     if (s.quarantined) text += ", " + std::to_string(s.quarantined) + " quarantined";
@@ -190,6 +203,12 @@ nlohmann::json status_json(const std::vector<StreamStatus>& statuses) {
         lag.push_back({{"partition", p.partition}, {"committed", p.committed}, {"latest", p.latest}, {"lag", p.lag()}});
       j["kafkaLag"] = lag;
       if (!s.lag_error.empty()) j["kafkaLagError"] = s.lag_error;
+      if (!s.workers.empty()) {
+        nlohmann::json workers = nlohmann::json::array();
+        for (const auto& w : s.workers)
+          workers.push_back({{"worker", w.name}, {"partitionsHeld", w.partitions}, {"timestamp", w.timestamp}});
+        j["workers"] = workers;
+      }
     } else {
       j["versionsBehind"] = s.versions_behind;
     }

@@ -41,6 +41,14 @@ struct StreamStatus {
   std::string lag_error;                      // when the brokers could not be asked
   int64_t versions_behind = 0;                // latest and window: source versions not read yet
   bool falling_behind = false;                // processing below input for 10 minutes
+  // Ingest workers ([kafka] group): each worker's newest batch in the log, the partitions it held.
+  struct Worker {
+    std::string name;        // "host:pid"
+    std::string partitions;  // "0,2" or "none"
+    std::string timestamp;
+    std::optional<int64_t> at_us;
+  };
+  std::vector<Worker> workers;
 };
 
 // Every stream's status at `now_us` (wall clock, microseconds).

@@ -55,6 +55,13 @@ std::string Pipeline::no_stream_named(const std::string& name) const {
   return message + "; its streams: " + known;
 }
 
+std::string Pipeline::worker_group(const Stream& stream) const {
+  if (stream.kind != StreamKind::Ingest) return "";
+  const Source* source = find_source(stream.source);
+  std::string group = source && !source->group.empty() ? source->group : kafka.group;
+  return group.empty() ? "" : group + "." + stream.name;
+}
+
 const Stream* Pipeline::writer_of(const std::string& table) const {
   for (const auto& stream : streams) {
     if (stream.table == table) return &stream;

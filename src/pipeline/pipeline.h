@@ -44,6 +44,9 @@ struct KafkaSettings {
   std::vector<std::pair<std::string, std::string>> properties;
   // The topics of the pipeline's sources, named in the hint when its embedded broker is not running.
   std::vector<std::string> topics;
+  // [kafka] group: ingest streams run as workers of consumer group "<group>.<stream>", each
+  // reading the partitions the group assigns it; empty: one process reads every partition.
+  std::string group;
 };
 
 // True for librdkafka property names whose values are secrets and must never be printed
@@ -78,6 +81,7 @@ struct Source {
   // Spark's failOnDataLoss: false accepts offsets that went back or aged out, goes on from the
   // earliest offset there, and records the gap in the bronze commit (check shows it).
   bool fail_on_data_loss = true;
+  std::string group;  // this source's ingest workers' consumer group, overriding [kafka] group
   int line = 0;
 };
 
@@ -165,6 +169,9 @@ struct Pipeline {
   // Why `name` is not a stream of this pipeline, to throw: a likely typo's correction, or the
   // stream that writes it when it is a table's name; else the streams there are.
   std::string no_stream_named(const std::string& name) const;
+  // The consumer group an ingest stream's workers share ("<group>.<stream>", the source's group
+  // before [kafka]'s), or "" when it runs alone; "" for other kinds of stream.
+  std::string worker_group(const Stream& stream) const;
   // The stream that writes `table`, or nullptr.
   const Stream* writer_of(const std::string& table) const;
   // Where `table` lives: its [lake.table_locations] entry, else tables_dir/table (a folder or a URL).

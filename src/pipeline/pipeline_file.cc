@@ -9,6 +9,7 @@
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
+#include <regex>
 
 #include "pipeline/did_you_mean.h"
 #include "pipeline/env_vars.h"
@@ -87,17 +88,28 @@ std::string expanded(const TomlSection& section, const std::string& name, const 
   return result.text;
 }
 
+// A consumer group's name for ingest workers: Kafka allows up to 249 of [A-Za-z0-9._-] in a
+// group id of its own tools' making; lakestream appends ".<stream>".
+std::string read_group_name(const TomlSection& section) {
+  std::string group = section.required_string("group", "name the consumer group the workers share, e.g. \"shop-ingest\"");
+  static const std::regex valid("[A-Za-z0-9._-]{1,200}");
+  if (!std::regex_match(group, valid))
+    section.fail("group", "'" + group + "' is not a group name: use 1 to 200 letters, digits, '.', '_' or '-'");
+  return group;
+}
+
 KafkaSettings read_kafka(const TomlSection& root) {
   auto kafka = root.table("kafka");
   if (!kafka) {
     throw_at(root.file(), 1, "kafka.bootstrap",
              "missing; add [kafka] with bootstrap = \"embedded\" (the local `lakestream broker`) or \"host:9092\"");
   }
-  kafka->allow_only({"bootstrap", "properties"});
+  kafka->allow_only({"bootstrap", "group", "properties"});
   KafkaSettings settings;
   settings.bootstrap = expanded(
       *kafka, "bootstrap",
       kafka->required_string("bootstrap", "set bootstrap = \"embedded\" (the local `lakestream broker`) or \"host:9092,host2:9092\""));
+  if (kafka->has("group")) settings.group = read_group_name(*kafka);
   if (auto properties = kafka->table("properties")) {
     for (const auto& entry : properties->entries()) {
       if (entry.name == "bootstrap.servers" || entry.name == "metadata.broker.list") {
@@ -205,6 +217,7 @@ void read_shared_source_settings(const TomlSection& section, Source& source) {
   if (auto cap = section.positive_integer("max_offsets_per_trigger")) source.max_offsets_per_trigger = *cap;
   if (auto cap = section.positive_integer("max_value_bytes")) source.max_value_bytes = *cap;
   source.fail_on_data_loss = section.boolean("fail_on_data_loss").value_or(true);
+  if (section.has("group")) source.group = read_group_name(section);
   if (section.has("sent_twice_by")) {
     source.sent_twice_by = section.required_string("sent_twice_by", "name who sends events twice, e.g. \"the shop's system\"");
   }
@@ -239,7 +252,7 @@ Source read_source(const TomlSection& sources, const std::string& name) {
   require_identifier(sources, name, "source");
   auto section = sources.table(name);
   section->allow_only({"topic", "key", "starting_offsets", "max_offsets_per_trigger", "max_value_bytes",
-                       "sent_twice_by", "required", "fail_on_data_loss", "schema", "format", "schema_registry",
+                       "sent_twice_by", "required", "fail_on_data_loss", "group", "schema", "format", "schema_registry",
                        "schema_registry_properties"});
   Source source;
   source.name = name;

@@ -23,6 +23,23 @@ namespace {
 
 }  // namespace
 
+delta::Commit begin_commit(const delta::Snapshot& snapshot, const std::vector<delta::Column>& schema,
+                           const std::vector<std::string>& partition_columns, const std::string& table_path) {
+  delta::Commit commit(snapshot);
+  if (!snapshot.exists()) {
+    delta::Metadata meta;
+    meta.id = new_uuid();
+    meta.schema = schema;
+    meta.partition_columns = partition_columns;
+    meta.created_time = std::chrono::duration_cast<std::chrono::milliseconds>(
+                            std::chrono::system_clock::now().time_since_epoch()).count();
+    commit.set_metadata(meta);
+  } else if (auto evolved = delta::evolve_schema(snapshot.metadata, schema, partition_columns, table_path)) {
+    commit.set_metadata(*evolved);
+  }
+  return commit;
+}
+
 bool commit_once(const SinkCommit& sink, const std::function<void(delta::Commit&, const delta::Snapshot&)>& build) {
   constexpr int kAttempts = 20;
   for (int attempt = 0; attempt < kAttempts; attempt++) {
@@ -32,19 +49,7 @@ bool commit_once(const SinkCommit& sink, const std::function<void(delta::Commit&
       if (!sink.replay) refuse_second_writer(sink, committed);
       return false;
     }
-    delta::Commit commit(snapshot);
-    if (!snapshot.exists()) {
-      delta::Metadata meta;
-      meta.id = new_uuid();
-      meta.schema = sink.schema;
-      meta.partition_columns = sink.partition_columns;
-      meta.created_time = std::chrono::duration_cast<std::chrono::milliseconds>(
-                              std::chrono::system_clock::now().time_since_epoch()).count();
-      commit.set_metadata(meta);
-    } else if (auto evolved = delta::evolve_schema(snapshot.metadata, sink.schema, sink.partition_columns,
-                                                   sink.table_path)) {
-      commit.set_metadata(*evolved);
-    }
+    delta::Commit commit = begin_commit(snapshot, sink.schema, sink.partition_columns, sink.table_path);
     build(commit, snapshot);
     commit.set_txn(sink.app_id, sink.batch_id);
     commit.set_operation(sink.operation);

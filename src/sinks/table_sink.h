@@ -28,6 +28,11 @@ struct SinkCommit {
   bool replay = false;
 };
 
+// A commit on `snapshot` that creates the table with `schema` (and its partition columns), or
+// evolves the table's schema to it when it adds columns; Error when the schemas do not fit.
+delta::Commit begin_commit(const delta::Snapshot& snapshot, const std::vector<delta::Column>& schema,
+                           const std::vector<std::string>& partition_columns, const std::string& table_path);
+
 // Builds and publishes the commit unless the table already holds batch `batch_id` of `app_id`.
 // `build` adds the batch's actions given the snapshot the commit is based on; it runs again on
 // the newer snapshot when a concurrent writer took the version first. When `schema` adds columns

@@ -7,7 +7,9 @@
 namespace lakestream {
 
 std::string format_batch_line(const StreamReport& stream, const BatchReport& b) {
-  std::string line = stream.stream + ": batch " + std::to_string(b.batch_id);
+  std::string line = stream.stream;
+  if (!stream.partitions_held.empty()) line += " [partitions " + stream.partitions_held + "]";
+  line += ": batch " + std::to_string(b.batch_id);
   if (b.replayed) line += " (replayed after a crash)";
   line += ": " + std::to_string(b.input_rows) + " in, " + std::to_string(b.output_rows) + " out to " + stream.table;
   if (b.quarantined) line += ", " + std::to_string(b.quarantined) + " quarantined";

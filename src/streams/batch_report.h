@@ -63,6 +63,10 @@ struct StreamReport {
   std::vector<BatchReport> batches;
   double seconds = 0;
   bool stopped = false;         // a stop request (SIGINT/SIGTERM) ended it with input left to read
+  // An ingest worker (consumer group mode): the partitions it holds, "0,2,5" or "none"; empty
+  // for a stream that reads every partition.
+  std::string partitions_held;
+  std::string worker;           // the worker, "host:pid", when partitions_held is set
 };
 
 // One line for a batch, for the terminal: "read_orders: batch 3: 1000 in, 998 out to bronze_orders, 2 quarantined (12 ms)".

@@ -8,8 +8,11 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <set>
 
 #include "checkpoint/checkpoint.h"
+#include "sinks/partition_commit.h"
+#include "source/group_membership.h"
 #include "source/kafka_reader.h"
 #include "streams/ingest_batch.h"
 #include "sinks/table_sink.h"
@@ -78,12 +81,20 @@ class IngestRun {
   explicit IngestRun(StreamContext& ctx)
       : ctx_(ctx),
         source_(*ctx.pipeline.find_source(ctx.stream.source)),
-        checkpoint_(ctx.pipeline, ctx.stream),
         reader_(ctx.pipeline.kafka, source_.topic, source_.max_offsets_per_trigger),
         bronze_path_(ctx.pipeline.table_path(ctx.stream.table)),
         quarantine_path_(ctx.pipeline.table_path(ctx.stream.table + "_quarantine")) {
     report_.stream = ctx.stream.name;
-    report_.stream_id = checkpoint_.id();
+    std::string group = ctx.pipeline.worker_group(ctx.stream);
+    if (group.empty()) {
+      checkpoint_.emplace(ctx.pipeline, ctx.stream);
+      report_.stream_id = checkpoint_->id();
+    } else {
+      // A worker: the group says which partitions are its own, the bronze table's per-partition
+      // txns where each stands. No checkpoint lock: the workers share the stream.
+      membership_ = &joined_group(ctx.pipeline.kafka, group, source_.topic);
+      report_.stream_id = group;
+    }
     report_.source = "KafkaV2[Subscribe[" + source_.topic + "]]";
     report_.table = ctx.stream.table;
     if (source_.format == SourceFormat::Avro)
@@ -91,13 +102,14 @@ class IngestRun {
   }
 
   StreamReport run() {
+    if (membership_) return run_as_worker();
     auto started = std::chrono::steady_clock::now();
-    int64_t committed = delta::txn_version(bronze_path_, checkpoint_.id());
-    checkpoint_.check_definition(committed >= 0 ||
-                                 delta::txn_version(quarantine_path_, checkpoint_.id()) >= 0);
-    std::optional<PlannedBatch> last = checkpoint_.last_planned();
+    int64_t committed = delta::txn_version(bronze_path_, checkpoint_->id());
+    checkpoint_->check_definition(committed >= 0 ||
+                                 delta::txn_version(quarantine_path_, checkpoint_->id()) >= 0);
+    std::optional<PlannedBatch> last = checkpoint_->last_planned();
     if (last && committed > last->id)
-      throw Error("the checkpoint of stream " + ctx_.stream.name + " at " + checkpoint_.path() +
+      throw Error("the checkpoint of stream " + ctx_.stream.name + " at " + checkpoint_->path() +
                   " is behind its table: the table holds batch " + std::to_string(committed) +
                   " but the checkpoint knows only batches up to " + std::to_string(last->id) +
                   ". The checkpoint was replaced or restored from an old copy; restore the right one, or start over "
@@ -158,7 +170,7 @@ class IngestRun {
         break;
       }
       auto planning = std::chrono::steady_clock::now();
-      checkpoint_.plan({next_id, kafka_input(start, batch_end, data_loss)});
+      checkpoint_->plan({next_id, kafka_input(start, batch_end, data_loss)});
       fault_point("after_plan");
       batch->report.durations_ms["walCommit"] = ms_since(planning);
       writing_batch = std::move(batch);
@@ -173,7 +185,7 @@ class IngestRun {
       next_id++;
     }
     finish_writing();
-    if (next_id > 100) checkpoint_.forget_before(next_id - 100);
+    if (next_id > 100) checkpoint_->forget_before(next_id - 100);
     report_.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
     return report_;
   }
@@ -182,8 +194,11 @@ class IngestRun {
   // The offsets to read up to now, for every partition; fills `start` for new partitions. Offsets
   // that went back or vanished are refused, or with fail_on_data_loss = false, skipped: `start`
   // moves to the earliest offset there and `data_loss` gets one entry per partition.
-  Offsets end_offsets(Offsets& start, bool first_run, std::vector<DataLoss>& data_loss) {
+  Offsets end_offsets(Offsets& start, bool first_run, std::vector<DataLoss>& data_loss,
+                      const std::set<int32_t>* only = nullptr) {
     auto marks = reader_.watermarks();
+    if (only)
+      for (auto it = marks.begin(); it != marks.end();) it = only->count(it->first) ? std::next(it) : marks.erase(it);
     Offsets end;
     std::string went_back, aged_out;
     for (const auto& [p, w] : marks) {
@@ -226,7 +241,7 @@ class IngestRun {
                   "\nThe topic was deleted and created again, or points at another cluster. Nothing was read. "
                   "To read the new topic from its start and keep the table, set fail_on_data_loss = false in [sources." +
                   source_.name + "] (the gap is recorded and check shows it); or start the stream over with a new "
-                  "checkpoint (delete " + checkpoint_.path() + ") and a new table.");
+                  "checkpoint (delete " + ctx_.pipeline.checkpoint_path(ctx_.stream.name) + ") and a new table.");
     if (!aged_out.empty())
       throw Error("records of topic " + source_.topic + " were deleted before stream " + ctx_.stream.name +
                   " read them (retention):" + aged_out +
@@ -313,7 +328,7 @@ class IngestRun {
     if (batch.quarantined > 0) {
       std::string select = "SELECT *, " + batch_id + " AS _batch_id, " + ingested_at + " AS _ingested_at FROM (" +
                            records.quarantined_rows_sql() + ")";
-      SinkCommit sink{quarantine_path_, quarantine_columns(), checkpoint_.id(), id, "STREAMING UPDATE", info, {}};
+      SinkCommit sink{quarantine_path_, quarantine_columns(), checkpoint_->id(), id, "STREAMING UPDATE", info, {}};
       sink.replay = batch.replayed;
       commit_once(sink, [&](delta::Commit& commit, const delta::Snapshot&) {
         commit.add(delta::write_data_file(con, quarantine_path_, select, sink.schema));
@@ -326,7 +341,8 @@ class IngestRun {
       derived += ", (" + expression + ") AS " + sql::quote_ident(name);
     std::string select = "SELECT *, " + batch_id + " AS _batch_id, " + ingested_at + " AS _ingested_at" + derived +
                          " FROM (" + records.good_rows_sql() + ")";
-    SinkCommit sink{bronze_path_, with_derived_columns(con, select, records.field_columns()), checkpoint_.id(), id, "STREAMING UPDATE", info,
+    SinkCommit sink{bronze_path_, with_derived_columns(con, select, records.field_columns()), checkpoint_->id(), id,
+                    "STREAMING UPDATE", info,
                     ctx_.stream.partition_by};
     sink.replay = batch.replayed;
     bool written = commit_once(sink, [&](delta::Commit& commit, const delta::Snapshot&) {
@@ -349,6 +365,114 @@ class IngestRun {
     }
     batch.durations_ms["addBatch"] = ms_since(b.processing);
     batch.durations_ms["triggerExecution"] = ms_since(b.started) + batch.durations_ms["walCommit"];
+  }
+
+  // A worker's run: the partitions the group gave it, each from where the table's txn for it
+  // stands, in micro-batches committed with one txn per partition (sinks/partition_commit.h).
+  // No plan is needed: a batch that dies uncommitted is read again by whoever owns the
+  // partitions next, from the same txns.
+  StreamReport run_as_worker() {
+    auto started = std::chrono::steady_clock::now();
+    std::set<int32_t> held = membership_->held();
+    report_.partitions_held = describe_partitions(held);
+    report_.worker = worker_name();
+    if (held.empty()) {
+      report_.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+      return report_;
+    }
+    Offsets start = committed_positions(delta::load_snapshot(bronze_path_), ctx_.stream.name);
+    for (auto it = start.begin(); it != start.end();) it = held.count(it->first) ? std::next(it) : start.erase(it);
+    std::set<int32_t> never_read;
+    for (int32_t p : held)
+      if (!start.count(p)) never_read.insert(p);
+    std::vector<DataLoss> data_loss;
+    Offsets end = end_offsets(start, /*first_run=*/true, data_loss, &held);
+    latest_ = end;
+    auto plans = plan_batches(start, end, source_.max_offsets_per_trigger);
+    // A partition's first batch records where it starts (a `latest` start), even with no records;
+    // so does the first batch after a loss.
+    if (plans.empty() && (!data_loss.empty() || !never_read.empty())) plans.push_back({});
+    std::optional<sql::ScopedSetting> one_thread;
+    if (!plans.empty()) one_thread.emplace(ctx_.con, "threads", "1");
+    for (const auto& ranges : plans) {
+      if (stop_requested() || membership_->held() != held) {
+        // A rebalance took or gave partitions: the next run starts from the new assignment.
+        report_.stopped = stop_requested();
+        break;
+      }
+      Offsets batch_end = start;
+      for (const auto& r : ranges) batch_end[r.partition] = r.end;
+      auto batch = read_batch(-1, start, batch_end, data_loss, false, ctx_.con);
+      std::map<int32_t, OffsetRange> commit_ranges;
+      for (const auto& [p, e] : batch_end)
+        if (e > start[p] || never_read.count(p) || !data_loss.empty()) commit_ranges[p] = {start[p], e};
+      if (!began_late_.empty())
+        batch->report.warning = began_late_ + ": the records before were deleted (retention) before this stream "
+                                "first read them, and are not in " + ctx_.stream.table;
+      began_late_.clear();
+      write_worker_batch(*batch, commit_ranges);
+      ctx_.finish_batch(report_, batch->report, batch->started);
+      never_read.clear();
+      data_loss.clear();
+      start = batch_end;
+    }
+    report_.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+    return report_;
+  }
+
+  // Writes a worker's batch: quarantine, then bronze, each with a txn per partition it covers;
+  // rows another owner committed meanwhile are left out.
+  void write_worker_batch(Batch& b, const std::map<int32_t, OffsetRange>& ranges) {
+    b.processing = std::chrono::steady_clock::now();
+    BatchReport& batch = b.report;
+    sql::Connection& con = b.con;
+    IngestBatch& records = *b.records;
+    std::string ingested_at = "make_timestamp(" + std::to_string(wall_clock_us()) + ")::TIMESTAMPTZ";
+    nlohmann::json info = {{"lakestream", {{"stream", ctx_.stream.name},
+                                           {"group", membership_->group()},
+                                           {"source", {{"topic", source_.topic},
+                                                       {"startOffsets", to_json(b.start)},
+                                                       {"endOffsets", to_json(b.end)}}}}}};
+    if (!b.data_loss.empty()) info["lakestream"]["dataLoss"] = data_loss_json(b.data_loss);
+    auto rows = [&](const std::string& rows_sql, const FirstOffsets& from, int64_t version, const std::string& extra) {
+      return "SELECT *, " + std::to_string(version) + "::BIGINT AS _batch_id, " + ingested_at + " AS _ingested_at" +
+             extra + " FROM (" + rows_sql + ") WHERE " + rows_condition(from);
+    };
+    if (batch.quarantined > 0) {
+      PartitionSink sink{quarantine_path_, ctx_.stream.name, quarantine_columns(), {}, info};
+      commit_partitions(sink, ranges, [&](const FirstOffsets& from, int64_t version) {
+        delta::AddFile file =
+            delta::write_data_file(con, quarantine_path_, rows(records.quarantined_rows_sql(), from, version, ""), sink.schema);
+        // Another owner may have committed every quarantined row of the batch already.
+        return file.path.empty() ? std::vector<delta::AddFile>{} : std::vector<delta::AddFile>{file};
+      });
+      fault_point("after_quarantine_commit");
+    }
+    std::string derived;
+    for (const auto& [name, expression] : ctx_.stream.derived)
+      derived += ", (" + expression + ") AS " + sql::quote_ident(name);
+    PartitionSink sink{bronze_path_, ctx_.stream.name,
+                       with_derived_columns(con, rows(records.good_rows_sql(), {}, 0, derived), records.field_columns()),
+                       ctx_.stream.partition_by, info};
+    int64_t version = commit_partitions(sink, ranges, [&](const FirstOffsets& from, int64_t v) {
+      std::vector<delta::AddFile> files;
+      if (batch.output_rows > 0)
+        files = delta::write_partitioned_files(con, bronze_path_, rows(records.good_rows_sql(), from, v, derived),
+                                               sink.schema, sink.partition_columns);
+      return files;
+    });
+    batch.batch_id = version;
+    batch.already_committed = version < 0;
+    b.records.reset();
+    // The offsets now durable in bronze, for lag tools; a worker that lost the partition meanwhile
+    // leaves it to the new owner.
+    try {
+      membership_->commit(b.end);
+    } catch (const Error& e) {
+      batch.warning += (batch.warning.empty() ? "" : "\n  warning: ") + std::string(e.what());
+    }
+    batch.durations_ms["addBatch"] = ms_since(b.processing);
+    batch.durations_ms["triggerExecution"] = ms_since(b.started);
   }
 
   // The bronze schema: the source's fields and ingest's columns, then the derived columns typed
@@ -374,7 +498,8 @@ class IngestRun {
 
   StreamContext& ctx_;
   const Source& source_;
-  Checkpoint checkpoint_;
+  std::optional<Checkpoint> checkpoint_;  // none for a worker
+  GroupMembership* membership_ = nullptr;  // a worker's group, kept for the process's life
   KafkaReader reader_;
   std::string bronze_path_;
   std::string quarantine_path_;

@@ -1,0 +1,80 @@
+#include "sinks/partition_commit.h"
+
+#include "sinks/table_sink.h"
+#include "util/error.h"
+#include "util/fault.h"
+
+namespace lakestream {
+
+std::string partition_app_id(const std::string& stream, int32_t partition) {
+  return stream + "-" + std::to_string(partition);
+}
+
+std::map<int32_t, int64_t> committed_positions(const delta::Snapshot& table, const std::string& stream) {
+  std::map<int32_t, int64_t> positions;
+  std::string prefix = stream + "-";
+  for (const auto& [app_id, version] : table.txn_versions) {
+    if (app_id.compare(0, prefix.size(), prefix) != 0) continue;
+    std::string digits = app_id.substr(prefix.size());
+    if (digits.empty() || digits.find_first_not_of("0123456789") != std::string::npos) continue;
+    positions[std::stoi(digits)] = version + 1;
+  }
+  return positions;
+}
+
+std::string rows_condition(const FirstOffsets& from) {
+  if (from.empty()) return "false";
+  std::string condition;
+  for (const auto& [partition, offset] : from)
+    condition += std::string(condition.empty() ? "" : " OR ") + "(partition = " + std::to_string(partition) +
+                 " AND \"offset\" >= " + std::to_string(offset) + ")";
+  return condition;
+}
+
+int64_t commit_partitions(const PartitionSink& sink, const std::map<int32_t, OffsetRange>& ranges,
+                          const std::function<std::vector<delta::AddFile>(const FirstOffsets& from, int64_t version)>& write) {
+  constexpr int kAttempts = 50;
+  FirstOffsets written_from;
+  int64_t written_for = -1;
+  std::vector<delta::AddFile> files;
+  for (int attempt = 0; attempt < kAttempts; attempt++) {
+    delta::Snapshot snapshot = delta::load_snapshot(sink.table_path);
+    // What of each partition another owner has not committed yet.
+    FirstOffsets from;
+    for (const auto& [partition, range] : ranges) {
+      int64_t committed = snapshot.txn_version(partition_app_id(sink.stream, partition));
+      if (committed >= range.end - 1) continue;  // all of it is there (or, for a start mark, a later start)
+      from[partition] = std::max(range.start, committed + 1);
+    }
+    if (from.empty()) return -1;
+    int64_t version = snapshot.version + 1;
+    if (from != written_from || version != written_for) {
+      // Files of an earlier attempt stay unreferenced, for vacuum: another writer may be reading
+      // the log while this one retries, and nothing points at them.
+      files = write(from, version);
+      written_from = from;
+      written_for = version;
+      fault_point("after_data_files");
+    }
+    delta::Commit commit = begin_commit(snapshot, sink.schema, sink.partition_columns, sink.table_path);
+    for (const auto& file : files) commit.add(file);
+    for (const auto& [partition, first] : from)
+      commit.set_txn(partition_app_id(sink.stream, partition), ranges.at(partition).end - 1);
+    commit.set_operation("STREAMING UPDATE");
+    nlohmann::json info = sink.info;
+    if (info.contains("lakestream")) info["lakestream"]["batchId"] = version;  // the rows' _batch_id
+    commit.set_commit_info(info);
+    fault_point("before_delta_commit");
+    try {
+      int64_t committed = commit.publish();
+      fault_point("after_delta_commit");
+      return committed;
+    } catch (const CommitConflict&) {
+      // Another worker took the version: look again (it may have committed some of these offsets).
+    }
+  }
+  throw Error("could not commit to " + sink.table_path + " after " + std::to_string(kAttempts) +
+              " attempts: other writers keep committing to it");
+}
+
+}  // namespace lakestream
