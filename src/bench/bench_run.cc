@@ -50,10 +50,23 @@ std::string pipeline_head(const std::string& bootstrap, const std::string& workl
 
 // The shop pipeline (examples/shop) with a second, smaller topic for the memory check, one
 // `latest` stream per seeded silver table, and one into an empty table for the end-to-end run.
+const char* const kOrderSchema =
+    "order_id = \"bigint\"\ncustomer_id = \"string\"\nstatus = \"string\"\namount = \"decimal(18,2)\"\n"
+    "event_time = \"timestamp\"\n";
+
+// Ingest of the orders topic alone, by `workers` processes of consumer group bench-workers-N
+// (docs/scale-out.md), each into its own lake.
+std::string workers_pipeline(const BenchOptions& o, const std::string& bootstrap, int workers) {
+  std::string name = "workers_" + std::to_string(workers);
+  return "[kafka]\nbootstrap = \"" + bootstrap + "\"\ngroup = \"bench-" + name + "\"\n\n[lake]\ntables = \"" + name +
+         "/lake\"\ncheckpoints = \"" + name + "/checkpoints\"\n\n[sources.orders]\ntopic = \"orders\"\nkey = \"order_id\"\n"
+         "required = [\"order_id\", \"event_time\"]\nmax_offsets_per_trigger = " + std::to_string(o.max_offsets_per_trigger) +
+         "\n\n[sources.orders.schema]\n" + kOrderSchema +
+         "\n[streams.read_orders]\nkind = \"ingest\"\nsource = \"orders\"\ntable = \"bronze_orders\"\n";
+}
+
 std::string shop_pipeline(const BenchOptions& o, const std::string& bootstrap) {
-  std::string schema =
-      "order_id = \"bigint\"\ncustomer_id = \"string\"\nstatus = \"string\"\namount = \"decimal(18,2)\"\n"
-      "event_time = \"timestamp\"\n";
+  const std::string schema = kOrderSchema;
   std::string text = pipeline_head(bootstrap, "shop");
   // The memory check reads the big topic and the small one with the same, smaller cap, so
   // that both backlogs are several batches.
@@ -209,6 +222,32 @@ class BenchRun {
     measure_end_to_end(pipeline, {"read_orders", "hourly_sales", "latest_orders"});
     measure("shop", "the shop scenario: 6 sends, 6x3 streams, check", 0, {"demo", "--dir", join_path(dir_, "shop-demo")});
     measure_idle_run(bootstrap, {"orders", "orders_small"});
+    for (int workers : {1, 2, 4}) measure_workers(bootstrap, workers);
+  }
+
+  // `workers` plain runs of one pipeline file at once, sharing the topic as a consumer group:
+  // the wall time until the last ends (joining the group included), the CPU of all of them.
+  void measure_workers(const std::string& bootstrap, int workers) {
+    std::string file = join_path(dir_, "workers_" + std::to_string(workers) + ".toml");
+    write_file_atomic(file, workers_pipeline(o_, bootstrap, workers));
+    std::vector<std::shared_ptr<StartedChild>> children;
+    for (int i = 0; i < workers; i++) children.push_back(start_measured(binary_, {"run", "-p", file, "-q"}, dir_));
+    ChildRun all;
+    for (const auto& child : children) {
+      ChildRun one = wait_measured(child);
+      all.seconds = std::max(all.seconds, one.seconds);
+      all.cpu_seconds += one.cpu_seconds;
+      all.peak_rss_mib = std::max(all.peak_rss_mib, one.peak_rss_mib);
+    }
+    ChildRun counted = run_measured(binary_, {"query", "-p", file, "-f", "csv",
+                                              "SELECT count(DISTINCT (partition, \"offset\")) FROM bronze_orders"}, dir_);
+    expect(parse_count(counted.out, "the offsets in the workers' bronze"), o_.events, "offsets in the workers' bronze");
+    std::string name = "workers_" + std::to_string(workers);
+    say(name + ": " + std::to_string(static_cast<int64_t>(o_.events / all.seconds)) + " events/s");
+    result_.measurements.push_back({workload_, name,
+                                    std::to_string(workers) + (workers == 1 ? " worker" : " workers") +
+                                        " of a consumer group ingesting the topic (docs/scale-out.md)",
+                                    o_.events, all.seconds, all.cpu_seconds, all.peak_rss_mib});
   }
 
   void run_clickstream(const std::string& bootstrap) {

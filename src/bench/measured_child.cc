@@ -103,6 +103,8 @@ ChildRun stop_measured(const std::shared_ptr<StartedChild>& child) {
   return wait_for(*child);
 }
 
+ChildRun wait_measured(const std::shared_ptr<StartedChild>& child) { return wait_for(*child); }
+
 ChildRun run_measured(const std::string& binary, const std::vector<std::string>& args, const std::string& cwd) {
   return wait_for(*start_measured(binary, args, cwd));
 }

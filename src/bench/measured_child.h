@@ -29,5 +29,7 @@ struct StartedChild;
 std::shared_ptr<StartedChild> start_measured(const std::string& binary, const std::vector<std::string>& args,
                                              const std::string& cwd);
 ChildRun stop_measured(const std::shared_ptr<StartedChild>& child);
+// Waits for a started child to end by itself.
+ChildRun wait_measured(const std::shared_ptr<StartedChild>& child);
 
 }  // namespace lakestream::bench
