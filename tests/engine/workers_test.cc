@@ -113,7 +113,8 @@ void kill_and_replace_workers(int64_t total, int sends) {
                                                            : std::random_device{}();
   SCOPED_TRACE("LAKESTREAM_WORKERS_SEED=" + std::to_string(seed));
   std::mt19937_64 random(seed);
-  PipelineFixture f(workers_pipeline("lake", "checkpoints", true), {{"orders", 6}});
+  // The embedded broker keeps about 5 MiB a partition: a million events need more partitions.
+  PipelineFixture f(workers_pipeline("lake", "checkpoints", true), {{"orders", total > 100'000 ? 48 : 6}});
   std::vector<std::string> worker_args{"run", "-p", f.pipeline_file(), "--continuous", "--interval", "200ms"};
   std::vector<std::unique_ptr<BackgroundProcess>> workers;
   for (int i = 0; i < 3; i++) workers.push_back(std::make_unique<BackgroundProcess>(worker_args, f.dir()));
