@@ -4,6 +4,8 @@
 
 #include <algorithm>
 #include <functional>
+#include <map>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -139,6 +141,22 @@ inline bool crash_in(MessyLake& lake, const std::string& point, const std::strin
   if (after_crash) after_crash();
   lake.run_ok();
   return crashed;
+}
+
+// The streams each crash point kills when every point is tried in every stream kind: every kind
+// that passes it.
+inline std::map<std::string, std::set<std::string>> streams_each_point_kills() {
+  const std::set<std::string> all(stream_of_each_kind().begin(), stream_of_each_kind().end());
+  return {{"after_plan", all},
+          {"mid_checkpoint_file", all},
+          {"after_kafka_read", {"read_orders"}},
+          {"after_data_files", all},
+          {"mid_commit_file", all},
+          {"after_quarantine_commit", {"read_orders"}},
+          {"before_delta_commit", all},
+          {"after_delta_commit", all},
+          {"after_state_commit", {"hourly_sales"}},
+          {"after_sink_commit", {"hourly_sales"}}};
 }
 
 // The lake holds what the reference does, and check says the same lines.

@@ -59,4 +59,15 @@ inline void play_shop(PipelineFixture& f, const std::function<void()>& run_strea
   }
 }
 
+// After the scenario, `recount` corrects the one hour written before its late order arrived, and
+// check then prints the seed's lines after a recount, all ok.
+inline void expect_recount_corrects_nine_oclock(PipelineFixture& f) {
+  CommandResult recount = f.lakestream("recount");
+  ASSERT_EQ(recount.exit_code, 0) << recount.err;
+  EXPECT_EQ(recount.out, "recount: hourly_sales 2026-10-01 09:00: 3 orders, 68.50 -> 4 orders, 90.50\n");
+  CommandResult check = f.lakestream("check");
+  EXPECT_EQ(check.out, expected_check("expected-check-after-recount.txt")) << check.err;
+  EXPECT_EQ(check.exit_code, 0);
+}
+
 }  // namespace lakestream::testing
