@@ -51,6 +51,7 @@ TEST(Bench, SmallRunWritesWellFormedFigures) {
   EXPECT_EQ(names, (std::set<std::string>{"shop/kafka_limit", "shop/ingest", "shop/ingest_capped", "shop/ingest_small",
                                           "shop/gold", "shop/silver_1k", "shop/silver_10k", "shop/batch_limit",
                                           "shop/end_to_end", "shop/shop", "shop/idle_run", "shop/watermarks_peer",
+                                          "shop/workers_1", "shop/workers_2", "shop/workers_4",
                                           "clickstream/kafka_limit",
                                           "clickstream/ingest", "clickstream/gold", "clickstream/silver",
                                           "clickstream/batch_limit", "clickstream/end_to_end",
