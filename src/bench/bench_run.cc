@@ -58,7 +58,10 @@ const char* const kOrderSchema =
 // (docs/scale-out.md), each into its own lake.
 std::string workers_pipeline(const BenchOptions& o, const std::string& bootstrap, int workers) {
   std::string name = "workers_" + std::to_string(workers);
-  return "[kafka]\nbootstrap = \"" + bootstrap + "\"\ngroup = \"bench-" + name + "\"\n\n[lake]\ntables = \"" + name +
+  // The embedded broker finishes a rebalance when the members it waits for rejoin or their
+  // session times out: a short session keeps a worker that just left from holding it up.
+  return "[kafka]\nbootstrap = \"" + bootstrap + "\"\ngroup = \"bench-" + name +
+         "\"\n\n[kafka.properties]\n\"session.timeout.ms\" = 6000\n\"heartbeat.interval.ms\" = 500\n\n[lake]\ntables = \"" + name +
          "/lake\"\ncheckpoints = \"" + name + "/checkpoints\"\n\n[sources.orders]\ntopic = \"orders\"\nkey = \"order_id\"\n"
          "required = [\"order_id\", \"event_time\"]\nmax_offsets_per_trigger = " + std::to_string(o.max_offsets_per_trigger) +
          "\n\n[sources.orders.schema]\n" + kOrderSchema +

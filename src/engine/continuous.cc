@@ -104,6 +104,7 @@ int run_continuously(const Pipeline& pipeline, RunOptions options, const Continu
   install_stop_signals();
   if (options.run_id.empty()) options.run_id = new_uuid();  // one run id for the life of the process
   options.service_log = true;
+  options.continuous = true;
   options.progress_bar = false;  // a log, and two stages cannot share one redrawn line
   out << log_time_now() << " running " << pipeline.path << " every " << continuous.interval_us / 1000000.0
       << " s until SIGTERM or Ctrl-C\n" << std::flush;

@@ -84,6 +84,7 @@ std::vector<StreamReport> run_pipeline(const Pipeline& pipeline, const RunOption
     std::optional<int64_t> previous_start = previous_batch_start(log);
     BacklogProgress backlog(out, options.progress_bar);
     StreamContext ctx{pipeline, *stream, con};
+    ctx.continuous = options.continuous;
     ctx.on_batch = [&](const StreamReport& s, const BatchReport& b) {
       log.append(progress_record(s, b, run_id, previous_start));
       if (options.on_progress) options.on_progress(batch_progress(s, b, previous_start));

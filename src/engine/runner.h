@@ -28,6 +28,9 @@ struct RunOptions {
   // A service log (continuous mode): each line starts with the time in UTC, and a stream with
   // nothing new prints nothing.
   bool service_log = false;
+  // Continuous mode: each run is one cycle (an ingest worker reads only its own share; a plain run
+  // waits until the group has read the whole topic).
+  bool continuous = false;
 };
 
 // With ingest workers (a consumer group: [kafka] group), the latest and window streams, which

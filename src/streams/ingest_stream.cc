@@ -9,6 +9,7 @@
 #include <memory>
 #include <optional>
 #include <set>
+#include <thread>
 
 #include "checkpoint/checkpoint.h"
 #include "sinks/partition_commit.h"
@@ -373,13 +374,58 @@ class IngestRun {
   // partitions next, from the same txns.
   StreamReport run_as_worker() {
     auto started = std::chrono::steady_clock::now();
-    std::set<int32_t> held = membership_->held();
-    report_.partitions_held = describe_partitions(held);
     report_.worker = worker_name();
-    if (held.empty()) {
-      report_.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
-      return report_;
+    // A plain run ends when the group as a whole has the topic in bronze up to where it was at
+    // the start, whichever worker wrote it: a worker that finished its share, or was given none,
+    // waits for a rebalance to hand it partitions of one that left. A continuous run's cycle only
+    // reads its own share; the next cycle sees the next assignment.
+    Offsets topic_end;
+    if (!ctx_.continuous)
+      for (const auto& [p, w] : reader_.watermarks()) topic_end[p] = w.high;
+    auto progress_at = std::chrono::steady_clock::now();
+    int64_t behind = -1;
+    while (!stop_requested()) {
+      std::set<int32_t> held = membership_->held();
+      report_.partitions_held = describe_partitions(held);
+      bool whole_share = read_share(held);
+      if (ctx_.continuous) break;
+      if (!whole_share || membership_->held() != held) continue;  // a rebalance: the new share
+      int64_t left = behind_topic_end(topic_end);
+      if (left == 0) break;
+      if (left != behind) {
+        behind = left;
+        progress_at = std::chrono::steady_clock::now();
+      } else if (std::chrono::steady_clock::now() - progress_at > kGroupPatience) {
+        report_.partitions_held += " (" + std::to_string(left) + " offsets of other workers' partitions still unread)";
+        break;
+      }
+      std::this_thread::sleep_for(std::chrono::milliseconds(200));
     }
+    report_.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+    return report_;
+  }
+
+  // How long a plain run waits for the group when nothing moves: more than a session timeout
+  // (Kafka's default is 45 s), so that a dead worker's partitions come to a live one.
+  static constexpr auto kGroupPatience = std::chrono::seconds(90);
+
+  // The offsets of the topic up to `topic_end` not in bronze yet (per-partition txns).
+  int64_t behind_topic_end(const Offsets& topic_end) {
+    Offsets positions = committed_positions(delta::load_snapshot(bronze_path_), ctx_.stream.name);
+    int64_t behind = 0;
+    for (const auto& [p, end] : topic_end) {
+      auto at = positions.find(p);
+      // A partition no worker has read: behind unless it is empty or the stream starts at its end.
+      if (at == positions.end()) behind += source_.start_at_latest ? 0 : end;
+      else behind += std::max<int64_t>(0, end - at->second);
+    }
+    return behind;
+  }
+
+  // Reads the partitions in `held` from where their txns stand to their ends now. False when a
+  // rebalance changed the assignment before it was done.
+  bool read_share(const std::set<int32_t>& held) {
+    if (held.empty()) return true;
     Offsets start = committed_positions(delta::load_snapshot(bronze_path_), ctx_.stream.name);
     for (auto it = start.begin(); it != start.end();) it = held.count(it->first) ? std::next(it) : start.erase(it);
     std::set<int32_t> never_read;
@@ -395,11 +441,11 @@ class IngestRun {
     std::optional<sql::ScopedSetting> one_thread;
     if (!plans.empty()) one_thread.emplace(ctx_.con, "threads", "1");
     for (const auto& ranges : plans) {
-      if (stop_requested() || membership_->held() != held) {
-        // A rebalance took or gave partitions: the next run starts from the new assignment.
-        report_.stopped = stop_requested();
-        break;
+      if (stop_requested()) {
+        report_.stopped = true;
+        return false;
       }
+      if (membership_->held() != held) return false;  // a rebalance took or gave partitions
       Offsets batch_end = start;
       for (const auto& r : ranges) batch_end[r.partition] = r.end;
       auto batch = read_batch(-1, start, batch_end, data_loss, false, ctx_.con);
@@ -416,8 +462,7 @@ class IngestRun {
       data_loss.clear();
       start = batch_end;
     }
-    report_.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
-    return report_;
+    return true;
   }
 
   // Writes a worker's batch: quarantine, then bronze, each with a txn per partition it covers;

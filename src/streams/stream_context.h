@@ -15,6 +15,8 @@ struct StreamContext {
   const Pipeline& pipeline;
   const Stream& stream;
   sql::Connection& con;
+  // A cycle of continuous mode (engine/continuous.h) rather than a run to the end of what is there.
+  bool continuous = false;
   // Called after each batch (for the terminal line and progress records).
   std::function<void(const StreamReport&, const BatchReport&)> on_batch = [](const StreamReport&, const BatchReport&) {};
 

@@ -74,9 +74,10 @@ std::string query(PipelineFixture& f, const std::string& pipeline, const std::st
   return r.out;
 }
 
-// The longest time a partition went without a bronze commit while events kept coming, from the
-// commits' timestamps: how long a dead worker's partitions stayed unread.
-double longest_unread_seconds(const std::string& bronze, int64_t until_ms) {
+// The longest time a partition went without a bronze commit from the first send on, from the
+// commits' timestamps: how long a dead worker's partitions (or all, while the group rebalances)
+// stayed unread.
+double longest_unread_seconds(const std::string& bronze, int64_t since_ms) {
   std::map<int32_t, std::vector<int64_t>> commits;
   for (const auto& entry : std::filesystem::directory_iterator(bronze + "/_delta_log")) {
     if (entry.path().extension() != ".json") continue;
@@ -96,9 +97,9 @@ double longest_unread_seconds(const std::string& bronze, int64_t until_ms) {
   }
   int64_t longest = 0;
   for (auto& [p, times] : commits) {
+    times.push_back(since_ms);
     std::sort(times.begin(), times.end());
-    for (size_t i = 1; i < times.size(); i++)
-      if (times[i] <= until_ms) longest = std::max(longest, times[i] - times[i - 1]);
+    for (size_t i = 1; i < times.size(); i++) longest = std::max(longest, times[i] - times[i - 1]);
   }
   return longest / 1000.0;
 }
@@ -121,6 +122,7 @@ void kill_and_replace_workers(int64_t total, int sends) {
 
   int kills = 0;
   int64_t expected = 0;
+  int64_t first_send_ms = now_ms();
   int64_t per_send = total / sends;
   for (int send = 0; send < sends; send++) {
     std::string lines = orders(send * per_send, per_send, total, random);
@@ -139,7 +141,6 @@ void kill_and_replace_workers(int64_t total, int sends) {
       std::this_thread::sleep_for(std::chrono::milliseconds(300 + random() % 700));
     }
   }
-  int64_t produced_until = now_ms();
   std::string bronze_count = "SELECT count(*) FROM bronze_orders";
   auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(180);
   while (count_of(f, f.pipeline_file(), bronze_count) < expected && std::chrono::steady_clock::now() < deadline)
@@ -151,9 +152,13 @@ void kill_and_replace_workers(int64_t total, int sends) {
     EXPECT_NE(ended.signal, SIGKILL);
     EXPECT_EQ(ended.err.find("failed"), std::string::npos) << ended.err;
   }
-  // The downstream streams catch up in one more run (a worker that holds every partition now).
+  // The downstream streams catch up in one more run, once the session of the worker killed last
+  // has timed out: until then the group may keep partition 0 (and the single-writer streams)
+  // with it, and the run leaves them to it, as it should.
+  std::this_thread::sleep_for(std::chrono::seconds(7));
   CommandResult last = f.lakestream("run");
   ASSERT_EQ(last.exit_code, 0) << last.out << last.err;
+  EXPECT_EQ(last.out.find("runs on the worker that holds partition 0"), std::string::npos) << last.out;
 
   EXPECT_EQ(count_of(f, f.pipeline_file(), bronze_count), expected) << kills << " kills";
   EXPECT_EQ(count_of(f, f.pipeline_file(),
@@ -167,9 +172,12 @@ void kill_and_replace_workers(int64_t total, int sends) {
   write_text(single, toml);
   CommandResult one = run_lakestream({"run", "-p", single}, f.dir());
   ASSERT_EQ(one.exit_code, 0) << one.err;
+  // Silver's rows, not their lineage: of two identical copies of an event, the row names the later
+  // one when one batch reads both, and the first when they come in two batches (a resend changes
+  // nothing), so its partition and offset depend on the batching; what the row says does not.
   for (const std::string sql :
        {"SELECT partition, \"offset\", order_id, status, amount, event_time FROM bronze_orders ORDER BY 1, 2",
-        "SELECT order_id, customer_id, status, amount, event_time, partition, \"offset\" FROM orders ORDER BY 1",
+        "SELECT order_id, customer_id, status, amount, event_time FROM orders ORDER BY 1",
         "SELECT hour, orders, revenue FROM hourly_sales ORDER BY 1"})
     EXPECT_EQ(query(f, f.pipeline_file(), sql), query(f, single, sql)) << sql;
 
@@ -177,7 +185,7 @@ void kill_and_replace_workers(int64_t total, int sends) {
   EXPECT_EQ(check.out.find("PROBLEM"), std::string::npos) << check.out;
   EXPECT_NE(check.exit_code, 1) << check.out << check.err;
 
-  double unread = longest_unread_seconds(f.dir() + "/lake/bronze_orders", produced_until);
+  double unread = longest_unread_seconds(f.dir() + "/lake/bronze_orders", first_send_ms);
   std::printf("workers: %lld events, %d kills; the longest a partition went unread: %.1f s (session timeout 6 s)\n",
               static_cast<long long>(expected), kills, unread);
   EXPECT_LT(unread, 60) << "a dead worker's partitions were not taken over";

@@ -2,6 +2,7 @@
 // the local folder only a working copy, so a stream whose working copy is lost (it moved to
 // another machine) goes on exactly once; and a crash at every point, with the working copy lost
 // after it, changes nothing.
+#include <cstdlib>
 #include <map>
 #include <memory>
 #include <set>
@@ -37,6 +38,15 @@ struct CheckpointStore {
              "AWS_ENDPOINT_URL_S3=" + s3->endpoint()};
       settings = s3->settings();
     }
+    // Every command checks the store's credentials when it loads the pipeline file (a query too),
+    // so they are in this process's environment for all of them, as in a user's shell.
+    for (const auto& variable : env) {
+      auto eq = variable.find('=');
+      setenv(variable.substr(0, eq).c_str(), variable.substr(eq + 1).c_str(), 1);
+    }
+  }
+  ~CheckpointStore() {
+    for (const auto& variable : env) unsetenv(variable.substr(0, variable.find('=')).c_str());
   }
 
   // The keys of stream `stream`'s checkpoint on the store.
