@@ -318,12 +318,8 @@ class IngestRun {
     int64_t id = b.id;
     std::string ingested_at = "make_timestamp(" + std::to_string(wall_clock_us()) + ")::TIMESTAMPTZ";
     std::string batch_id = std::to_string(id) + "::BIGINT";
-    nlohmann::json info = {{"lakestream", {{"stream", ctx_.stream.name},
-                                           {"batchId", id},
-                                           {"source", {{"topic", source_.topic},
-                                                       {"startOffsets", to_json(b.start)},
-                                                       {"endOffsets", to_json(b.end)}}}}}};
-    if (!b.data_loss.empty()) info["lakestream"]["dataLoss"] = data_loss_json(b.data_loss);
+    nlohmann::json info = commit_info(b);
+    info["lakestream"]["batchId"] = id;
 
     // Quarantine first, bronze last: each commit is skipped on a replay once it is in.
     if (batch.quarantined > 0) {
@@ -337,9 +333,7 @@ class IngestRun {
       });
       fault_point("after_quarantine_commit");
     }
-    std::string derived;
-    for (const auto& [name, expression] : ctx_.stream.derived)
-      derived += ", (" + expression + ") AS " + sql::quote_ident(name);
+    std::string derived = derived_columns_sql();
     std::string select = "SELECT *, " + batch_id + " AS _batch_id, " + ingested_at + " AS _ingested_at" + derived +
                          " FROM (" + records.good_rows_sql() + ")";
     SinkCommit sink{bronze_path_, with_derived_columns(con, select, records.field_columns()), checkpoint_->id(), id,
@@ -473,12 +467,8 @@ class IngestRun {
     sql::Connection& con = b.con;
     IngestBatch& records = *b.records;
     std::string ingested_at = "make_timestamp(" + std::to_string(wall_clock_us()) + ")::TIMESTAMPTZ";
-    nlohmann::json info = {{"lakestream", {{"stream", ctx_.stream.name},
-                                           {"group", membership_->group()},
-                                           {"source", {{"topic", source_.topic},
-                                                       {"startOffsets", to_json(b.start)},
-                                                       {"endOffsets", to_json(b.end)}}}}}};
-    if (!b.data_loss.empty()) info["lakestream"]["dataLoss"] = data_loss_json(b.data_loss);
+    nlohmann::json info = commit_info(b);
+    info["lakestream"]["group"] = membership_->group();
     auto rows = [&](const std::string& rows_sql, const FirstOffsets& from, int64_t version, const std::string& extra) {
       return "SELECT *, " + std::to_string(version) + "::BIGINT AS _batch_id, " + ingested_at + " AS _ingested_at" +
              extra + " FROM (" + rows_sql + ") WHERE " + rows_condition(from);
@@ -493,9 +483,7 @@ class IngestRun {
       });
       fault_point("after_quarantine_commit");
     }
-    std::string derived;
-    for (const auto& [name, expression] : ctx_.stream.derived)
-      derived += ", (" + expression + ") AS " + sql::quote_ident(name);
+    std::string derived = derived_columns_sql();
     PartitionSink sink{bronze_path_, ctx_.stream.name,
                        with_derived_columns(con, rows(records.good_rows_sql(), {}, 0, derived), records.field_columns()),
                        ctx_.stream.partition_by, info};
@@ -518,6 +506,25 @@ class IngestRun {
     }
     batch.durations_ms["addBatch"] = ms_since(b.processing);
     batch.durations_ms["triggerExecution"] = ms_since(b.started);
+  }
+
+  // What a batch's commits say of it in commitInfo.lakestream: the stream, the offsets it read
+  // and any gap it stepped over.
+  nlohmann::json commit_info(const Batch& b) const {
+    nlohmann::json info = {{"lakestream", {{"stream", ctx_.stream.name},
+                                           {"source", {{"topic", source_.topic},
+                                                       {"startOffsets", to_json(b.start)},
+                                                       {"endOffsets", to_json(b.end)}}}}}};
+    if (!b.data_loss.empty()) info["lakestream"]["dataLoss"] = data_loss_json(b.data_loss);
+    return info;
+  }
+
+  // The stream's derived columns as a select list: ", (expression) AS name, ...".
+  std::string derived_columns_sql() const {
+    std::string derived;
+    for (const auto& [name, expression] : ctx_.stream.derived)
+      derived += ", (" + expression + ") AS " + sql::quote_ident(name);
+    return derived;
   }
 
   // The bronze schema: the source's fields and ingest's columns, then the derived columns typed
