@@ -5,8 +5,10 @@
 #include <algorithm>
 
 #include "checkpoint/window_state_store.h"
+#include "storage/sha256.h"
 #include "sql/duckdb.h"
 #include "util/error.h"
+#include "util/fault.h"
 #include "util/files.h"
 
 namespace lakestream {
@@ -16,18 +18,40 @@ namespace {
 constexpr const char* kStatePrefix = "state/";
 constexpr const char* kSnapshotMark = "state.snapshot";  // in the working copy: the snapshot its state is
 
-// The batch of a snapshot key "state/<N>.duckdb".
-std::optional<int64_t> snapshot_batch(const std::string& key) {
+// A snapshot is "state/<N>-<checksum>.duckdb": the window state after batch N, named with the
+// first 32 hex digits of its SHA-256. The name vouches for the content: an upload cut short by a
+// kill can be left on a store as an object holding what arrived (s3rver does so), and DuckDB
+// cannot read such a file. Snapshots of an earlier release are "state/<N>.duckdb", unverified.
+using SnapshotName = CheckpointMirror::SnapshotName;
+
+std::string checksum_of(const std::string& data) { return storage::sha256_hex(data).substr(0, 32); }
+
+std::optional<SnapshotName> parse_snapshot_key(const std::string& key) {
   std::string name = key.substr(std::string(kStatePrefix).size());
   const std::string suffix = ".duckdb";
   if (name.size() <= suffix.size() || name.compare(name.size() - suffix.size(), suffix.size(), suffix) != 0)
     return std::nullopt;
-  std::string digits = name.substr(0, name.size() - suffix.size());
-  if (digits.find_first_not_of("0123456789") != std::string::npos) return std::nullopt;
-  return std::stoll(digits);
+  name.resize(name.size() - suffix.size());
+  SnapshotName snapshot{key, 0, ""};
+  auto dash = name.find('-');
+  if (dash != std::string::npos) {
+    snapshot.checksum = name.substr(dash + 1);
+    name.resize(dash);
+    if (snapshot.checksum.size() != 32 || snapshot.checksum.find_first_not_of("0123456789abcdef") != std::string::npos)
+      return std::nullopt;
+  }
+  if (name.empty() || name.size() > 18 || name.find_first_not_of("0123456789") != std::string::npos) return std::nullopt;
+  snapshot.batch = std::stoll(name);
+  return snapshot;
 }
 
-std::string snapshot_key(int64_t batch) { return kStatePrefix + std::to_string(batch) + ".duckdb"; }
+std::string snapshot_key(int64_t batch, const std::string& data) {
+  return kStatePrefix + std::to_string(batch) + "-" + checksum_of(data) + ".duckdb";
+}
+
+bool is_whole(const SnapshotName& snapshot, const std::string& data) {
+  return snapshot.checksum.empty() || checksum_of(data) == snapshot.checksum;
+}
 
 // The records of a checkpoint (not its lock, progress log or state).
 bool is_record(const std::string& name) {
@@ -70,7 +94,7 @@ void CheckpointMirror::pull() {
   auto known = [&](const std::string& name) {
     return std::find(on_store.begin(), on_store.end(), name) != on_store.end();
   };
-  for (const std::string& name : {"metadata.json", "idle.json"})
+  for (const char* name : {"metadata.json", "idle.json"})
     if (!known(name)) ::unlink((local_dir_ + "/" + name).c_str());
   for (const auto& name : list_dir(local_dir_ + "/batches"))
     if (!known("batches/" + name)) ::unlink((local_dir_ + "/batches/" + name).c_str());
@@ -82,27 +106,34 @@ void CheckpointMirror::pull() {
 void CheckpointMirror::pull_state() {
   std::string state = WindowStateStore::path_in(local_dir_);
   std::string mark_path = local_dir_ + "/" + kSnapshotMark;
-  auto newest = newest_state_snapshot();
-  std::optional<int64_t> mark;
-  if (path_exists(mark_path)) {
-    try {
-      mark = std::stoll(read_file(mark_path));
-    } catch (const std::exception&) {
-      mark.reset();
-    }
-  }
+  std::vector<SnapshotName> snapshots = state_snapshots();
+  std::string mark = path_exists(mark_path) ? read_file(mark_path) : "";
+  while (!mark.empty() && mark.back() == '\n') mark.pop_back();
   // The local state is that snapshot when it was uploaded or downloaded as it and no batch
   // committed to it since (a flushed outbox is the same state: its batch is in the table).
-  if (newest && mark == newest && local_state_batch(state) == newest && !path_exists(state + ".wal")) return;
+  if (!snapshots.empty() && mark == snapshots.front().key &&
+      local_state_batch(state) == snapshots.front().batch && !path_exists(state + ".wal"))
+    return;
   ::unlink(mark_path.c_str());
   WindowStateStore::remove(local_dir_);
-  if (!newest) return;
-  auto data = store_->get(snapshot_key(*newest));
-  if (!data)
-    throw Error("the window state snapshot " + snapshot_key(*newest) + " vanished from " + store_->describe() +
-                " while it was read; is another run of this stream removing it? Run again when only one runs.");
-  write_file_atomic(state, *data, 0600);
-  write_file_atomic(mark_path, std::to_string(*newest) + "\n", 0600);
+  for (const SnapshotName& snapshot : snapshots) {
+    auto data = store_->get(snapshot.key);
+    if (data && !is_whole(snapshot, *data)) data = store_->get(snapshot.key);  // a download cut short, once
+    if (!data)
+      throw Error("the window state snapshot " + snapshot.key + " vanished from " + store_->describe() +
+                  " while it was read; is another run of this stream removing it? Run again when only one runs.");
+    if (!is_whole(snapshot, *data)) {
+      // An upload a kill cut short. Its batch's table commit never happened (it comes after the
+      // upload), and the snapshot before it is still there (older ones go only once a newer one
+      // is whole): the batch runs again from that one. With none before it, no batch of this
+      // state was committed, and the state before it is the empty one.
+      store_->remove(snapshot.key);
+      continue;
+    }
+    write_file_atomic(state, *data, 0600);
+    write_file_atomic(mark_path, snapshot.key + "\n", 0600);
+    return;
+  }
 }
 
 void CheckpointMirror::push_once(const std::string& name) {
@@ -124,13 +155,19 @@ void CheckpointMirror::remove_state_snapshots() {
   ::unlink((local_dir_ + "/" + kSnapshotMark).c_str());
 }
 
+std::vector<CheckpointMirror::SnapshotName> CheckpointMirror::state_snapshots() {
+  std::vector<SnapshotName> snapshots;
+  for (const auto& object : store_->list(kStatePrefix))
+    if (auto snapshot = parse_snapshot_key(object.key)) snapshots.push_back(*snapshot);
+  std::sort(snapshots.begin(), snapshots.end(),
+            [](const SnapshotName& a, const SnapshotName& b) { return a.batch > b.batch; });
+  return snapshots;
+}
+
 std::optional<int64_t> CheckpointMirror::newest_state_snapshot() {
-  std::optional<int64_t> newest;
-  for (const auto& object : store_->list(kStatePrefix)) {
-    auto batch = snapshot_batch(object.key);
-    if (batch && (!newest || *batch > *newest)) newest = batch;
-  }
-  return newest;
+  auto snapshots = state_snapshots();
+  if (snapshots.empty()) return std::nullopt;
+  return snapshots.front().batch;
 }
 
 void CheckpointMirror::push_state_snapshot(int64_t batch) {
@@ -138,19 +175,21 @@ void CheckpointMirror::push_state_snapshot(int64_t batch) {
   // Until the upload is done, the local state is no snapshot's.
   ::unlink(mark_path.c_str());
   std::string data = read_file(WindowStateStore::path_in(local_dir_));
-  if (!store_->put_if_absent(snapshot_key(batch), data)) {
-    auto there = store_->get(snapshot_key(batch));
-    if (!there || *there != data)
-      throw Error("another run of this stream uploaded the window state of batch " + std::to_string(batch) + " to " +
-                  store_->describe() + " first: two runners on different machines are running it. Only one runner "
-                  "per stream may run; stop the other one, then run again.");
+  std::string key = snapshot_key(batch, data);
+  // A kill mid-upload, on a store that keeps what arrived of it (s3rver does): half the snapshot.
+  if (fault_is_next("mid_state_upload")) store_->put(key, data.substr(0, data.size() / 2));
+  fault_point("mid_state_upload");
+  if (!store_->put_if_absent(key, data)) {
+    // The same name is the same content: an earlier try of this very state. If that try was cut
+    // short, what it left is replaced.
+    auto there = store_->get(key);
+    if (!there || *there != data) store_->put(key, data);
   }
-  write_file_atomic(mark_path, std::to_string(batch) + "\n", 0600);
-  // The new snapshot is there: the older ones are no longer needed to recover.
-  for (const auto& object : store_->list(kStatePrefix)) {
-    auto older = snapshot_batch(object.key);
-    if (older && *older < batch) store_->remove(object.key);
-  }
+  write_file_atomic(mark_path, key + "\n", 0600);
+  // The new snapshot is whole on the store: the older ones (and any other of this batch, cut
+  // short) are no longer needed to recover.
+  for (const SnapshotName& other : state_snapshots())
+    if (other.batch <= batch && other.key != key) store_->remove(other.key);
 }
 
 }  // namespace lakestream

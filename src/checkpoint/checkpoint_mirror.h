@@ -5,9 +5,12 @@
 //   metadata.json, batches/<N>.json   written once (put_if_absent); a different object already
 //                                     there means another runner: refused
 //   idle.json                         replaced, or removed before any work starts
-//   state/<N>.duckdb                  the window state after batch N's state transaction (state and
+//   state/<N>-<checksum>.duckdb       the window state after batch N's state transaction (state and
 //                                     outbox), uploaded once before batch N's table commit; older
-//                                     snapshots are removed once a newer one is there
+//                                     snapshots are removed once a newer one is whole there. The
+//                                     checksum (of the content) finds an upload a kill cut short on
+//                                     a store that keeps what arrived: it is skipped, and its batch
+//                                     runs again from the snapshot before it
 // On start, pull() makes the working copy what the store holds. The window state comes from the
 // store's newest snapshot; the local state is kept only when it is that very snapshot (a run that
 // died between its state commit and the upload left a local state the store never saw: it is
@@ -18,6 +21,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "storage/object_store.h"
 
@@ -51,8 +55,18 @@ class CheckpointMirror {
 
   std::string describe() const { return store_->describe(); }
 
+  // A snapshot's key, its batch and the checksum its name gives (empty in an earlier release's
+  // names, "state/<N>.duckdb", which are taken unverified).
+  struct SnapshotName {
+    std::string key;
+    int64_t batch = 0;
+    std::string checksum;
+  };
+
  private:
   void pull_state();
+  // The snapshots on the store, the newest batch first.
+  std::vector<SnapshotName> state_snapshots();
 
   std::unique_ptr<storage::ObjectStore> store_;
   std::string local_dir_;

@@ -54,15 +54,21 @@ const PauseSetting& pause_setting() {
   return p;
 }
 
+std::atomic<long> fault_hits{0};  // two stages of continuous mode pass points at once
+
 }  // namespace
+
+bool fault_is_next(std::string_view point) {
+  const FaultSetting& f = setting();
+  return f.hits_to_die != 0 && point == f.point && fault_hits.load() + 1 >= f.hits_to_die;
+}
 
 void fault_point(std::string_view point) {
   const PauseSetting& p = pause_setting();
   if (p.ms > 0 && point == p.point) std::this_thread::sleep_for(std::chrono::milliseconds(p.ms));
   FaultSetting& f = setting();
   if (f.hits_to_die == 0 || point != f.point) return;
-  static std::atomic<long> hits{0};  // two stages of continuous mode pass points at once
-  if (++hits >= f.hits_to_die) ::kill(::getpid(), SIGKILL);
+  if (++fault_hits >= f.hits_to_die) ::kill(::getpid(), SIGKILL);
 }
 
 }  // namespace lakestream

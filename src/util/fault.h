@@ -14,4 +14,8 @@ namespace lakestream {
 // LAKESTREAM_PAUSE names it.
 void fault_point(std::string_view point);
 
+// True when the next pass of `point` dies: for a point that first leaves behind what a crash
+// there leaves (e.g. the part of an upload that reached the store).
+bool fault_is_next(std::string_view point);
+
 }  // namespace lakestream
