@@ -20,6 +20,12 @@ std::string format_bench(const BenchResult& result) {
     std::snprintf(line, sizeof line, "%-12s %-16s %-*s %12.0f %9.3f %9.3f %9.1f\n", m.workload.c_str(), m.name.c_str(), what,
                   m.what.c_str(), m.per_second(), m.seconds, m.cpu_seconds, m.peak_rss_mib);
     text += line;
+    if (m.store_requests >= 0) {
+      std::snprintf(line, sizeof line, "%-12s %-16s   %lld store requests in %lld batches: %.1f a batch\n", "", "",
+                    static_cast<long long>(m.store_requests), static_cast<long long>(m.batches),
+                    m.batches > 0 ? static_cast<double>(m.store_requests) / m.batches : 0.0);
+      text += line;
+    }
     if (m.p99_ms >= 0) {
       std::snprintf(line, sizeof line, "%-12s %-16s   latency p50 %.0f ms, p99 %.0f ms, max %.0f ms; %.2f cores\n", "", "",
                     m.p50_ms, m.p99_ms, m.max_ms, m.seconds > 0 ? m.cpu_seconds / m.seconds : 0);
@@ -51,6 +57,11 @@ nlohmann::json bench_json(const BenchResult& result) {
                                  {"cpu_seconds", m.cpu_seconds},
                                  {"events_per_second", m.per_second()},
                                  {"peak_rss_mib", m.peak_rss_mib}});
+    if (m.store_requests >= 0) {
+      auto& added = j["measurements"].back();
+      added["store_requests"] = m.store_requests;
+      added["batches"] = m.batches;
+    }
     if (m.p99_ms >= 0) {
       auto& added = j["measurements"].back();
       added["latency_ms"] = nlohmann::json{{"p50", m.p50_ms}, {"p99", m.p99_ms}, {"max", m.max_ms}};

@@ -21,6 +21,7 @@
 #include "check/window_recount.h"
 #include "pipeline/pipeline.h"
 #include "sql/duckdb.h"
+#include "storage/object_store.h"
 #include "streams/ingest_stream.h"
 #include "util/error.h"
 #include "util/files.h"
@@ -111,6 +112,30 @@ std::string freshness_pipeline(const std::string& bootstrap, const std::string& 
          "key = [\"order_id\"]\norder_by = \"event_time\"\n";
 }
 
+// The store workload's pipeline: the shop's ingest (in batches of a quarter of the feed, and of a
+// sixteenth into a second table) and hourly gold, with the lake under `lake` (a folder or a
+// store URL: the tables and the checkpoints both).
+std::string store_pipeline(const std::string& bootstrap, const std::string& lake, int64_t events) {
+  std::string text = "[kafka]\nbootstrap = \"" + bootstrap + "\"\n\n[lake]\ntables = \"" + lake +
+                     "/lake\"\ncheckpoints = \"" + lake + "/checkpoints\"\n";
+  for (const auto& [name, cap] : {std::pair<std::string, int64_t>{"orders", std::max<int64_t>(1, events / 4)},
+                                  std::pair<std::string, int64_t>{"orders_small", std::max<int64_t>(1, events / 16)}})
+    text += "\n[sources." + name + "]\ntopic = \"orders_store\"\nkey = \"order_id\"\n"
+            "required = [\"order_id\", \"event_time\"]\nmax_offsets_per_trigger = " + std::to_string(cap) +
+            "\n\n[sources." + name + ".schema]\n" + kOrderSchema;
+  return text +
+         "\n[streams.read_orders]\nkind = \"ingest\"\nsource = \"orders\"\ntable = \"bronze_orders\"\n"
+         "\n[streams.read_small]\nkind = \"ingest\"\nsource = \"orders_small\"\ntable = \"bronze_small\"\n"
+         "\n[streams.hourly_sales]\nkind = \"window\"\nfrom = \"bronze_orders\"\ntable = \"hourly_sales\"\n"
+         "filter = \"status = 'placed'\"\nevent_time = \"event_time\"\nwatermark = \"1 hour\"\n"
+         "dedup = [\"order_id\", \"status\"]\nwindow = \"1 hour\"\nwindow_column = \"hour\"\noutput = \"append\"\n"
+         "\n[streams.hourly_sales.aggregates]\norders = \"count(*)\"\nrevenue = \"sum(amount)\"\n";
+}
+
+// The events of the store workload: a tenth of the others' (a store's round trips, not the
+// events, are what it measures), at least 1,000.
+int64_t store_events(const BenchOptions& o) { return std::max<int64_t>(1000, o.events / 10); }
+
 // The hands-on lab's pipeline: bronze partitioned by day, per-minute revenue with a 60 s
 // watermark and dedup on event_id, the newest event of each customer.
 std::string clickstream_pipeline(const BenchOptions& o, const std::string& bootstrap) {
@@ -178,6 +203,11 @@ class BenchRun {
     if (shop) topics = {{"orders", o_.partitions}, {"orders_small", o_.partitions}};
     if (clickstream) topics.push_back({"clicks", o_.partitions});
     if (wide) topics.push_back({"tracker", o_.partitions});
+    bool store = selected("store");
+    if (store && o_.store_url.empty())
+      throw Error("the store workload needs --store URL: an S3 or Azure location (s3://bucket/prefix, az://container/prefix) "
+                  "with its credentials in AWS_* or AZURE_STORAGE_* (scripts/bench-store runs it against s3rver and Azurite)");
+    if (store) topics.push_back({"orders_store", o_.partitions});
     bool freshness = selected("freshness");
     if (freshness)
       for (int64_t rate : o_.freshness_rates) topics.push_back({"fresh_" + count_text(rate), 3});
@@ -186,6 +216,7 @@ class BenchRun {
     if (clickstream) run_clickstream(broker.bootstrap());
     if (wide) run_wide(broker.bootstrap());
     if (freshness) run_freshness(broker.bootstrap());
+    if (store) run_store(broker.bootstrap());
     set_targets();
     return result_;
   }
@@ -298,6 +329,57 @@ class BenchRun {
                         feed.events);
     measure_end_to_end(pipeline, {"read_tracker", "activity", "users"}, feed.events);
     measure_idle_run(bootstrap, {"tracker"});
+  }
+
+  // The shop's ingest and gold with the lake (tables and checkpoints) on an object store, against
+  // the same on the local disk in the same run; and the requests each run sent to the store, per
+  // batch, at two batch sizes.
+  void run_store(const std::string& bootstrap) {
+    workload_ = "store";
+    OrderFeed feed;
+    feed.events = store_events(o_);
+    say("producing " + std::to_string(feed.events) + " order events; the lake on " + o_.store_url + " and on the local disk");
+    produce_order_feed(bootstrap, "orders_store", feed);
+    std::string prefix = o_.store_url;
+    while (!prefix.empty() && prefix.back() == '/') prefix.pop_back();
+    prefix += "/lakestream-bench-" + new_uuid();
+    struct Lake {
+      std::string name, where, url;
+    };
+    for (const Lake& lake : {Lake{"local", "the local disk", join_path(dir_, "store-local")},
+                             Lake{"store", o_.store_url, prefix}}) {
+      pipeline_file_ = join_path(dir_, "store_" + lake.name + ".toml");
+      write_file_atomic(pipeline_file_, store_pipeline(bootstrap, lake.url, feed.events));
+      bool remote = lake.name == "store";
+      measure_on_store("ingest_" + lake.name, "Kafka -> bronze on " + lake.where + " (4 batches)", feed.events,
+                       "read_orders", remote);
+      measure_on_store("gold_" + lake.name, "bronze -> gold on " + lake.where, feed.events, "hourly_sales", remote);
+      if (remote)
+        measure_on_store("ingest_store_small", "Kafka -> bronze on " + lake.where + " (16 batches)", feed.events,
+                         "read_small", remote);
+      expect(count_rows("bronze_orders"), feed.events, "rows in bronze_orders on " + lake.where);
+    }
+    auto store = storage::open_store(prefix, load_pipeline(pipeline_file_).storage);
+    for (const auto& object : store->list("")) store->remove(object.key);
+  }
+
+  // One run of `stream` (not quiet: its batch lines and the store's request count are read).
+  void measure_on_store(const std::string& name, const std::string& what, int64_t events, const std::string& stream,
+                        bool remote) {
+    say(name + ": " + what);
+    ChildRun run = run_measured(binary_, {"run", "-p", pipeline_file_, stream}, dir_);
+    Measurement m{workload_, name, what, events, run.seconds, run.cpu_seconds, run.peak_rss_mib};
+    std::istringstream lines(run.out);
+    std::string line;
+    m.batches = 0;
+    m.store_requests = 0;
+    while (std::getline(lines, line)) {
+      if (line.rfind(stream + ": batch ", 0) == 0) m.batches++;
+      auto at = line.find(" store request");
+      if (at != std::string::npos) m.store_requests = std::stoll(line.substr(0, at));
+    }
+    if (!remote) m.store_requests = m.batches = -1;
+    result_.measurements.push_back(m);
   }
 
   // A continuous run (`--interval 0s`) while events are produced at a steady rate: how long each
@@ -492,6 +574,19 @@ class BenchRun {
   void set_targets() {
     for (const char* workload : {"shop", "clickstream", "wide"})
       if (selected(workload)) set_workload_targets(workload);
+    if (selected("store")) {
+      // Requests per batch do not grow with the batch: a batch is a listing, a data file, a
+      // commit and the checkpoint's records, whatever its size (a data file over 16 MiB goes up
+      // in parts: bytes, not events).
+      auto per_batch = [&](const char* name) {
+        const Measurement& m = result_.get("store", name);
+        return m.batches > 0 ? static_cast<double>(m.store_requests) / m.batches : 0;
+      };
+      double growth = per_batch("ingest_store") / std::max(1e-9, per_batch("ingest_store_small"));
+      result_.targets.push_back({"store", "requests_per_batch",
+                                 "store requests per ingest batch at 4x the batch size <= 1.25x (ratio)", growth,
+                                 growth <= 1.25});
+    }
     if (!selected("freshness")) return;
     for (int64_t rate : o_.freshness_rates) {
       double bronze = result_.get("freshness", "bronze_" + count_text(rate)).p99_ms;

@@ -24,6 +24,9 @@ struct BenchOptions {
   int backlog_factor = 10;                 // the RSS check ingests events/factor too, with the same cap
   int idle_runs = 5;                       // `run` with nothing new: the median of these
   std::string dir = "lakestream-bench";    // wiped first (only if an earlier bench made it)
+  // The `store` workload's object store (s3://, az://, abfss://), its credentials in the usual
+  // variables; the workload writes under a fresh prefix there and removes it at the end.
+  std::string store_url;
 };
 
 // One measured step: a child process doing `what` over `events` events.
@@ -37,6 +40,8 @@ struct Measurement {
   double peak_rss_mib = 0;
   // Freshness steps: from an event's Kafka timestamp to its table's commit (-1: not a freshness step).
   double p50_ms = -1, p99_ms = -1, max_ms = -1;
+  // Steps on an object store: the requests the run sent, and its batches (-1: not such a step).
+  int64_t store_requests = -1, batches = -1;
   double per_second() const { return seconds > 0 ? static_cast<double>(events) / seconds : 0; }
 };
 

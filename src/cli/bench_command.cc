@@ -17,9 +17,10 @@ void add_bench_command(CLI::App& app) {
                                           "batch limits, on the embedded broker");
   auto options = std::make_shared<bench::BenchOptions>();
   auto json_file = std::make_shared<std::string>();
-  cmd->add_option("-w,--workload", options->workloads, "Workloads to run: shop, clickstream, wide, freshness (default: all)")
+  cmd->add_option("-w,--workload", options->workloads,
+                  "Workloads to run: shop, clickstream, wide, freshness, and store with --store (default: all but store)")
       ->delimiter(',')
-      ->check(CLI::IsMember({"shop", "clickstream", "wide", "freshness"}))
+      ->check(CLI::IsMember({"shop", "clickstream", "wide", "freshness", "store"}))
       ->capture_default_str();
   cmd->add_option("-n,--events", options->events, "Events to produce for each workload (the wide workload: 1/8 of them)")->capture_default_str();
   cmd->add_option("--freshness-rates", options->freshness_rates, "Events/s produced in the freshness steps")
@@ -38,6 +39,9 @@ void add_bench_command(CLI::App& app) {
       ->capture_default_str();
   cmd->add_option("--dir", options->dir, "the folder for the pipeline, tables and checkpoints (wiped first)")
       ->capture_default_str();
+  cmd->add_option("--store", options->store_url,
+                  "the store workload's object store: s3://bucket/prefix or az://container/prefix, credentials in "
+                  "AWS_* / AZURE_STORAGE_* (a fresh prefix under it is written, then removed)");
   cmd->add_option("--json", *json_file, "also write the results as JSON to this file");
   cmd->callback([options, json_file] {
     bench::BenchResult result = bench::run_bench(*options, std::cerr);

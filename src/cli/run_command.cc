@@ -13,6 +13,7 @@
 #include "engine/runner.h"
 #include "engine/stop_summary.h"
 #include "source/group_membership.h"
+#include "storage/request_counts.h"
 #include "streams/expression_check.h"
 #include "util/error.h"
 #include "util/http_server.h"
@@ -75,6 +76,9 @@ void add_run_command(CLI::App& app) {
       // exit status is then 130, as for a shell command interrupted.
       install_stop_signals();
       auto reports = run_pipeline(pipeline, options, std::cout);
+      // What the run cost in round trips to the store, where a table or checkpoint is on one.
+      storage::RequestCounts requests = storage::request_counts();
+      if (!options.quiet && requests.total() > 0) std::cout << storage::describe_requests(requests) << "\n" << std::flush;
       if (stop_requested()) {
         std::cout << stop_summary(pipeline, options, reports) << std::flush;
         set_exit_status(130);
