@@ -21,9 +21,10 @@ std::string format_bench(const BenchResult& result) {
                   m.what.c_str(), m.per_second(), m.seconds, m.cpu_seconds, m.peak_rss_mib);
     text += line;
     if (m.store_requests >= 0) {
-      std::snprintf(line, sizeof line, "%-12s %-16s   %lld store requests in %lld batches: %.1f a batch\n", "", "",
-                    static_cast<long long>(m.store_requests), static_cast<long long>(m.batches),
-                    m.batches > 0 ? static_cast<double>(m.store_requests) / m.batches : 0.0);
+      std::snprintf(line, sizeof line, "%-12s %-16s   %lld store requests in %lld batches: %.1f a batch; %.1f MB sent, %.1f MB received\n",
+                    "", "", static_cast<long long>(m.store_requests), static_cast<long long>(m.batches),
+                    m.batches > 0 ? static_cast<double>(m.store_requests) / m.batches : 0.0, m.store_mb_sent,
+                    m.store_mb_received);
       text += line;
     }
     if (m.p99_ms >= 0) {
@@ -61,6 +62,8 @@ nlohmann::json bench_json(const BenchResult& result) {
       auto& added = j["measurements"].back();
       added["store_requests"] = m.store_requests;
       added["batches"] = m.batches;
+      added["store_mb_sent"] = m.store_mb_sent;
+      added["store_mb_received"] = m.store_mb_received;
     }
     if (m.p99_ms >= 0) {
       auto& added = j["measurements"].back();

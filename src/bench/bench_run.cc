@@ -376,7 +376,13 @@ class BenchRun {
     while (std::getline(lines, line)) {
       if (line.rfind(stream + ": batch ", 0) == 0) m.batches++;
       auto at = line.find(" store request");
-      if (at != std::string::npos) m.store_requests = std::stoll(line.substr(0, at));
+      if (at == std::string::npos) continue;
+      // "N store requests (...), A MB sent, B MB received"
+      m.store_requests = std::stoll(line.substr(0, at));
+      auto sent = line.rfind(", ", line.find(" MB sent"));
+      auto received = line.rfind(", ", line.find(" MB received"));
+      if (sent != std::string::npos) m.store_mb_sent = std::stod(line.substr(sent + 2));
+      if (received != std::string::npos) m.store_mb_received = std::stod(line.substr(received + 2));
     }
     if (!remote) m.store_requests = m.batches = -1;
     result_.measurements.push_back(m);

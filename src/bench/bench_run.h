@@ -42,6 +42,7 @@ struct Measurement {
   double p50_ms = -1, p99_ms = -1, max_ms = -1;
   // Steps on an object store: the requests the run sent, and its batches (-1: not such a step).
   int64_t store_requests = -1, batches = -1;
+  double store_mb_sent = 0, store_mb_received = 0;
   double per_second() const { return seconds > 0 ? static_cast<double>(events) / seconds : 0; }
 };
 
