@@ -103,6 +103,26 @@ Checkpoint::Checkpoint(const Pipeline& pipeline, const Stream& stream) : path_(p
   }
 }
 
+void Checkpoint::refresh_working_copy(const Pipeline& pipeline, const Stream& stream) {
+  if (pipeline.checkpoints_url.empty()) return;
+  std::string path = pipeline.checkpoint_path(stream.name);
+  make_dirs(path + "/batches", 0700);
+  std::string lock_path = path + "/lock";
+  int fd = ::open(lock_path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+  if (fd < 0) throw Error("cannot open " + lock_path + ": " + std::strerror(errno));
+  if (::flock(fd, LOCK_EX | LOCK_NB) != 0) {
+    ::close(fd);
+    return;
+  }
+  try {
+    CheckpointMirror(storage::open_store(pipeline.checkpoint_url(stream.name), pipeline.storage), path).pull();
+  } catch (...) {
+    ::close(fd);
+    throw;
+  }
+  ::close(fd);
+}
+
 void Checkpoint::lock(const Stream& stream) {
   std::string lock_path = path_ + "/lock";
   lock_fd_ = ::open(lock_path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0600);

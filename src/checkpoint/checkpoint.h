@@ -47,6 +47,12 @@ class Checkpoint {
   // keeps out runs on this machine; runs on another machine are kept out by the Delta txn fence,
   // see sinks/table_sink.h).
   Checkpoint(const Pipeline& pipeline, const Stream& stream);
+
+  // For the commands that read a checkpoint without running its stream (check, status): with
+  // the checkpoints on an object store, the working copy is made what the store holds (on a
+  // machine that never ran the stream, it has nothing), under the lock. When a run on this
+  // machine holds the lock, its copy is the current one and is read as it is.
+  static void refresh_working_copy(const Pipeline& pipeline, const Stream& stream);
   ~Checkpoint();
   Checkpoint(const Checkpoint&) = delete;
   Checkpoint& operator=(const Checkpoint&) = delete;

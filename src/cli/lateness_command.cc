@@ -15,7 +15,9 @@ void add_lateness_command(CLI::App& app) {
   cmd->add_option("-p,--pipeline", *pipeline_file, "the pipeline file")->capture_default_str();
   cmd->add_option("stream", *stream, "a window stream")->required();
   cmd->callback([pipeline_file, stream] {
-    std::cout << format_lateness(lateness_profile(load_pipeline_with_stores(*pipeline_file), *stream));
+    Pipeline pipeline = load_pipeline_with_stores(*pipeline_file);
+    refresh_checkpoint_copies(pipeline);
+    std::cout << format_lateness(lateness_profile(pipeline, *stream));
   });
 }
 

@@ -19,7 +19,9 @@ void add_recount_command(CLI::App& app) {
   cmd->add_option("--until", *until, "only windows before this time");
   cmd->add_option("streams", *streams, "window streams whose tables to recount (default: all)");
   cmd->callback([pipeline_file, streams, since, until] {
-    auto changes = recount_pipeline(load_pipeline_with_stores(*pipeline_file), *streams, parse_time_range(*since, *until));
+    Pipeline pipeline = load_pipeline_with_stores(*pipeline_file);
+    refresh_checkpoint_copies(pipeline);
+    auto changes = recount_pipeline(pipeline, *streams, parse_time_range(*since, *until));
     if (changes.empty()) std::cout << "recount: every written window already equals the recount; nothing changed\n";
     for (const auto& c : changes)
       std::cout << "recount: " << c.table << " " << c.window << ": " << c.before << " -> " << c.after << "\n";

@@ -8,6 +8,10 @@ namespace lakestream {
 
 void use_lake_stores(const Pipeline& pipeline);
 
+// With the checkpoints on an object store, every stream's working copy made what the store holds
+// (Checkpoint::refresh_working_copy): for check, status and the like on any machine.
+void refresh_checkpoint_copies(const Pipeline& pipeline);
+
 // load_pipeline(path), then use_lake_stores.
 Pipeline load_pipeline_with_stores(const std::string& path);
 

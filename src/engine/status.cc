@@ -59,9 +59,25 @@ void add_kafka_lag(const Pipeline& pipeline, const Stream& stream, StreamStatus&
   }
 }
 
+// The newest source version of the newest batch the table holds (by its txn), as the checkpoint
+// planned it: what the stream has read wherever it ran (the progress log is this machine's).
+int64_t committed_source_version(const Pipeline& pipeline, const Stream& stream) {
+  auto id = read_checkpoint_id(pipeline, stream);
+  if (!id) return -1;
+  int64_t committed = delta::txn_version(pipeline.table_path(stream.table), *id);
+  // A batch that only moved the watermark read no version: the one before it says.
+  for (int64_t batch = committed; batch >= 0 && batch > committed - 100; batch--) {
+    auto planned = read_planned_batch(pipeline.checkpoint_path(stream.name), batch);
+    if (!planned) return -1;
+    if (!planned->table().no_data && planned->table().to >= 0) return planned->table().to;
+  }
+  return -1;
+}
+
 void add_versions_behind(const Pipeline& pipeline, const Stream& stream, StreamStatus& status) {
   int64_t latest = delta::latest_version(pipeline.table_path(stream.from));
   int64_t read_to = status.last_batch && status.last_batch->end_version ? *status.last_batch->end_version : -1;
+  read_to = std::max(read_to, committed_source_version(pipeline, stream));
   status.versions_behind = std::max<int64_t>(0, latest - read_to);
 }
 

@@ -96,6 +96,31 @@ TEST_P(OnEachStore, AStreamMovedToAnotherMachineGoesOnExactlyOnce) {
   EXPECT_FALSE(store.keys("read_orders").empty());
 }
 
+// check and status on a machine that never ran the streams (no working copy) say what they say
+// where the streams ran: they read the checkpoints on the store.
+TEST_P(OnEachStore, CheckAndStatusOnAnotherMachineReadTheStore) {
+  MessyStream stream = messy_stream(6000, 3, 4);
+  Reference reference = uninterrupted(stream);
+  CheckpointStore store(GetParam());
+  MessyLake lake(pipeline_with_checkpoints_on(store.url), store.env);
+  lake.play(stream, [&](int) { lake.run_ok(); });
+  CommandResult status_here = lake.fixture().lakestream("status", {}, store.env);
+  lose_working_copy(lake);
+  CommandResult check = lake.check();
+  EXPECT_EQ(check.exit_code, 0) << check.err;
+  EXPECT_EQ(check.out, reference.check);
+  // The progress log is the history of the machine that ran the batches; what is read and what
+  // is left to read comes from the checkpoint and the tables, the same anywhere.
+  CommandResult status = lake.fixture().lakestream("status", {}, store.env);
+  EXPECT_EQ(status.exit_code, 0) << status.err;
+  EXPECT_EQ(status.out.find("behind"), std::string::npos) << status.out;
+  EXPECT_NE(status.out.find("Kafka lag 0 "), std::string::npos) << status.out;
+  size_t caught_up = 0;
+  for (size_t at = 0; (at = status.out.find("0 source versions not read yet", at)) != std::string::npos; at++) caught_up++;
+  EXPECT_EQ(caught_up, 2u) << status.out;
+  EXPECT_NE(status_here.out.find("0 source versions not read yet"), std::string::npos) << status_here.out;
+}
+
 // A kill in the middle of the state's upload, on a store that keeps what arrived of it as the
 // object (s3rver does: measured, a PUT whose client died mid-body leaves its first bytes as the
 // object). The next run, here or elsewhere, must not take that half file for the state: it runs
