@@ -2,6 +2,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "storage/object_store.h"
 #include "util/error.h"
 #include "util/files.h"
 
@@ -17,6 +18,34 @@ nlohmann::json to_json(const ReplaySpec& spec) {
   nlohmann::json j = {{"stream", spec.stream}, {"into", spec.into}};
   if (spec.watermark_delay_us) j["watermarkDelayUs"] = *spec.watermark_delay_us;
   return j;
+}
+
+// With the checkpoints on an object store the record is there too, written once under
+// _lakestream_replays/<table>.json beside the streams' checkpoints (one short listing finds them
+// all), so that the replay is a stream of the pipeline on any machine.
+constexpr const char* kReplaysPrefix = "_lakestream_replays/";
+bool checkpoints_on_store(const Pipeline& pipeline) { return !pipeline.checkpoints_url.empty(); }
+
+std::unique_ptr<storage::ObjectStore> checkpoints_store(const Pipeline& pipeline) {
+  return storage::open_store(pipeline.checkpoints_url, pipeline.storage);
+}
+
+// Copies the store's replay records into the working copy.
+void pull_replay_records(const Pipeline& pipeline) {
+  auto store = checkpoints_store(pipeline);
+  const std::string suffix = ".json";
+  for (const auto& object : store->list(kReplaysPrefix)) {
+    const std::string& key = object.key;
+    if (key.size() <= suffix.size() || key.compare(key.size() - suffix.size(), suffix.size(), suffix) != 0) continue;
+    std::string into = key.substr(std::string(kReplaysPrefix).size(), key.size() - suffix.size() - std::string(kReplaysPrefix).size());
+    if (into.empty() || into.find('/') != std::string::npos) continue;
+    auto data = store->get(key);
+    if (!data) continue;
+    std::string path = record_path(pipeline, into);
+    if (path_exists(path) && read_file(path) == *data) continue;
+    make_dirs(pipeline.checkpoint_path(into), 0700);
+    write_file_atomic(path, *data, 0600);
+  }
 }
 
 }  // namespace
@@ -49,11 +78,23 @@ void record_replay(const Pipeline& pipeline, const ReplaySpec& spec) {
                   "or delete " + pipeline.table_path(spec.into) + " and " + pipeline.checkpoint_path(spec.into) + " first");
     return;
   }
+  std::string record = to_json(spec).dump(2) + "\n";
+  if (checkpoints_on_store(pipeline)) {
+    std::string key = kReplaysPrefix + spec.into + ".json";
+    auto store = checkpoints_store(pipeline);
+    if (!store->put_if_absent(key, record)) {
+      auto there = store->get(key);
+      if (!there || *there != record)
+        throw Error("table " + spec.into + " holds another replay (" + (there ? *there : std::string("?")) +
+                    " in " + store->describe() + "); replay into a new table, or delete its table and checkpoint first");
+    }
+  }
   make_dirs(pipeline.checkpoint_path(spec.into), 0700);
-  write_file_atomic(path, to_json(spec).dump(2) + "\n", 0600);
+  write_file_atomic(path, record, 0600);
 }
 
 Pipeline with_replays(const Pipeline& pipeline) {
+  if (checkpoints_on_store(pipeline)) pull_replay_records(pipeline);
   Pipeline extended = pipeline;
   for (const auto& name : list_dir(pipeline.checkpoints_dir)) {
     std::string path = record_path(pipeline, name);

@@ -20,9 +20,8 @@ void add_check_command(CLI::App& app) {
   cmd->add_option("--until", *until, "only windows before this time");
   cmd->footer("Exit status: 0 when nothing is wrong (late events dropped by the watermark are by design), 1 on any PROBLEM or broken LIMIT (docs/pipeline-file.md, Limits), 2 when check could not check a table (an error line says which and why).");
   cmd->callback([pipeline_file, since, until] {
-    Pipeline pipeline = load_pipeline_with_stores(*pipeline_file);
+    Pipeline pipeline = with_replays(load_pipeline_with_stores(*pipeline_file));
     refresh_checkpoint_copies(pipeline);
-    pipeline = with_replays(pipeline);
     CheckResult result = check_pipeline(pipeline, parse_time_range(*since, *until));
     std::cout << format_check(result);
     save_check_result(pipeline, result, iso_timestamp(wall_clock_us()));

@@ -45,9 +45,8 @@ void add_status_command(CLI::App& app) {
               "processing below input for 10 minutes), idle (nothing to read, no recent batch), failing (the last run "
               "failed). Exit status 1 when a stream is failing.");
   cmd->callback([flags] {
-    Pipeline pipeline = load_pipeline_with_stores(flags->pipeline_file);
+    Pipeline pipeline = with_replays(load_pipeline_with_stores(flags->pipeline_file));
     refresh_checkpoint_copies(pipeline);
-    pipeline = with_replays(pipeline);
     if (flags->serve) {
       serve_dashboard(pipeline, *flags);
       return;

@@ -97,18 +97,27 @@ TEST_P(OnEachStore, AStreamMovedToAnotherMachineGoesOnExactlyOnce) {
 }
 
 // check and status on a machine that never ran the streams (no working copy) say what they say
-// where the streams ran: they read the checkpoints on the store.
+// where the streams ran, replays included: they read the checkpoints on the store.
 TEST_P(OnEachStore, CheckAndStatusOnAnotherMachineReadTheStore) {
   MessyStream stream = messy_stream(6000, 3, 4);
   Reference reference = uninterrupted(stream);
   CheckpointStore store(GetParam());
   MessyLake lake(pipeline_with_checkpoints_on(store.url), store.env);
   lake.play(stream, [&](int) { lake.run_ok(); });
+  // A replay is a stream of the pipeline too, wherever check runs.
+  CommandResult replay =
+      lake.fixture().lakestream("replay", {"hourly_sales", "--into", "hourly_sales_2h", "--watermark", "2 hours"}, store.env);
+  ASSERT_EQ(replay.exit_code, 0) << replay.err;
+  CommandResult check_here = lake.check();
+  ASSERT_NE(check_here.out.find("hourly_sales_2h"), std::string::npos) << check_here.out;
   CommandResult status_here = lake.fixture().lakestream("status", {}, store.env);
   lose_working_copy(lake);
   CommandResult check = lake.check();
-  EXPECT_EQ(check.exit_code, 0) << check.err;
-  EXPECT_EQ(check.out, reference.check);
+  EXPECT_EQ(check.exit_code, check_here.exit_code) << check.err;
+  EXPECT_EQ(check.out, check_here.out);
+  CommandResult again =
+      lake.fixture().lakestream("replay", {"hourly_sales", "--into", "hourly_sales_2h", "--watermark", "3 hours"}, store.env);
+  EXPECT_NE(again.err.find("holds another replay"), std::string::npos) << again.out << again.err;
   // The progress log is the history of the machine that ran the batches; what is read and what
   // is left to read comes from the checkpoint and the tables, the same anywhere.
   CommandResult status = lake.fixture().lakestream("status", {}, store.env);
@@ -117,7 +126,7 @@ TEST_P(OnEachStore, CheckAndStatusOnAnotherMachineReadTheStore) {
   EXPECT_NE(status.out.find("Kafka lag 0 "), std::string::npos) << status.out;
   size_t caught_up = 0;
   for (size_t at = 0; (at = status.out.find("0 source versions not read yet", at)) != std::string::npos; at++) caught_up++;
-  EXPECT_EQ(caught_up, 2u) << status.out;
+  EXPECT_EQ(caught_up, 3u) << status.out;  // latest_orders, hourly_sales and the replay
   EXPECT_NE(status_here.out.find("0 source versions not read yet"), std::string::npos) << status_here.out;
 }
 
