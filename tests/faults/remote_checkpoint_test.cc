@@ -155,9 +155,6 @@ TEST_P(OnEachStore, AStateUploadCutShortIsNeverTakenForTheState) {
   EXPECT_EQ(snapshots, 1) << "the half snapshots are removed once a whole one is there";
 }
 
-INSTANTIATE_TEST_SUITE_P(Stores, OnEachStore, ::testing::Values("azurite", "s3rver"),
-                         [](const auto& info) { return info.param; });
-
 TEST(RemoteCheckpoint, KilledBetweenStateUploadAndTableCommitThenRunElsewhere) {
   MessyStream stream = messy_stream(20000, 4, 5);
   Reference reference = uninterrupted(stream);
@@ -181,7 +178,7 @@ TEST(RemoteCheckpoint, KilledBetweenStateUploadAndTableCommitThenRunElsewhere) {
   expect_same_as(reference, lake);
 }
 
-TEST(RemoteCheckpoint, EveryCrashPointWithTheWorkingCopyLostChangesNothing) {
+TEST_P(OnEachStore, EveryCrashPointWithTheWorkingCopyLostChangesNothing) {
   // A CI-sized round: one send per (point, stream kind), the working copy lost after every other crash.
   std::vector<std::string> points = crash_points();
   points.push_back("after_state_upload");
@@ -192,7 +189,7 @@ TEST(RemoteCheckpoint, EveryCrashPointWithTheWorkingCopyLostChangesNothing) {
   MessyStream stream = messy_stream(100000, combos, 7);
   Reference reference = uninterrupted(stream);
 
-  CheckpointStore store("azurite");
+  CheckpointStore store(GetParam());
   MessyLake lake(pipeline_with_checkpoints_on(store.url), store.env);
   std::map<std::string, std::set<std::string>> crashed_in;
   lake.play(stream, [&](int send) {
@@ -212,6 +209,9 @@ TEST(RemoteCheckpoint, EveryCrashPointWithTheWorkingCopyLostChangesNothing) {
   expected["mid_state_upload"] = {"hourly_sales"};
   EXPECT_EQ(crashed_in, expected);
 }
+
+INSTANTIATE_TEST_SUITE_P(Stores, OnEachStore, ::testing::Values("azurite", "s3rver"),
+                         [](const auto& info) { return info.param; });
 
 }  // namespace
 }  // namespace lakestream::testing
