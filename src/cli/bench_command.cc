@@ -17,9 +17,9 @@ void add_bench_command(CLI::App& app) {
                                           "batch limits, on the embedded broker");
   auto options = std::make_shared<bench::BenchOptions>();
   auto json_file = std::make_shared<std::string>();
-  cmd->add_option("-w,--workload", options->workloads, "Workloads to run: shop, clickstream, wide, freshness (default: all)")
+  cmd->add_option("-w,--workload", options->workloads, "Workloads to run: shop, clickstream, wide, cdc, freshness (default: all)")
       ->delimiter(',')
-      ->check(CLI::IsMember({"shop", "clickstream", "wide", "freshness"}))
+      ->check(CLI::IsMember({"shop", "clickstream", "wide", "cdc", "freshness"}))
       ->capture_default_str();
   cmd->add_option("-n,--events", options->events, "Events to produce for each workload (the wide workload: 1/8 of them)")->capture_default_str();
   cmd->add_option("--freshness-rates", options->freshness_rates, "Events/s produced in the freshness steps")
