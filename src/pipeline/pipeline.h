@@ -82,7 +82,8 @@ struct Source {
   SchemaRegistrySettings schema_registry;  // Avro only
   SourceEnvelope envelope = SourceEnvelope::None;
   // JSON: the fields the file declares (with a Debezium envelope, the row's, then _op,
-  // _source_ts_ms and _source_lsn). Avro: empty; the columns are the writer schemas' fields,
+  // _source_ts_ms and _source_lsn). Avro: empty (with a Debezium envelope, the columns are the
+  // writer schema's after record's fields, then those three); the columns are the writer schemas' fields,
   // known when the ingest stream reads them.
   Schema schema;
   std::string key_field;          // the event field that is the Kafka key (for `produce`), may be empty

@@ -248,16 +248,14 @@ void read_schema_registry(const TomlSection& section, Source& source) {
   read_shared_source_settings(section, source);
 }
 
-// envelope = "debezium": each value is a change event; the schema declares its row.
+// envelope = "debezium": each value is a change event; the schema (JSON) or the writer schema's
+// after record (Avro) declares its row.
 void read_envelope(const TomlSection& section, Source& source) {
   auto envelope = section.string("envelope");
   if (!envelope || *envelope == "none") return;
   if (*envelope != "debezium")
     section.fail("envelope", "'" + *envelope + "' is not an envelope; write \"debezium\" (Debezium's change events: "
                              "op, before, after, source) or leave it out (each value is the event)");
-  if (section.string("format").value_or("json") != "json")
-    section.fail("envelope", "\"debezium\" is read from JSON sources; Debezium's Avro envelope is not read yet: "
-                             "configure the connector with the JsonConverter (value.converter)");
   source.envelope = SourceEnvelope::Debezium;
 }
 

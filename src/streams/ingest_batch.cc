@@ -164,6 +164,10 @@ void IngestBatch::add_change_event(const KafkaRecord& r) {
 void IngestBatch::add_avro(const KafkaRecord& r) {
   std::string reason;
   bool decoded = false;
+  if (change_events_ && !r.value) {
+    tombstones_++;
+    return;
+  }
   if (!r.value || r.value_size == 0) {
     reason = "empty value";
   } else if (static_cast<int64_t>(r.value_size) > source_.max_value_bytes) {
@@ -176,6 +180,17 @@ void IngestBatch::add_avro(const KafkaRecord& r) {
                writer_schemas_->registry_url() + " has no schema with that id";
     else
       decoded = writer->decode(frame->body, frame->size, avro_doc_, reason);
+  }
+  // Debezium's Avro envelope, decoded to JSON as any record is: its row is read out of it as
+  // out of the JSON envelope.
+  if (decoded && change_events_) {
+    ChangeEvent event = read_change_event(avro_doc_, change_row_, reason);
+    if (event == ChangeEvent::Tombstone) {
+      tombstones_++;
+      return;
+    }
+    decoded = event == ChangeEvent::Row;
+    if (decoded) avro_doc_.swap(change_row_);
   }
   append_record(*avro_, r);
   if (decoded) {
