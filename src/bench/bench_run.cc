@@ -279,11 +279,7 @@ class BenchRun {
     say("producing " + std::to_string(feed.events) + " clickstream events (uuids, isoformat times, doubles) to " +
         std::to_string(o_.partitions) + " partitions (zstd)");
     int64_t bytes = produce_feed(bootstrap, "clicks", feed.events, [&](int64_t i) { return clickstream_event(feed, i); });
-    if (result_.feed_bytes == 0) result_.feed_bytes = bytes;
-
-    pipeline_file_ = join_path(dir_, "clickstream.toml");
-    write_file_atomic(pipeline_file_, clickstream_pipeline(o_, bootstrap));
-    Pipeline pipeline = load_pipeline(pipeline_file_);
+    Pipeline pipeline = use_pipeline(bytes, clickstream_pipeline(o_, bootstrap));
 
     measure_kafka_limit(bootstrap, "clicks");
     measure_ingest(pipeline, "read_clicks", "Kafka -> bronze partitioned by day (best of 3)");
@@ -319,6 +315,14 @@ class BenchRun {
     measure_idle_run(bootstrap, {"tracker"});
   }
 
+  // After a workload's feed (`feed_bytes` sent): its pipeline file, <dir>/<workload>.toml, written and loaded.
+  Pipeline use_pipeline(int64_t feed_bytes, const std::string& text) {
+    if (result_.feed_bytes == 0) result_.feed_bytes = feed_bytes;
+    pipeline_file_ = join_path(dir_, workload_ + ".toml");
+    write_file_atomic(pipeline_file_, text);
+    return load_pipeline(pipeline_file_);
+  }
+
   void run_cdc(const std::string& bootstrap) {
     workload_ = "cdc";
     CdcFeed feed;
@@ -327,11 +331,7 @@ class BenchRun {
     say("producing " + std::to_string(feed.events) + " Debezium change events (c/u/d over " + count_text(feed.keys) +
         " customers) to " + std::to_string(o_.partitions) + " partitions (zstd)");
     int64_t bytes = produce_feed(bootstrap, "customers", feed.events, [&](int64_t i) { return cdc_event(feed, i); });
-    if (result_.feed_bytes == 0) result_.feed_bytes = bytes;
-
-    pipeline_file_ = join_path(dir_, "cdc.toml");
-    write_file_atomic(pipeline_file_, cdc_pipeline(o_, bootstrap));
-    Pipeline pipeline = load_pipeline(pipeline_file_);
+    Pipeline pipeline = use_pipeline(bytes, cdc_pipeline(o_, bootstrap));
 
     measure_kafka_limit(bootstrap, "customers");
     measure_ingest(pipeline, "read_customers", "Kafka -> bronze, the rows out of Debezium envelopes (best of 3)");

@@ -27,7 +27,7 @@ class JsonSpans {
     std::vector<Member> members;
     if (!is_object) {
       if (!skip_value()) return std::nullopt;
-    } else if (!read_object(&members)) {
+    } else if (!read_container('}', &members)) {
       return std::nullopt;
     }
     skip_space();
@@ -86,17 +86,21 @@ class JsonSpans {
     return true;
   }
 
-  bool read_object(std::vector<Member>* members) {
+  // An object (close '}': members, each kept when `members` is given) or an array (close ']':
+  // values), from its opening bracket through its closing one.
+  bool read_container(char close, std::vector<Member>* members) {
     at_++;
     skip_space();
-    if (at_ < end_ && *at_ == '}') return ++at_, true;
+    if (at_ < end_ && *at_ == close) return ++at_, true;
     while (true) {
       skip_space();
       Member member;
-      if (at_ >= end_ || *at_ != '"' || !read_string(&member.name)) return false;
-      skip_space();
-      if (at_ >= end_ || *at_++ != ':') return false;
-      skip_space();
+      if (close == '}') {
+        if (at_ >= end_ || *at_ != '"' || !read_string(&member.name)) return false;
+        skip_space();
+        if (at_ >= end_ || *at_++ != ':') return false;
+        skip_space();
+      }
       const char* value_at = at_;
       if (!skip_value()) return false;
       member.value = std::string_view(value_at, static_cast<size_t>(at_ - value_at));
@@ -106,24 +110,7 @@ class JsonSpans {
         at_++;
         continue;
       }
-      if (at_ < end_ && *at_ == '}') return ++at_, true;
-      return false;
-    }
-  }
-
-  bool read_array() {
-    at_++;
-    skip_space();
-    if (at_ < end_ && *at_ == ']') return ++at_, true;
-    while (true) {
-      skip_space();
-      if (!skip_value()) return false;
-      skip_space();
-      if (at_ < end_ && *at_ == ',') {
-        at_++;
-        continue;
-      }
-      if (at_ < end_ && *at_ == ']') return ++at_, true;
+      if (at_ < end_ && *at_ == close) return ++at_, true;
       return false;
     }
   }
@@ -135,7 +122,7 @@ class JsonSpans {
       case '{':
       case '[': {
         if (++depth_ > 512) return false;
-        bool ok = *at_ == '{' ? read_object(nullptr) : read_array();
+        bool ok = read_container(*at_ == '{' ? '}' : ']', nullptr);
         depth_--;
         return ok;
       }

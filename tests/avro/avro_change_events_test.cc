@@ -2,35 +2,15 @@
 // independent producer through the embedded registry: bronze holds each change's row with its
 // op and source position, silver is the replayed change log, deletes applied.
 #include "avro/avro_fixture.h"
+#include "support/change_log.h"
 
 namespace lakestream::testing {
 namespace {
 
 using json = nlohmann::json;
 
-const char* kPipeline = R"toml(
-[kafka]
-bootstrap = "@BOOTSTRAP@"
-
-[sources.customers]
-format = "avro"
-schema_registry = "@REGISTRY@"
-envelope = "debezium"
-
-[streams.read_customers]
-kind = "ingest"
-source = "customers"
-table = "bronze_customers"
-
-[streams.customers]
-kind = "latest"
-from = "bronze_customers"
-table = "customers"
-key = "id"
-order_by = "_source_lsn"
-deletes = "_op = 'd'"
-entity = "customer"
-)toml";
+const std::string kPipeline =
+    change_log_pipeline("format = \"avro\"\nschema_registry = \"@REGISTRY@\"\nenvelope = \"debezium\"\n");
 
 // The value schema Debezium's Postgres connector registers for a customers table.
 json envelope_schema() {

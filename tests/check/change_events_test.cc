@@ -8,7 +8,7 @@
 namespace lakestream::testing {
 namespace {
 
-const char* kPipeline = change_log_pipeline();
+const std::string kPipeline = change_log_pipeline();
 
 std::string silver(PipelineFixture& f) { return f.query(kSilverCustomersSql); }
 
@@ -103,7 +103,7 @@ TEST(ChangeEvents, GeneratedChangeLogsReplayToTheTableWhateverTheBatching) {
 }
 
 TEST(ChangeEvents, DeletesIsRefusedWhereItCannotApply) {
-  std::string on_window = std::string(kPipeline) +
+  std::string on_window = kPipeline +
                           "\n[streams.counts]\nkind = \"window\"\nfrom = \"bronze_customers\"\ntable = \"counts\"\n"
                           "event_time = \"kafka_timestamp\"\nwatermark = \"1 minute\"\nwindow = \"1 hour\"\n"
                           "deletes = \"_op = 'd'\"\n[streams.counts.aggregates]\nn = \"count(*)\"\n";

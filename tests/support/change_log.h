@@ -13,18 +13,10 @@
 
 namespace lakestream::testing {
 
-// A source with the Debezium envelope, its bronze, and silver with deletes ordered by lsn.
-inline const char* change_log_pipeline() {
-  return R"([kafka]
-bootstrap = "@BOOTSTRAP@"
-
-[sources.customers]
-envelope = "debezium"
-[sources.customers.schema]
-id = "bigint"
-name = "string"
-balance = "double"
-
+// A pipeline of source customers (its settings after the topic: `source_settings`), its bronze,
+// and silver with deletes ordered by lsn.
+inline std::string change_log_pipeline(const std::string& source_settings) {
+  return "[kafka]\nbootstrap = \"@BOOTSTRAP@\"\n\n[sources.customers]\n" + source_settings + R"(
 [streams.read_customers]
 kind = "ingest"
 source = "customers"
@@ -39,6 +31,12 @@ order_by = "_source_lsn"
 deletes = "_op = 'd'"
 entity = "customer"
 )";
+}
+
+// The JSON change events of the customers table (Change below).
+inline std::string change_log_pipeline() {
+  return change_log_pipeline("envelope = \"debezium\"\n[sources.customers.schema]\nid = \"bigint\"\nname = \"string\"\n"
+                             "balance = \"double\"\n");
 }
 
 struct Change {
