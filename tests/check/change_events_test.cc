@@ -12,6 +12,14 @@ const std::string kPipeline = change_log_pipeline();
 
 std::string silver(PipelineFixture& f) { return f.query(kSilverCustomersSql); }
 
+void send_and_run_changes(PipelineFixture& f, const std::vector<Change>& changes) {
+  std::string lines;
+  for (const auto& c : changes) lines += change_event_json(c) + "\n";
+  f.produce("customers", lines);
+  CommandResult run = f.lakestream("run");
+  ASSERT_EQ(run.exit_code, 0) << run.out << run.err;
+}
+
 TEST(ChangeEvents, InsertsUpdatesDeletesAndReinsertsMakeTheReplayedTable) {
   PipelineFixture f(kPipeline, {{"customers", 3}});
   std::vector<Change> log = {{'r', 1, "Ada", 10, 1},     {'c', 2, "Grace", 20, 2}, {'u', 1, "Ada L", 11, 3},
@@ -124,6 +132,19 @@ TEST(ChangeEvents, DeletesIsRefusedWhereItCannotApply) {
                          "columns of bronze_customers"),
             std::string::npos)
       << run.err;
+}
+
+TEST(ChangeEvents, AddingDeletesToAStreamThatRanIsRefused) {
+  // Its table holds the delete events it read before as rows: starting over is the way.
+  std::string without = kPipeline;
+  without.erase(without.find("deletes = \"_op = 'd'\"\n"), 22);
+  PipelineFixture f(without, {{"customers", 1}});
+  send_and_run_changes(f, {{'c', 1, "Ada", 1, 10}, {'d', 1, "", 0, 20}});
+  EXPECT_EQ(silver(f), "id,name,cents\n1,,\n");  // the delete, as a row
+  f.write_pipeline(kPipeline);
+  CommandResult run = f.lakestream("run");
+  EXPECT_NE(run.exit_code, 0);
+  EXPECT_NE(run.err.find("deletes: was \"\", now \"_op = 'd'\""), std::string::npos) << run.err;
 }
 
 }  // namespace
