@@ -1,6 +1,6 @@
 // `lakestream bench`: one run that measures every stage of a pipeline, for each workload (the
 // shop's order events, a clickstream in the shape Python producers send, an analytics tracker's
-// wide events with nested objects), against the limits
+// wide events with nested objects, a database table's Debezium change events), against the limits
 // of the parts it is built from, measured in the same run on the same machine: a plain Kafka
 // consumer (the Kafka limit) and one DuckDB query over bronze (the batch limit); and the
 // clickstream against the hand-written aggregator users write instead (bench/peers/).
@@ -13,7 +13,7 @@
 namespace lakestream::bench {
 
 struct BenchOptions {
-  std::vector<std::string> workloads = {"shop", "clickstream", "wide", "freshness"};
+  std::vector<std::string> workloads = {"shop", "clickstream", "wide", "cdc", "freshness"};
   std::vector<int64_t> freshness_rates = {10'000, 50'000};  // events/s produced while a continuous run reads
   double freshness_seconds = 60;
   int64_t events = 2'000'000;
@@ -31,7 +31,7 @@ struct BenchOptions {
 
 // One measured step: a child process doing `what` over `events` events.
 struct Measurement {
-  std::string workload;  // "shop", "clickstream", "wide", "freshness"
+  std::string workload;  // "shop", "clickstream", "wide", "cdc", "freshness"
   std::string name;    // "kafka_limit", "ingest", ...
   std::string what;    // for the table
   int64_t events = 0;

@@ -237,9 +237,13 @@ class Checker {
     std::string position = kafka_position ? "max([\"partition\"::BIGINT, \"offset\"])" : "NULL";
     // The newest distinct event per key, a tie going to the later Kafka position (partition, then
     // offset, of its last copy); a NULL in a key column is a value like any other, as in GROUP BY.
-    std::string expected = "SELECT " + list + ", true AS _in FROM (SELECT *, row_number() OVER (PARTITION BY " + keys +
-                           " ORDER BY " + q(stream.order_by) + " DESC NULLS LAST, _position DESC) AS _rank FROM (SELECT " +
-                           list + ", " + position + " AS _position FROM " + q(stream.from) + " GROUP BY ALL)) WHERE _rank = 1";
+    // With deletes, the replay of the change log: a key whose newest event is a delete is absent.
+    std::string delete_flag = stream.deletes.empty() ? "" : ", coalesce((" + stream.deletes + "), false) AS _delete";
+    std::string newest = "SELECT * FROM (SELECT *, row_number() OVER (PARTITION BY " + keys + " ORDER BY " +
+                         q(stream.order_by) + " DESC NULLS LAST, _position DESC) AS _rank FROM (SELECT " + list + ", " +
+                         position + " AS _position" + delete_flag + " FROM " + q(stream.from) + " GROUP BY ALL)) WHERE _rank = 1";
+    std::string expected = "SELECT " + list + ", true AS _in FROM (" + newest + ")" +
+                           (stream.deletes.empty() ? "" : " WHERE NOT _delete");
     sql::Rows r = con_.query("SELECT count(*) FILTER (WHERE e._in) AS expected, "
                              "count(*) FILTER (WHERE s._in IS NULL) AS missing, "
                              "count(*) FILTER (WHERE e._in IS NULL) AS extra, "
@@ -250,6 +254,12 @@ class Checker {
     std::string entity = stream.entity.empty() ? "row" : stream.entity;
     if (missing == 0 && extra == 0 && wrong == 0) {
       add("ok", stream.table + " has the newest state of all " + count_of(n, entity));
+      if (!stream.deletes.empty()) {
+        int64_t deleted = con_.scalar_int("SELECT count(*) FROM (" + newest + ") WHERE _delete");
+        if (deleted > 0)
+          add("note", count_of(deleted, entity) + " deleted from " + stream.table + ": the newest change of each in " +
+                          stream.from + " is a delete");
+      }
       check_staleness(stream, "max(" + q(stream.order_by) + ")", "max(" + q(stream.order_by) + ")");
       return;
     }

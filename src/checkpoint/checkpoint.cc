@@ -47,6 +47,8 @@ nlohmann::json stream_definition(const Pipeline& pipeline, const Stream& s) {
       d["from"] = s.from;
       d["key"] = s.key;
       d["order_by"] = s.order_by;
+      // Deletes change what the table holds: rows of delete events written before stay.
+      d["deletes"] = s.deletes;
       break;
     case StreamKind::Window: {
       d["kind"] = "window";

@@ -18,9 +18,10 @@ void add_bench_command(CLI::App& app) {
   auto options = std::make_shared<bench::BenchOptions>();
   auto json_file = std::make_shared<std::string>();
   cmd->add_option("-w,--workload", options->workloads,
-                  "Workloads to run: shop, clickstream, wide, freshness, and store with --store (default: all but store)")
+                  "Workloads to run: shop, clickstream, wide, cdc, freshness, and store with --store (default: all but "
+                  "store)")
       ->delimiter(',')
-      ->check(CLI::IsMember({"shop", "clickstream", "wide", "freshness", "store"}))
+      ->check(CLI::IsMember({"shop", "clickstream", "wide", "cdc", "freshness", "store"}))
       ->capture_default_str();
   cmd->add_option("-n,--events", options->events, "Events to produce for each workload (the wide workload: 1/8 of them)")->capture_default_str();
   cmd->add_option("--freshness-rates", options->freshness_rates, "Events/s produced in the freshness steps")

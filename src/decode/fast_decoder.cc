@@ -331,7 +331,14 @@ bool FastDecoder::decode(std::string_view json, sql::ChunkTable& out) const {
             }
             case FieldType::Decimal: {
               int64_t v;
-              if (!read_decimal(c, *slot.field, slot.scale_factor, v)) return false;
+              // Also in a string ("12.50"), as Debezium's decimal.handling.mode=string sends it.
+              std::string_view quoted;
+              bool in_string = c.p < c.end && *c.p == '"';
+              if (in_string && !c.plain_string(quoted)) return false;
+              Cursor number = in_string ? Cursor{quoted.data(), quoted.data() + quoted.size()} : c;
+              if (!read_decimal(number, *slot.field, slot.scale_factor, v)) return false;
+              if (in_string && number.p != number.end) return false;  // the whole string is the number
+              if (!in_string) c = number;
               if (slot.storage == DUCKDB_TYPE_SMALLINT) out.set<int16_t>(i, static_cast<int16_t>(v));
               else if (slot.storage == DUCKDB_TYPE_INTEGER) out.set<int32_t>(i, static_cast<int32_t>(v));
               else out.set<int64_t>(i, v);

@@ -274,19 +274,24 @@ void refuse_kafka_column_names(const Source& source) {
 // parse) -> member_texts (one column per field) -> stage1..N (per-type steps) -> typed -> output.
 std::string decode_sql(const Source& source, const std::string& raw_table, const std::string& out_table) {
   const auto& fields = source.schema.fields;
+  bool change_events = source.envelope == SourceEnvelope::Debezium;
   std::string max_bytes = std::to_string(source.max_value_bytes);
 
   std::string sql = "CREATE OR REPLACE TEMP TABLE " + quote_ident(out_table) + " AS\nWITH gated AS (\n";
   // utf8 is the caller's verdict; when it is not TRUE the decoder finds out which part is bad.
-  sql += "  SELECT partition, \"offset\", kafka_timestamp, key, value, utf8, CASE"
+  sql += std::string("  SELECT partition, \"offset\", kafka_timestamp, key, value, utf8, ") +
+         (change_events ? "doc, envelope_reason, " : "") + "CASE"
          " WHEN utf8 IS NOT TRUE AND value IS NOT NULL AND try(decode(value)) IS NULL"
          " THEN 'value is not valid UTF-8 text'"
          " WHEN utf8 IS NOT TRUE AND key IS NOT NULL AND try(decode(key)) IS NULL THEN 'key is not valid UTF-8 text'"
          " WHEN value IS NULL OR octet_length(value) = 0 THEN 'empty value'"
          " WHEN octet_length(value) > " + max_bytes + " THEN 'value is ' || octet_length(value) || "
-         "' bytes, over max_value_bytes = " + max_bytes + "' END AS gate_reason\n"
+         "' bytes, over max_value_bytes = " + max_bytes + "'" +
+         (change_events ? " WHEN envelope_reason IS NOT NULL THEN envelope_reason" : "") + " END AS gate_reason\n"
          "  FROM " + quote_ident(raw_table) + "\n)";
-  sql += ", docs AS (\n  SELECT *, CASE WHEN gate_reason IS NULL THEN decode(value) END AS doc FROM gated\n)";
+  // A change event's document is the row read from its envelope; the value stays as sent.
+  sql += change_events ? ", docs AS (\n  SELECT * REPLACE (CASE WHEN gate_reason IS NULL THEN doc END AS doc) FROM gated\n)"
+                       : ", docs AS (\n  SELECT *, CASE WHEN gate_reason IS NULL THEN decode(value) END AS doc FROM gated\n)";
 
   // The one parse: all members at once; NULL when the document is not JSON.
   std::string pointers;

@@ -16,6 +16,9 @@ namespace lakestream {
 // raw_table columns: partition INTEGER, "offset" BIGINT, kafka_timestamp TIMESTAMPTZ, key BLOB,
 //   value BLOB, utf8 BOOLEAN (true when key and value are valid UTF-8; NULL or false makes the
 //   decoder find out which of the two is not).
+//   A source with a Debezium envelope adds doc VARCHAR (the record's row as read from its
+//   envelope, decoded instead of the value) and envelope_reason VARCHAR (why the value is no
+//   change event the table takes; checked after the UTF-8, empty and size gates).
 // out_table columns: the schema's fields with their DuckDB types (Field::duckdb_type()), then
 //   partition, "offset", kafka_timestamp, key VARCHAR, value BLOB, reason VARCHAR.
 //

@@ -95,6 +95,8 @@ nlohmann::json progress_record(const StreamReport& stream, const BatchReport& b,
   r["sink"] = {{"description", "DeltaSink[" + stream.table + "]"}, {"numOutputRows", b.output_rows}};
   r["lakestream"] = {{"table", stream.table},
                      {"quarantined", b.quarantined},
+                     {"tombstones", b.tombstones},
+                     {"deletes", b.deletes},
                      {"lateDropped", b.late_dropped},
                      {"duplicatesDropped", b.duplicates_dropped},
                      {"replayed", b.replayed},

@@ -95,6 +95,7 @@ std::vector<std::string> Pipeline::table_names() const {
   for (const auto& stream : streams) {
     names.push_back(stream.table);
     if (stream.kind == StreamKind::Ingest) names.push_back(stream.table + "_quarantine");
+    if (!stream.deleted_table().empty()) names.push_back(stream.deleted_table());
   }
   return names;
 }

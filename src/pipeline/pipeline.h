@@ -57,6 +57,16 @@ bool is_secret_property(const std::string& name);
 // writer schema in a schema registry.
 enum class SourceFormat { Json, Avro };
 
+// What wraps each value: nothing (the value is the event), or Debezium's change event envelope
+// (op, before, after, source), whose row is the event and whose op and source position become
+// the bronze columns _op, _source_ts_ms and _source_lsn (docs/pipeline-file.md#change-data-capture).
+enum class SourceEnvelope { None, Debezium };
+
+// The bronze columns a Debezium envelope adds after the row's fields.
+inline constexpr const char* kDebeziumOpColumn = "_op";
+inline constexpr const char* kDebeziumTsColumn = "_source_ts_ms";
+inline constexpr const char* kDebeziumLsnColumn = "_source_lsn";
+
 // Where an Avro source's schemas are: the registry's URL and the client settings for it.
 struct SchemaRegistrySettings {
   std::string url;  // "http://host:8081", or "embedded" / "embedded:NAME" for `lakestream broker --schema-registry`
@@ -70,7 +80,10 @@ struct Source {
   std::string topic;
   SourceFormat format = SourceFormat::Json;
   SchemaRegistrySettings schema_registry;  // Avro only
-  // JSON: the fields the file declares. Avro: empty; the columns are the writer schemas' fields,
+  SourceEnvelope envelope = SourceEnvelope::None;
+  // JSON: the fields the file declares (with a Debezium envelope, the row's, then _op,
+  // _source_ts_ms and _source_lsn). Avro: empty (with a Debezium envelope, the columns are the
+  // writer schema's after record's fields, then those three); the columns are the writer schemas' fields,
   // known when the ingest stream reads them.
   Schema schema;
   std::string key_field;          // the event field that is the Kafka key (for `produce`), may be empty
@@ -121,6 +134,10 @@ struct Stream {
   std::vector<std::string> key;
   std::string order_by;
   std::string entity;  // what one key is called in check ("order"); default from the key
+  // A SQL condition over the rows of `from` that marks an event as a delete of its key
+  // (Spark's whenMatchedDelete), e.g. "_op = 'd'"; empty: rows are never deleted. The deletes
+  // applied are remembered in the table deleted_table() names.
+  std::string deletes;
 
   // window
   std::string filter;                 // SQL boolean expression, may be empty
@@ -138,6 +155,11 @@ struct Stream {
   double max_quarantine_share = -1;  // ingest: quarantined records / all records read, 0..1
   double max_late_share = -1;        // window: per window, events dropped as late / its events, 0..1
   int64_t max_staleness_us = 0;      // latest, window: how far the table's newest event may be behind its source's
+
+  // A latest stream with deletes: the table of the deletes it remembers ("<table>_deleted": per
+  // key the newest delete event read, until a newer change of the key comes), so that an older
+  // change of a deleted key arriving later does not bring it back. Empty for other streams.
+  std::string deleted_table() const { return kind == StreamKind::Latest && !deletes.empty() ? table + "_deleted" : ""; }
 };
 
 struct Pipeline {
@@ -181,7 +203,8 @@ struct Pipeline {
   std::string checkpoint_path(const std::string& stream) const;
   // The URL of a stream's checkpoint on the object store (checkpoints_url set).
   std::string checkpoint_url(const std::string& stream) const;
-  // Every table the pipeline writes, with the quarantine tables of ingest streams.
+  // Every table the pipeline writes, with the quarantine tables of ingest streams and the
+  // deleted tables of latest streams with deletes.
   std::vector<std::string> table_names() const;
   // The streams in an order where each comes after the stream that writes what it reads.
   std::vector<const Stream*> in_dependency_order() const;

@@ -28,7 +28,7 @@ namespace fs = std::filesystem;
 
 const std::vector<std::string> kIngestKeys{"kind", "table", "source", "derived", "partition_by", "max_quarantine_share"};
 const std::vector<std::string> kLatestKeys{"kind", "table", "from", "key", "order_by", "entity", "max_staleness",
-                                           "max_files_per_trigger"};
+                                           "max_files_per_trigger", "deletes"};
 const std::vector<std::string> kWindowKeys{"kind",   "table",    "from",          "filter",   "event_time",
                                            "watermark", "dedup", "window",        "window_column", "window_end_column", "group_by",
                                            "output", "aggregates", "max_late_share", "max_staleness",
@@ -248,15 +248,42 @@ void read_schema_registry(const TomlSection& section, Source& source) {
   read_shared_source_settings(section, source);
 }
 
+// envelope = "debezium": each value is a change event; the schema (JSON) or the writer schema's
+// after record (Avro) declares its row.
+void read_envelope(const TomlSection& section, Source& source) {
+  auto envelope = section.string("envelope");
+  if (!envelope || *envelope == "none") return;
+  if (*envelope != "debezium")
+    section.fail("envelope", "'" + *envelope + "' is not an envelope; write \"debezium\" (Debezium's change events: "
+                             "op, before, after, source) or leave it out (each value is the event)");
+  source.envelope = SourceEnvelope::Debezium;
+}
+
+// The bronze columns of a change event after the row's fields: its op and its source position.
+void add_change_event_fields(const TomlSection& section, Schema& schema) {
+  const std::pair<const char*, FieldType> added[] = {
+      {kDebeziumOpColumn, FieldType::String}, {kDebeziumTsColumn, FieldType::BigInt}, {kDebeziumLsnColumn, FieldType::BigInt}};
+  for (const auto& [name, type] : added) {
+    if (schema.find(name))
+      section.fail("schema", "field '" + std::string(name) + "' is a column envelope = \"debezium\" adds (_op, "
+                             "_source_ts_ms, _source_lsn); declare the row's own fields only");
+    Field field;
+    field.name = name;
+    field.type = type;
+    schema.fields.push_back(field);
+  }
+}
+
 Source read_source(const TomlSection& sources, const std::string& name) {
   require_identifier(sources, name, "source");
   auto section = sources.table(name);
   section->allow_only({"topic", "key", "starting_offsets", "max_offsets_per_trigger", "max_value_bytes",
                        "sent_twice_by", "required", "fail_on_data_loss", "group", "schema", "format", "schema_registry",
-                       "schema_registry_properties"});
+                       "schema_registry_properties", "envelope"});
   Source source;
   source.name = name;
   source.line = section->line();
+  read_envelope(*section, source);
   std::string format = section->string("format").value_or("json");
   if (format != "json" && format != "avro")
     section->fail("format", "'" + format + "' is not a format; write \"json\" (JSON text) or \"avro\" (Avro in "
@@ -283,6 +310,7 @@ Source read_source(const TomlSection& sources, const std::string& name) {
       if (field.name == column) field.required = true;
     }
   }
+  if (source.envelope == SourceEnvelope::Debezium) add_change_event_fields(*section, source.schema);
   return source;
 }
 
@@ -533,6 +561,13 @@ Stream read_stream(const TomlSection& streams, const std::string& name, const Pi
       stream.entity = stream.key[0].substr(0, stream.key[0].size() - 3);
     } else {
       stream.entity = "row";
+    }
+    if (section->has("deletes")) {
+      stream.deletes = trim(section->required_string("deletes", "write the condition that marks a delete, e.g. "
+                                                                "deletes = \"_op = 'd'\""));
+      if (stream.deletes.empty())
+        section->fail("deletes", "is empty; write the condition that marks a delete event, e.g. deletes = \"_op = 'd'\"");
+      stream.sql_lines["deletes"] = section->line_of("deletes");
     }
     return stream;
   }

@@ -71,11 +71,14 @@ void check_unique_writers(const Pipeline& pipeline, const std::vector<TomlSectio
     const Stream& stream = pipeline.streams[i];
     std::vector<std::string> tables{stream.table};
     if (stream.kind == StreamKind::Ingest) tables.push_back(stream.table + "_quarantine");
+    if (!stream.deleted_table().empty()) tables.push_back(stream.deleted_table());
     for (const auto& table : tables) {
       auto [it, inserted] = writer_index.emplace(table, i);
       if (inserted) continue;
       const Stream& first = pipeline.streams[it->second];
-      std::string what = table == stream.table ? "table " + table : "its quarantine table " + table;
+      std::string what = table == stream.table                  ? "table " + table
+                         : table == stream.deleted_table() ? "its deleted table " + table
+                                                           : "its quarantine table " + table;
       sections[i].fail("table", what + " is already written by stream " + first.name + " (line " +
                                     std::to_string(first.line) + "); each table has one writer, so choose another table name");
     }

@@ -70,8 +70,10 @@ std::vector<delta::AddFile> files_that_may_hold(sql::Connection& con, const delt
 UpsertResult upsert_rows(sql::Connection& con, const std::string& table_path, delta::Commit& commit,
                          const delta::Snapshot& snapshot,
                          const std::string& incoming, const std::vector<std::string>& key,
-                         const std::string& keep_existing, const std::vector<delta::Column>& columns) {
+                         const std::string& keep_existing, const std::vector<delta::Column>& columns,
+                         const std::string& removes) {
   UpsertResult result;
+  std::string written_only = removes.empty() ? "" : " WHERE NOT (" + removes + ")";
   const delta::Column* first_key = delta::find_column(columns, key.at(0));
   std::vector<delta::AddFile> affected =
       first_key ? files_that_may_hold(con, snapshot, incoming, *first_key) : snapshot.files;
@@ -81,9 +83,9 @@ UpsertResult upsert_rows(sql::Connection& con, const std::string& table_path, de
   std::string rows;
   if (affected.empty()) {
     // No file can hold an incoming key: every incoming row is new, appended as it is.
-    result.rows_written = con.scalar_int("SELECT count(*) FROM " + incoming);
+    result.rows_written = con.scalar_int("SELECT count(*) FROM " + incoming + " s" + written_only);
     if (result.rows_written == 0) return result;
-    rows = "SELECT " + column_list + " FROM " + incoming;
+    rows = "SELECT " + column_list + " FROM " + incoming + " s" + written_only;
   } else {
     // The affected files are read in place, never copied: DuckDB reads only the columns each
     // statement needs (the keys and what keep_existing looks at, then everything for the rewrite).
@@ -100,18 +102,22 @@ UpsertResult upsert_rows(sql::Connection& con, const std::string& table_path, de
     con.exec("CREATE OR REPLACE TEMP TABLE upsert_winners AS SELECT s.* FROM " + incoming + " s ANTI JOIN (SELECT " +
              key_columns + " FROM " + incoming + " s JOIN " + existing + " t ON " + match + " WHERE (" + keep_existing +
              ")) t ON " + match);
-    result.rows_written = con.scalar_int("SELECT count(*) FROM upsert_winners");
-    if (result.rows_written == 0) return result;
-    bool touches_existing =
-        con.scalar_int("SELECT count(*) FROM upsert_winners s SEMI JOIN " + existing + " t ON " + match) > 0;
-    if (touches_existing) {
-      // Rewrite the affected files: their rows minus the replaced ones, plus the winners.
+    int64_t winners = con.scalar_int("SELECT count(*) FROM upsert_winners");
+    result.rows_written = removes.empty() ? winners : con.scalar_int("SELECT count(*) FROM upsert_winners s" + written_only);
+    if (winners == 0) return result;
+    int64_t matched = con.scalar_int("SELECT count(*) FROM upsert_winners s SEMI JOIN " + existing + " t ON " + match);
+    if (!removes.empty())
+      result.rows_removed = con.scalar_int("SELECT count(*) FROM upsert_winners s SEMI JOIN " + existing + " t ON " + match +
+                                           " WHERE (" + removes + ")");
+    if (matched > 0) {
+      // Rewrite the affected files: their rows minus the replaced (or removed) ones, plus the
+      // winners that are written.
       rows = "SELECT " + column_list + " FROM " + existing + " t ANTI JOIN upsert_winners s ON " + match +
-             " UNION ALL SELECT " + column_list + " FROM upsert_winners";
+             " UNION ALL SELECT " + column_list + " FROM upsert_winners s" + written_only;
       for (const auto& f : affected) commit.remove(f.path);
       result.files_rewritten = static_cast<int64_t>(affected.size());
     } else {
-      rows = "SELECT " + column_list + " FROM upsert_winners";  // only new keys: append them
+      rows = "SELECT " + column_list + " FROM upsert_winners s" + written_only;  // only new keys: append them
     }
   }
   delta::AddFile added = delta::write_data_file(con, table_path, rows, columns);

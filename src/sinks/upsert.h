@@ -13,6 +13,7 @@ namespace lakestream {
 
 struct UpsertResult {
   int64_t rows_written = 0;   // incoming rows that went in (new keys and updates)
+  int64_t rows_removed = 0;   // existing rows that incoming rows marked `removes` took out
   int64_t files_rewritten = 0;
 };
 
@@ -20,10 +21,13 @@ struct UpsertResult {
 // key, the table's columns) into the table as of `snapshot`. An existing row stays when
 // `keep_existing` (a SQL predicate over `t`, the existing row, and `s`, the incoming one) holds;
 // otherwise the incoming row replaces it. Keys not in the table are inserted. Key columns match
-// when equal or both NULL.
+// when equal or both NULL. `removes` (a SQL predicate over `s`; empty: none) marks incoming rows
+// that remove their key instead: when such a row wins, the existing row is taken out (its file
+// rewritten without it) and the incoming row is not written (Spark's whenMatchedDelete).
 UpsertResult upsert_rows(sql::Connection& con, const std::string& table_path, delta::Commit& commit,
                          const delta::Snapshot& snapshot,
                          const std::string& incoming, const std::vector<std::string>& key,
-                         const std::string& keep_existing, const std::vector<delta::Column>& columns);
+                         const std::string& keep_existing, const std::vector<delta::Column>& columns,
+                         const std::string& removes = "");
 
 }  // namespace lakestream

@@ -99,10 +99,13 @@ ProduceResult produce_json_lines(const KafkaSettings& kafka, const std::string& 
     if (!key_field.empty() && !key) result.without_key++;
     const char* key_data = key ? key->data() : nullptr;
     size_t key_size = key ? key->size() : 0;
+    // The line null is Kafka's null value: a tombstone, as a change data capture topic has them.
+    size_t first = line.find_first_not_of(" \t\r");
+    bool tombstone = line.compare(first, line.find_last_not_of(" \t\r") + 1 - first, "null") == 0;
     for (;;) {
       rd_kafka_resp_err_t err = rd_kafka_producev(
           producer.get(), RD_KAFKA_V_TOPIC(topic.c_str()), RD_KAFKA_V_MSGFLAGS(RD_KAFKA_MSG_F_COPY),
-          RD_KAFKA_V_VALUE(line.data(), line.size()),
+          RD_KAFKA_V_VALUE(tombstone ? nullptr : line.data(), tombstone ? 0 : line.size()),
           RD_KAFKA_V_KEY(key_data, key_size), RD_KAFKA_V_END);
       if (!err) break;
       if (err == RD_KAFKA_RESP_ERR__QUEUE_FULL) {

@@ -23,7 +23,8 @@ struct ProduceResult {
 
 // Sends every non-blank line of `lines` to `topic` as one message (values up to 10 MB), keyed by
 // the top-level field `key_field` (strings as their text, other values as JSON; no key when
-// `key_field` is empty). Lines that are not JSON are sent as they are, without a key: the ingest
+// `key_field` is empty); a line `null` is sent as Kafka's null value (a tombstone). Lines that
+// are not JSON are sent as they are, without a key: the ingest
 // stream quarantines them, which tests rely on. Waits for every delivery report, then compares
 // each partition's log start with the offsets delivered to it (`gone`). Error when the producer
 // cannot be set up, or the topic does not exist.

@@ -13,6 +13,8 @@ std::string format_batch_line(const StreamReport& stream, const BatchReport& b) 
   if (b.replayed) line += " (replayed after a crash)";
   line += ": " + std::to_string(b.input_rows) + " in, " + std::to_string(b.output_rows) + " out to " + stream.table;
   if (b.quarantined) line += ", " + std::to_string(b.quarantined) + " quarantined";
+  if (b.tombstones) line += ", " + counted(b.tombstones, "tombstone", "tombstones") + " skipped";
+  if (b.deletes) line += ", " + std::to_string(b.deletes) + " deleted";
   if (b.late_dropped) line += ", " + std::to_string(b.late_dropped) + " late dropped";
   if (b.duplicates_dropped) line += ", " + counted(b.duplicates_dropped, "duplicate", "duplicates") + " dropped";
   if (b.already_committed) line += " (already committed; not written again)";

@@ -35,6 +35,8 @@ struct BatchReport {
   int64_t input_rows = 0;
   int64_t output_rows = 0;      // rows written (or windows emitted, or keys merged)
   int64_t quarantined = 0;      // ingest: records sent to quarantine
+  int64_t tombstones = 0;       // ingest of change events: Kafka tombstones skipped (no event)
+  int64_t deletes = 0;          // latest with deletes: rows the batch's delete events removed
   int64_t late_dropped = 0;     // window: rows older than the watermark
   int64_t duplicates_dropped = 0;  // window: copies dropped within the watermark
   int64_t watermark_us = 0;     // window: the watermark after this batch

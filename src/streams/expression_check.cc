@@ -46,7 +46,7 @@ class ExpressionCheck {
     for (const Stream* stream : pipeline_.in_dependency_order()) {
       switch (stream->kind) {
         case StreamKind::Ingest: check_ingest(*stream); break;
-        case StreamKind::Latest: shape_like(stream->table, stream->from); break;
+        case StreamKind::Latest: check_latest(*stream); break;
         case StreamKind::Window: check_window(*stream); break;
       }
     }
@@ -109,6 +109,13 @@ class ExpressionCheck {
       binds(stream, "aggregates." + aggregate.name, aggregate.function + "(" + aggregate.argument + ")", stream.from,
             "SELECT " + aggregate.function + "(" + aggregate.argument + ") FROM " + from + " LIMIT 0");
     }
+  }
+
+  void check_latest(const Stream& stream) {
+    if (!stream.deletes.empty() && shaped_.count(stream.from))
+      binds(stream, "deletes", stream.deletes, stream.from,
+            "SELECT * FROM " + table_sql(stream.from) + " WHERE (" + stream.deletes + ") LIMIT 0");
+    shape_like(stream.table, stream.from);
   }
 
   void shape_like(const std::string& table, const std::string& from) {

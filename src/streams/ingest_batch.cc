@@ -3,6 +3,7 @@
 #include <nlohmann/json.hpp>
 
 #include "decode/avro_decoder.h"
+#include "decode/debezium_envelope.h"
 #include "decode/record_decoder.h"
 #include "table/parquet_file.h"
 #include "util/utf8.h"
@@ -50,10 +51,12 @@ IngestBatch::IngestBatch(sql::Connection& con, const Source& source, WriterSchem
       decoder_(source),
       fast_(std::make_unique<sql::ChunkTable>(con, fast_columns(source))),
       kafka_columns_at_(source.schema.fields.size()),
+      change_events_(source.envelope == SourceEnvelope::Debezium),
       writer_schemas_(writer_schemas) {
   for (const auto& f : source.schema.fields) field_columns_.push_back({f.name, f.delta_type(), true});
   con_.exec(std::string("CREATE OR REPLACE TEMP TABLE ") + kRawTable +
-            " (partition INTEGER, \"offset\" BIGINT, kafka_timestamp TIMESTAMPTZ, key BLOB, value BLOB, utf8 BOOLEAN)");
+            " (partition INTEGER, \"offset\" BIGINT, kafka_timestamp TIMESTAMPTZ, key BLOB, value BLOB, utf8 BOOLEAN" +
+            (change_events_ ? ", doc VARCHAR, envelope_reason VARCHAR)" : ")"));
   // DuckDB's allocator keeps up to 128 MiB (512 MiB after bulk frees) of freed memory for reuse;
   // given back after each task instead, peak memory follows the batch cap, not the backlog.
   con_.exec("SET allocator_flush_threshold = '8MiB'; SET allocator_bulk_deallocation_flush_threshold = '8MiB'");
@@ -84,6 +87,10 @@ void IngestBatch::add(const KafkaRecord& r) {
     add_avro(r);
     return;
   }
+  if (change_events_) {
+    add_change_event(r);
+    return;
+  }
   bool utf8 = (!r.key || is_valid_utf8(r.key, r.key_size)) && (!r.value || is_valid_utf8(r.value, r.value_size));
   // The gate the SQL decoder applies first (UTF-8, empty, too large) decides here too: such
   // records go to it for their reason.
@@ -92,6 +99,11 @@ void IngestBatch::add(const KafkaRecord& r) {
     add_raw(r, utf8);
     return;
   }
+  end_fast_row(r);
+}
+
+// The Kafka columns of the row the fast decoder has just filled.
+void IngestBatch::end_fast_row(const KafkaRecord& r) {
   size_t c = kafka_columns_at_;
   fast_->set<int32_t>(c, r.partition);
   fast_->set<int64_t>(c + 1, r.offset);
@@ -105,6 +117,46 @@ void IngestBatch::add(const KafkaRecord& r) {
 void IngestBatch::add_raw(const KafkaRecord& r, bool utf8) {
   append_record(*raw_, r);
   raw_->append_bool(utf8);
+  if (change_events_) {
+    raw_->append_null();
+    raw_->append_null();
+  }
+  raw_->end_row();
+  declined_++;
+}
+
+// A Debezium change event: its row goes the way a plain event does (the fast decoder, else the
+// SQL decoder with the row as its document); a tombstone is counted and skipped; a value that
+// is no change event goes to the SQL decoder with the reason, to be quarantined as it was sent.
+void IngestBatch::add_change_event(const KafkaRecord& r) {
+  if (!r.value) {
+    tombstones_++;
+    return;
+  }
+  bool utf8 = (!r.key || is_valid_utf8(r.key, r.key_size)) && is_valid_utf8(r.value, r.value_size);
+  if (!utf8 || r.value_size == 0 || static_cast<int64_t>(r.value_size) > source_.max_value_bytes) {
+    add_raw(r, utf8);  // the SQL decoder's gate gives the reason
+    return;
+  }
+  std::string reason;
+  ChangeEvent event = read_change_event(std::string_view(r.value, r.value_size), change_row_, reason);
+  if (event == ChangeEvent::Tombstone) {
+    tombstones_++;
+    return;
+  }
+  if (event == ChangeEvent::Row && decoder_.decode(change_row_, *fast_)) {
+    end_fast_row(r);
+    return;
+  }
+  append_record(*raw_, r);
+  raw_->append_bool(true);
+  if (event == ChangeEvent::Row) {
+    raw_->append_text(change_row_);
+    raw_->append_null();
+  } else {
+    raw_->append_null();
+    raw_->append_text(reason);
+  }
   raw_->end_row();
   declined_++;
 }
@@ -112,6 +164,10 @@ void IngestBatch::add_raw(const KafkaRecord& r, bool utf8) {
 void IngestBatch::add_avro(const KafkaRecord& r) {
   std::string reason;
   bool decoded = false;
+  if (change_events_ && !r.value) {
+    tombstones_++;
+    return;
+  }
   if (!r.value || r.value_size == 0) {
     reason = "empty value";
   } else if (static_cast<int64_t>(r.value_size) > source_.max_value_bytes) {
@@ -124,6 +180,17 @@ void IngestBatch::add_avro(const KafkaRecord& r) {
                writer_schemas_->registry_url() + " has no schema with that id";
     else
       decoded = writer->decode(frame->body, frame->size, avro_doc_, reason);
+  }
+  // Debezium's Avro envelope, decoded to JSON as any record is: its row is read out of it as
+  // out of the JSON envelope.
+  if (decoded && change_events_) {
+    ChangeEvent event = read_change_event(avro_doc_, change_row_, reason);
+    if (event == ChangeEvent::Tombstone) {
+      tombstones_++;
+      return;
+    }
+    decoded = event == ChangeEvent::Row;
+    if (decoded) avro_doc_.swap(change_row_);
   }
   append_record(*avro_, r);
   if (decoded) {

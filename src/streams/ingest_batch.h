@@ -38,6 +38,8 @@ class IngestBatch {
   // grow with its writer schemas).
   const std::vector<delta::Column>& field_columns() const { return field_columns_; }
   int64_t quarantined() const { return quarantined_; }
+  // Records of a Debezium source with no change event (Kafka tombstones): skipped, counted here.
+  int64_t tombstones() const { return tombstones_; }
   // The batch's good rows: the schema's fields, partition, "offset", kafka_timestamp, key.
   std::string good_rows_sql() const;
   // Its quarantined rows: partition, "offset", kafka_timestamp, key, value, reason (only when
@@ -46,6 +48,8 @@ class IngestBatch {
 
  private:
   void add_raw(const KafkaRecord& record, bool utf8);
+  void add_change_event(const KafkaRecord& record);
+  void end_fast_row(const KafkaRecord& record);
   void add_avro(const KafkaRecord& record);
   void finish_avro();
 
@@ -58,6 +62,10 @@ class IngestBatch {
   int64_t records_ = 0;
   int64_t declined_ = 0;  // records the fast path left to the SQL decoder
   int64_t quarantined_ = 0;
+  int64_t tombstones_ = 0;
+  // A Debezium source: the raw table also holds each record's row (doc) or why it has none.
+  bool change_events_;
+  std::string change_row_;  // reused for each record
   WriterSchemas* writer_schemas_;
   std::unique_ptr<sql::Appender> avro_;  // Avro: every record, with its JSON row or its reason
   std::string avro_doc_;                 // reused for each record

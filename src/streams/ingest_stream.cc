@@ -303,7 +303,8 @@ class IngestRun {
     fault_point("after_kafka_read");
     records.finish();
     report.quarantined = records.quarantined();
-    report.output_rows = report.input_rows - report.quarantined;
+    report.tombstones = records.tombstones();
+    report.output_rows = report.input_rows - report.quarantined - report.tombstones;
     report.durations_ms["getBatch"] = ms_since(batch->started);
     return batch;
   }

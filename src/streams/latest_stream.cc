@@ -8,6 +8,7 @@
 #include "sinks/upsert.h"
 #include "source/table_source.h"
 #include "streams/table_batches.h"
+#include "table/parquet_file.h"
 #include "table/schema_columns.h"
 #include "util/error.h"
 #include "util/fault.h"
@@ -15,6 +16,10 @@
 namespace lakestream {
 
 namespace {
+
+// The column of the batch's newest changes that says a change is a delete (the stream's deletes
+// condition, evaluated once); never written to a table.
+constexpr const char* kDeleteFlag = "__lakestream_delete";
 
 class LatestRun {
  public:
@@ -74,23 +79,73 @@ class LatestRun {
     batch.input_rows = counted ? *counted : con.scalar_int("SELECT count(*) FROM " + source);
     batch.durations_ms["getBatch"] = ms_since(started);
     auto merging = std::chrono::steady_clock::now();
-    // The newest row per key, straight from the batch's files.
-    con.exec("CREATE OR REPLACE TEMP TABLE latest_newest AS SELECT * FROM " + source +
+    // The newest row per key, straight from the batch's files (a delete event included: it is
+    // the newest change of its key as much as an update is).
+    std::string delete_flag = s.deletes.empty() ? "" : ", coalesce((" + s.deletes + "), false) AS " + kDeleteFlag;
+    con.exec("CREATE OR REPLACE TEMP TABLE latest_newest AS SELECT *" + delete_flag + " FROM " + source +
              " QUALIFY row_number() OVER (PARTITION BY " + keys + " ORDER BY " + order + ") = 1");
 
     std::string keep_existing = existing_row_stays(columns);
     nlohmann::json info = {{"lakestream", {{"stream", s.name}, {"batchId", planned.id},
                                            {"source", {{"table", s.from}, {"fromVersion", from}, {"toVersion", to}}}}}};
+    std::string incoming = "latest_newest";
+    if (!s.deletes.empty()) incoming = remember_deletes(planned.id, replay, columns, info);
     SinkCommit sink{table_path_, columns, checkpoint_.id(), planned.id, "MERGE", info, {}};
     sink.replay = replay;
+    std::string removes = s.deletes.empty() ? "" : std::string("s.") + kDeleteFlag;
     bool written = commit_once(sink, [&](delta::Commit& commit, const delta::Snapshot& snapshot) {
-      batch.output_rows = upsert_rows(con, table_path_, commit, snapshot, "latest_newest", s.key, keep_existing, columns).rows_written;
+      UpsertResult merged = upsert_rows(con, table_path_, commit, snapshot, incoming, s.key, keep_existing, columns, removes);
+      batch.output_rows = merged.rows_written;
+      batch.deletes = merged.rows_removed;
     });
     batch.already_committed = !written;
-    con.exec("DROP TABLE IF EXISTS latest_newest");
+    con.exec("DROP TABLE IF EXISTS latest_newest; DROP TABLE IF EXISTS latest_applied");
     batch.durations_ms["addBatch"] = ms_since(merging);
     batch.durations_ms["triggerExecution"] = ms_since(started);
     ctx_.finish_batch(report_, batch, started);
+  }
+
+  // The delete events of the batch, remembered before silver is merged: per key, the newest
+  // change is kept in the deleted table when it is a delete, and a key's remembered delete goes
+  // when a newer change of it comes. Then the batch's changes that a remembered delete is newer
+  // than are left out (a late update does not bring a deleted row back). Committed once, by txn,
+  // before silver: after a crash between the two, the replay finds this batch's deletes there,
+  // and each change is only ever left out for a delete strictly newer than itself, so the replay
+  // merges silver as the first try would have. Returns the table of the changes to merge.
+  std::string remember_deletes(int64_t batch_id, bool replay, const std::vector<delta::Column>& columns,
+                               const nlohmann::json& info) {
+    const Stream& s = ctx_.stream;
+    auto& con = ctx_.con;
+    std::string deleted_path = ctx_.pipeline.table_path(s.deleted_table());
+    SinkCommit sink{deleted_path, columns, checkpoint_.id(), batch_id, "MERGE", info, {}};
+    sink.replay = replay;
+    std::string keep_existing = existing_row_stays(columns);
+    commit_once(sink, [&](delta::Commit& commit, const delta::Snapshot& snapshot) {
+      upsert_rows(con, deleted_path, commit, snapshot, "latest_newest", s.key, keep_existing, columns,
+                  std::string("NOT s.") + kDeleteFlag);
+    });
+    fault_point("after_deleted_commit");
+    delta::Snapshot deleted = delta::load_snapshot(deleted_path);
+    std::string match;
+    for (const auto& k : s.key)
+      match += (match.empty() ? "" : " AND ") + ("s." + sql::quote_ident(k) + " IS NOT DISTINCT FROM t." + sql::quote_ident(k));
+    std::string sql = "CREATE OR REPLACE TEMP TABLE latest_applied AS SELECT * FROM latest_newest";
+    if (!deleted.files.empty())
+      sql += " s WHERE s." + std::string(kDeleteFlag) + " OR NOT EXISTS (SELECT 1 FROM (" + delta::scan_sql(deleted) +
+             ") t WHERE " + match + " AND " + newer("t", "s", columns) + ")";
+    con.exec(sql);
+    return "latest_applied";
+  }
+
+  // Whether row `a` is newer than row `b` by (order_by, partition, offset), a NULL order_by oldest.
+  std::string newer(const std::string& a, const std::string& b, const std::vector<delta::Column>& columns) const {
+    std::string ob = sql::quote_ident(ctx_.stream.order_by);
+    std::string x = a + "." + ob, y = b + "." + ob;
+    std::string result = "coalesce(" + x + " > " + y + ", " + x + " IS NOT NULL AND " + y + " IS NULL)";
+    if (delta::has_column(columns, "partition") && delta::has_column(columns, "offset"))
+      result = "(" + result + " OR (" + x + " IS NOT DISTINCT FROM " + y + " AND coalesce([" + a + ".\"partition\"::BIGINT, " +
+               a + ".\"offset\"] > [" + b + ".\"partition\"::BIGINT, " + b + ".\"offset\"], false)))";
+    return result;
   }
 
   // Silver's one rule, the same within a batch and across batches: the row of a key is its newest
@@ -98,11 +153,7 @@ class LatestRun {
   // the incoming one is newer by that order; an identical resend of it changes nothing, not even
   // its partition and offset (kept in the table, they decide later ties).
   std::string existing_row_stays(const std::vector<delta::Column>& columns) const {
-    std::string ob = sql::quote_ident(ctx_.stream.order_by);
-    std::string newer = "coalesce(s." + ob + " > t." + ob + ", s." + ob + " IS NOT NULL AND t." + ob + " IS NULL)";
-    if (delta::has_column(columns, "partition") && delta::has_column(columns, "offset"))
-      newer = "(" + newer + " OR (s." + ob + " IS NOT DISTINCT FROM t." + ob +
-              " AND coalesce([s.\"partition\"::BIGINT, s.\"offset\"] > [t.\"partition\"::BIGINT, t.\"offset\"], false)))";
+    std::string newer = this->newer("s", "t", columns);
     // The columns ingest adds to each event record where a copy was read, not what it says.
     static const std::set<std::string> lineage = {"partition", "offset", "kafka_timestamp", "key", "_batch_id", "_ingested_at"};
     std::string same_event = "true";

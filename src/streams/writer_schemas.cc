@@ -42,8 +42,9 @@ const AvroWriterSchema* WriterSchemas::schema(int32_t id) {
     return nullptr;
   }
   auto writer = std::make_unique<AvroWriterSchema>(id, *text);
-  check_against_table(*writer);
-  for (const auto& field : writer->columns()) {
+  std::vector<AvroColumn> fields = row_columns(*writer);
+  check_against_table(*writer, fields);
+  for (const auto& field : fields) {
     bool known = false;
     for (const auto& column : columns_) known = known || column.name == field.name;
     if (!known) columns_.push_back({field.name, field.delta_type, true});
@@ -60,12 +61,31 @@ std::string WriterSchemas::describe(int32_t id) {
   return text;
 }
 
-void WriterSchemas::check_against_table(const AvroWriterSchema& writer) {
+std::vector<AvroColumn> WriterSchemas::row_columns(const AvroWriterSchema& writer) {
+  if (source_.envelope != SourceEnvelope::Debezium) return writer.columns();
+  std::vector<AvroColumn> fields;
+  for (const auto& column : writer.columns()) {
+    if (column.name != "after") continue;
+    if (!column.delta_type.is_object() || column.delta_type.value("type", "") != "struct") break;
+    for (const auto& field : column.delta_type["fields"])
+      fields.push_back({field.value("name", ""), field["type"], field.value("nullable", true), false});
+    fields.push_back({kDebeziumOpColumn, "string", true, false});
+    fields.push_back({kDebeziumTsColumn, "long", true, false});
+    fields.push_back({kDebeziumLsnColumn, "long", true, false});
+    return fields;
+  }
+  throw Error("topic " + source_.topic + ": the writer " + describe(writer.id()) +
+              " is not Debezium's change event envelope: it has no record field \"after\" (envelope = \"debezium\" "
+              "reads the row from after, or before for a delete). Point the source at the connector's topic, or "
+              "remove envelope.");
+}
+
+void WriterSchemas::check_against_table(const AvroWriterSchema& writer, const std::vector<AvroColumn>& fields) {
   const std::string what_to_do =
       " Nothing was read. Register a version that keeps the field as it was (a new field with a default can "
       "carry the new form), or write to a new table (change the stream's table) with a new checkpoint, which reads "
       "the topic again.";
-  for (const auto& field : writer.columns()) {
+  for (const auto& field : fields) {
     for (const auto& column : columns_) {
       if (column.name != field.name || column.type == field.delta_type) continue;
       throw Error("topic " + source_.topic + ": the writer " + describe(writer.id()) + " changes field \"" + field.name +
@@ -77,7 +97,7 @@ void WriterSchemas::check_against_table(const AvroWriterSchema& writer) {
   std::vector<std::string> missing;
   for (const auto& column : columns_) {
     bool present = false;
-    for (const auto& field : writer.columns()) present = present || field.name == column.name;
+    for (const auto& field : fields) present = present || field.name == column.name;
     if (!present) missing.push_back(column.name);
   }
   if (missing.empty()) return;

@@ -34,7 +34,10 @@ class WriterSchemas {
   const std::string& registry_url() const { return registry_.url(); }
 
  private:
-  void check_against_table(const AvroWriterSchema& writer);
+  void check_against_table(const AvroWriterSchema& writer, const std::vector<AvroColumn>& fields);
+  // The table columns a writer schema makes: its fields; with a Debezium envelope, the fields of
+  // its after record, then _op, _source_ts_ms and _source_lsn (Error when it has no after record).
+  std::vector<AvroColumn> row_columns(const AvroWriterSchema& writer);
   // "schema id 7 (subject orders-value, version 3)".
   std::string describe(int32_t id);
 

@@ -58,7 +58,9 @@ TEST(Bench, SmallRunWritesWellFormedFigures) {
                                           "clickstream/peer_aggregator", "clickstream/idle_run",
                                           "clickstream/watermarks_peer", "wide/kafka_limit", "wide/ingest", "wide/gold",
                                           "wide/silver", "wide/batch_limit", "wide/end_to_end", "wide/idle_run",
-                                          "wide/watermarks_peer", "freshness/bronze_1k",
+                                          "wide/watermarks_peer", "cdc/kafka_limit", "cdc/ingest", "cdc/silver",
+                                          "cdc/batch_limit", "cdc/end_to_end", "cdc/idle_run", "cdc/watermarks_peer",
+                                          "freshness/bronze_1k",
                                           "freshness/silver_1k"}));
   // Freshness: every event sent is in bronze and silver, with its latency from Kafka.
   for (const auto& m : j["measurements"]) {
@@ -83,19 +85,25 @@ TEST(Bench, SmallRunWritesWellFormedFigures) {
                                             "clickstream/gold_vs_batch", "clickstream/silver_vs_ingest",
                                             "clickstream/end_to_end_vs_kafka", "clickstream/end_to_end_vs_peer",
                                             "wide/ingest_vs_kafka", "wide/gold_vs_batch", "wide/silver_vs_ingest",
-                                            "wide/end_to_end_vs_kafka",
+                                            "wide/end_to_end_vs_kafka", "cdc/ingest_vs_kafka", "cdc/silver_vs_batch",
+                                            "cdc/silver_vs_ingest", "cdc/end_to_end_vs_kafka", "cdc/idle_vs_watermarks",
                                             "freshness/bronze_p99_1k", "freshness/silver_p99_1k"}));
 
   // Each workload's tables, written by its end-to-end run, are right (not the shop's: its silver
   // tables are seeded with keys bronze never had, for the MERGE's sake): check finds no PROBLEM,
   // and bronze holds every event (none quarantined: every timestamp form, nested members).
   for (const auto& [pipeline, bronze] : {std::pair<std::string, std::string>{"clickstream", "bronze_clicks has 20000 events"},
-                                         {"wide", "bronze_tracker has 2500 events"}}) {
+                                         {"wide", "bronze_tracker has 2500 events"},
+                                         {"cdc", "bronze_customers has 20000 events"}}) {
     CommandResult check = run_lakestream({"check", "-p", dir / ("bench/" + pipeline + ".toml")}, dir.path());
     EXPECT_EQ(check.exit_code, 0) << pipeline << "\n" << check.out << check.err;
     EXPECT_EQ(check.out.find("PROBLEM"), std::string::npos) << check.out;
     EXPECT_NE(check.out.find(bronze + ", each offset once"), std::string::npos) << check.out;
   }
+  // The change events' silver is the replay of the change log (1000 customers, some deleted).
+  CommandResult cdc = run_lakestream({"check", "-p", dir / "bench/cdc.toml"}, dir.path());
+  EXPECT_NE(cdc.out.find("ok      customers has the newest state of all"), std::string::npos) << cdc.out;
+  EXPECT_NE(cdc.out.find("customers deleted from customers"), std::string::npos) << cdc.out;
 }
 
 TEST(Bench, RefusesToWipeAFolderItDidNotMake) {
