@@ -3,9 +3,11 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <set>
 
 #include "support/test_support.h"
 #include "table_fixtures.h"
+#include "util/error.h"
 #include "util/files.h"
 
 namespace lakestream::delta {
@@ -80,6 +82,57 @@ TEST_F(PartitionedWrite, TimestampPartitionValuesAreIsoUtcTextAsSparkWritesThem)
   commit.publish();
   EXPECT_EQ(con.scalar("SELECT epoch_ms(ts) FROM (" + scan_sql(load_snapshot(table)) + ")"),
             std::to_string(1772436600250LL));
+}
+
+// Generated batches, skewed over a few days and regions (the largest partition is written
+// straight from the query, the others through a temporary table): every row comes back once,
+// under its own partition values, and no partition gets two files in a batch.
+TEST_F(PartitionedWrite, GeneratedBatchesPutEveryRowOnceInItsPartition) {
+  con.exec("CREATE TABLE source AS SELECT i::BIGINT AS id, make_timestamp(1790812800000000 + i * 37000000)::TIMESTAMPTZ AS ts, "
+           "CASE WHEN i % 97 = 0 THEN NULL ELSE DATE '2026-10-01' - CAST(hash(i) % 10 < 8 AS INTEGER) * "
+           "CAST(hash(i * 3) % 4 AS INTEGER) END AS dt, "
+           "CASE hash(i * 7) % 5 WHEN 0 THEN NULL WHEN 1 THEN '' WHEN 2 THEN 'eu/west 1' ELSE 'us' END AS region "
+           "FROM range(6000) AS r(i)");
+  for (int batch = 0; batch < 3; batch++) {
+    Snapshot snapshot = load_snapshot(table);
+    Commit commit(snapshot);
+    if (!snapshot.exists()) {
+      Metadata metadata;
+      metadata.schema = schema;
+      metadata.partition_columns = {"dt", "region"};
+      commit.set_metadata(metadata);
+    }
+    auto files = write_partitioned_files(con, table, "SELECT * FROM source WHERE id % 3 = " + std::to_string(batch),
+                                         schema, {"dt", "region"});
+    std::set<std::string> folders;
+    for (const auto& file : files) {
+      EXPECT_TRUE(folders.insert(std::filesystem::path(file.path).parent_path().string()).second) << file.path;
+      commit.add(file);
+    }
+    EXPECT_EQ(folders.size(), static_cast<size_t>(con.scalar_int(
+                                  "SELECT count(DISTINCT (dt, NULLIF(region, ''))) FROM source WHERE id % 3 = " +
+                                  std::to_string(batch))));
+    commit.publish();
+  }
+  std::string back = scan_sql(load_snapshot(table));
+  EXPECT_EQ(con.scalar_int("SELECT count(*) FROM (" + back + ")"), 6000);
+  EXPECT_EQ(con.scalar_int("SELECT count(*) FROM (SELECT id, ts, dt, NULLIF(region, '') AS region FROM source "
+                           "EXCEPT SELECT id, ts, dt, region FROM (" + back + "))"),
+            0);
+}
+
+// A partition column that changes between reads of the same rows cannot be written: refused,
+// with the reason, rather than rows logged under values they do not have.
+TEST_F(PartitionedWrite, APartitionValueThatChangesBetweenReadsIsRefused) {
+  schema = {{"id", "long"}, {"flag", "boolean"}};
+  std::string message;
+  try {
+    write_partitioned_files(con, table, "SELECT i::BIGINT AS id, random() < 0.5 AS flag FROM range(20000) AS r(i)", schema,
+                            {"flag"});
+  } catch (const Error& e) {
+    message = e.what();
+  }
+  EXPECT_NE(message.find("gave other values each time"), std::string::npos) << message;
 }
 
 TEST_F(PartitionedWrite, AnEmptyBatchWritesNoFile) {
