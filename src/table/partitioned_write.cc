@@ -1,8 +1,8 @@
 // A batch into a partitioned table, one file per partition value, so a batch never writes more
-// than one file to a partition. The batch's rows are counted by partition first (a pass that
-// computes only the partition columns); the largest partition, nearly always nearly all of the
-// batch (a day), is written straight from the batch's query; the rows of the others are kept
-// once in a temporary table and written from there, one file per value.
+// than one file to a partition. A batch of one partition (a stream's batch nearly always falls in
+// one day) is written straight from the batch's query, its rows counted first by a pass that
+// computes only the partition columns; the rows of a batch of several are kept once in a
+// temporary table, their partition values computed once, and written from there.
 #include <map>
 
 #include "table/delta_types.h"
@@ -37,14 +37,25 @@ std::vector<std::string> partition_texts(const std::vector<Column>& columns, con
   return texts;
 }
 
-// SQL that is true for the rows whose partition texts are `values`.
-std::string in_partition(const std::vector<std::string>& texts, const std::vector<std::string>& partition_columns,
-                         const PartitionValues& values) {
+// SQL that is true (never null: its negation is the other partitions) for the rows of `alias`
+// whose partition texts are `values`. Dates, integers and strings compare as themselves (no text
+// made for each row); other types by their text.
+std::string in_partition(const std::vector<Column>& columns, const std::vector<std::string>& partition_columns,
+                         const std::string& alias, const PartitionValues& values, const std::string& table_path) {
   std::string where;
-  for (size_t i = 0; i < texts.size(); i++) {
-    const auto& value = values.at(partition_columns[i]);
-    where += std::string(i ? " AND " : "") + "(" + texts[i] + ")" +
-             (value ? " IS NOT DISTINCT FROM " + sql::quote_literal(*value) : std::string(" IS NULL"));
+  for (const auto& name : partition_columns) {
+    const Column& column = column_named(columns, name, table_path);
+    std::string column_sql = alias + "." + sql::quote_ident(column.name);
+    std::string text = "(" + partition_text_sql(column_sql, column.type) + ")";
+    const auto& value = values.at(name);
+    std::string type = delta_type_name(column.type);
+    bool as_itself = type == "date" || type == "long" || type == "integer" || type == "short" || type == "byte" ||
+                     type == "string";
+    where += std::string(where.empty() ? "" : " AND ");
+    if (!value) where += text + " IS NULL";  // a null or, for a string, ''
+    else if (as_itself) where += column_sql + " IS NOT DISTINCT FROM CAST(" + sql::quote_literal(*value) + " AS " +
+                                 duckdb_type_of(column.type) + ")";
+    else where += text + " IS NOT DISTINCT FROM " + sql::quote_literal(*value);
   }
   return where;
 }
@@ -73,10 +84,10 @@ std::map<PartitionValues, int64_t> rows_per_partition(sql::Connection& con, cons
 }
 
 // The rows of `select_sql` through a temporary table: their partition texts computed once, then
-// one file per distinct value. Adds each file's rows to `written[its values]`.
-void write_through_temporary_table(sql::Connection& con, const std::string& table_path, const std::string& select_sql,
-                                   const std::vector<Column>& columns, const std::vector<std::string>& partition_columns,
-                                   std::vector<AddFile>& files, std::map<PartitionValues, int64_t>& written) {
+// one file per distinct value.
+std::vector<AddFile> write_through_temporary_table(sql::Connection& con, const std::string& table_path,
+                                                   const std::string& select_sql, const std::vector<Column>& columns,
+                                                   const std::vector<std::string>& partition_columns) {
   std::string texts;
   std::vector<std::string> text_sql = partition_texts(columns, partition_columns, "q", table_path);
   for (size_t i = 0; i < partition_columns.size(); i++) texts += ", " + text_sql[i] + " AS " + value_column(i);
@@ -86,6 +97,7 @@ void write_through_temporary_table(sql::Connection& con, const std::string& tabl
   std::string value_list;
   for (size_t i = 0; i < partition_columns.size(); i++) value_list += (i ? ", " : "") + value_column(i);
   sql::Rows partitions = con.query("SELECT DISTINCT " + value_list + " FROM " + kBatchRows + " ORDER BY ALL");
+  std::vector<AddFile> files;
   try {
     for (size_t r = 0; r < partitions.size(); r++) {
       PartitionValues values;
@@ -96,10 +108,8 @@ void write_through_temporary_table(sql::Connection& con, const std::string& tabl
         where += std::string(i ? " AND " : "") + value_column(i) +
                  (value ? " = " + sql::quote_literal(*value) : std::string(" IS NULL"));
       }
-      int64_t rows = 0;
       AddFile file = write_data_file(con, table_path, std::string("SELECT * FROM ") + kBatchRows + " WHERE " + where,
-                                     columns, values, &rows);
-      written[values] += rows;
+                                     columns, values);
       if (!file.path.empty()) files.push_back(std::move(file));
     }
   } catch (...) {
@@ -107,6 +117,7 @@ void write_through_temporary_table(sql::Connection& con, const std::string& tabl
     throw;
   }
   con.exec(std::string("DROP TABLE IF EXISTS ") + kBatchRows);
+  return files;
 }
 
 }  // namespace
@@ -119,35 +130,21 @@ std::vector<AddFile> write_partitioned_files(sql::Connection& con, const std::st
     if (file.path.empty()) return {};
     return {file};
   }
-  std::map<PartitionValues, int64_t> expected = rows_per_partition(con, select_sql, columns, partition_columns, table_path);
-  if (expected.empty()) return {};
-  auto largest = expected.begin();
-  for (auto it = expected.begin(); it != expected.end(); it++)
-    if (it->second > largest->second) largest = it;
-
-  // The largest partition straight from the batch's query: its rows are not copied.
-  std::vector<std::string> texts = partition_texts(columns, partition_columns, "q", table_path);
-  std::string in_largest = in_partition(texts, partition_columns, largest->first);
-  std::map<PartitionValues, int64_t> written;
-  std::vector<AddFile> files;
-  AddFile file = write_data_file(con, table_path, "SELECT * FROM (" + select_sql + ") AS q WHERE " + in_largest, columns,
-                                 largest->first, &written[largest->first]);
-  if (!file.path.empty()) files.push_back(std::move(file));
-  if (expected.size() > 1)
-    write_through_temporary_table(con, table_path, "SELECT * FROM (" + select_sql + ") AS q WHERE NOT (" + in_largest + ")",
-                                  columns, partition_columns, files, written);
-
-  // Each row in exactly one file, under the values it was counted under: else a partition
-  // column's expression gave another value on another pass over the same rows.
-  if (written != expected) {
-    std::string names;
-    for (const auto& name : partition_columns) names += (names.empty() ? "" : ", ") + name;
-    throw Error("cannot write a batch to " + table_path + ": its partition columns (" + names +
-                ") gave other values each time the batch's rows were read, so its rows cannot be put in their "
-                "partitions. Partition by columns of the events or expressions over them, not by now(), random() or "
-                "other values that change between reads. Nothing was committed.");
+  std::map<PartitionValues, int64_t> counts = rows_per_partition(con, select_sql, columns, partition_columns, table_path);
+  if (counts.empty()) return {};
+  if (counts.size() == 1) {
+    // Its rows are not copied. The file holds the rows that had the partition's values when it
+    // was written; as many as the batch has, it holds them all. Else a partition expression
+    // changed between the two runs (now(), random()): that file is dropped, and the batch goes
+    // the other way.
+    const auto& [values, rows] = *counts.begin();
+    AddFile file = write_data_file(con, table_path,
+                                   "SELECT * FROM (" + select_sql + ") AS q WHERE " +
+                                       in_partition(columns, partition_columns, "q", values, table_path),
+                                   columns, values, rows);
+    if (!file.path.empty()) return {file};
   }
-  return files;
+  return write_through_temporary_table(con, table_path, select_sql, columns, partition_columns);
 }
 
 }  // namespace lakestream::delta
