@@ -1,0 +1,81 @@
+// libcurl is loaded on first use (dlopen), not when the process starts: it brings some 25 more
+// libraries (TLS, Kerberos, LDAP, SSH, IDN), about 4 ms of CPU and 7 ms of wall time at every
+// start, and only the object stores and the schema registry need it, never a run on local
+// tables with nothing new. The functions of libcurl that lakestream calls are defined here to
+// call the library's own, looked up once; one not listed fails to link: add it.
+#define CURL_DISABLE_TYPECHECK  // the type-checking macros would rename the definitions below
+#include <curl/curl.h>
+#include <dlfcn.h>
+
+#include <cstdarg>
+#include <mutex>
+#include <string>
+
+#include "util/error.h"
+
+namespace lakestream::storage {
+namespace {
+
+void* curl_function(const char* name) {
+  static void* library = nullptr;
+  static std::once_flag once;
+  static std::string failure;
+  std::call_once(once, [] {
+    library = ::dlopen("libcurl.so.4", RTLD_NOW | RTLD_LOCAL);
+    if (!library) failure = ::dlerror();
+  });
+  if (!library)
+    throw Error("cannot load libcurl (libcurl.so.4), which the object stores and the schema registry need: " + failure +
+                "; install it (Debian: apt-get install libcurl4)");
+  void* function = ::dlsym(library, name);
+  if (!function) throw Error(std::string("libcurl has no function ") + name + ": is it libcurl 7.75 or newer?");
+  return function;
+}
+
+}  // namespace
+}  // namespace lakestream::storage
+
+// ret name(params) { return <the library's name>(args); }
+#define FORWARD(ret, name, params, args)                                                                           \
+  ret name params {                                                                                                 \
+    static const auto library_function = reinterpret_cast<ret(*) params>(lakestream::storage::curl_function(#name)); \
+    return library_function args;                                                                                  \
+  }
+
+extern "C" {
+FORWARD(CURLcode, curl_global_init, (long flags), (flags))
+FORWARD(CURL*, curl_easy_init, (void), ())
+FORWARD(void, curl_easy_cleanup, (CURL* curl), (curl))
+FORWARD(void, curl_easy_reset, (CURL* curl), (curl))
+FORWARD(CURLcode, curl_easy_perform, (CURL* curl), (curl))
+FORWARD(const char*, curl_easy_strerror, (CURLcode code), (code))
+FORWARD(struct curl_slist*, curl_slist_append, (struct curl_slist* list, const char* text), (list, text))
+FORWARD(void, curl_slist_free_all, (struct curl_slist* list), (list))
+
+// The variadic two: an option's number says the type of its one argument (curl.h's CURLOPTTYPE_
+// ranges), and every info's argument is a pointer.
+CURLcode curl_easy_setopt(CURL* curl, CURLoption option, ...) {
+  using Setopt = CURLcode (*)(CURL*, CURLoption, ...);
+  static const auto library_function = reinterpret_cast<Setopt>(lakestream::storage::curl_function("curl_easy_setopt"));
+  va_list ap;
+  va_start(ap, option);
+  CURLcode rc;
+  if (option < CURLOPTTYPE_OBJECTPOINT) rc = library_function(curl, option, va_arg(ap, long));
+  else if (option < CURLOPTTYPE_FUNCTIONPOINT) rc = library_function(curl, option, va_arg(ap, void*));
+  else if (option < CURLOPTTYPE_OFF_T) rc = library_function(curl, option, va_arg(ap, void (*)()));
+  else if (option < CURLOPTTYPE_BLOB) rc = library_function(curl, option, va_arg(ap, curl_off_t));
+  else rc = library_function(curl, option, va_arg(ap, void*));
+  va_end(ap);
+  return rc;
+}
+
+CURLcode curl_easy_getinfo(CURL* curl, CURLINFO info, ...) {
+  using Getinfo = CURLcode (*)(CURL*, CURLINFO, ...);
+  static const auto library_function = reinterpret_cast<Getinfo>(lakestream::storage::curl_function("curl_easy_getinfo"));
+  va_list ap;
+  va_start(ap, info);
+  CURLcode rc = library_function(curl, info, va_arg(ap, void*));
+  va_end(ap);
+  return rc;
+}
+}
