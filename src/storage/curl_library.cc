@@ -5,42 +5,21 @@
 // call the library's own, looked up once; one not listed fails to link: add it.
 #define CURL_DISABLE_TYPECHECK  // the type-checking macros would rename the definitions below
 #include <curl/curl.h>
-#include <dlfcn.h>
 
 #include <cstdarg>
-#include <mutex>
-#include <string>
 
-#include "util/error.h"
+#include "util/shared_library.h"
 
 namespace lakestream::storage {
 namespace {
 
-void* curl_function(const char* name) {
-  static void* library = nullptr;
-  static std::once_flag once;
-  static std::string failure;
-  std::call_once(once, [] {
-    library = ::dlopen("libcurl.so.4", RTLD_NOW | RTLD_LOCAL);
-    if (!library) failure = ::dlerror();
-  });
-  if (!library)
-    throw Error("cannot load libcurl (libcurl.so.4), which the object stores and the schema registry need: " + failure +
-                "; install it (Debian: apt-get install libcurl4)");
-  void* function = ::dlsym(library, name);
-  if (!function) throw Error(std::string("libcurl has no function ") + name + ": is it libcurl 7.75 or newer?");
-  return function;
-}
+constinit SharedLibrary curl_library("libcurl.so.4",
+                                     "the object stores and the schema registry need libcurl 7.75 or newer (Debian: apt-get install libcurl4)");
 
 }  // namespace
 }  // namespace lakestream::storage
 
-// ret name(params) { return <the library's name>(args); }
-#define FORWARD(ret, name, params, args)                                                                           \
-  ret name params {                                                                                                 \
-    static const auto library_function = reinterpret_cast<ret(*) params>(lakestream::storage::curl_function(#name)); \
-    return library_function args;                                                                                  \
-  }
+#define FORWARD(ret, name, params, args) LAKESTREAM_FORWARD(lakestream::storage::curl_library, ret, name, params, args)
 
 extern "C" {
 FORWARD(CURLcode, curl_global_init, (long flags), (flags))
@@ -56,7 +35,7 @@ FORWARD(void, curl_slist_free_all, (struct curl_slist* list), (list))
 // ranges), and every info's argument is a pointer.
 CURLcode curl_easy_setopt(CURL* curl, CURLoption option, ...) {
   using Setopt = CURLcode (*)(CURL*, CURLoption, ...);
-  static const auto library_function = reinterpret_cast<Setopt>(lakestream::storage::curl_function("curl_easy_setopt"));
+  static const auto library_function = reinterpret_cast<Setopt>(lakestream::storage::curl_library.function("curl_easy_setopt"));
   va_list ap;
   va_start(ap, option);
   CURLcode rc;
@@ -71,7 +50,7 @@ CURLcode curl_easy_setopt(CURL* curl, CURLoption option, ...) {
 
 CURLcode curl_easy_getinfo(CURL* curl, CURLINFO info, ...) {
   using Getinfo = CURLcode (*)(CURL*, CURLINFO, ...);
-  static const auto library_function = reinterpret_cast<Getinfo>(lakestream::storage::curl_function("curl_easy_getinfo"));
+  static const auto library_function = reinterpret_cast<Getinfo>(lakestream::storage::curl_library.function("curl_easy_getinfo"));
   va_list ap;
   va_start(ap, info);
   CURLcode rc = library_function(curl, info, va_arg(ap, void*));

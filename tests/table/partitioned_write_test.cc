@@ -16,7 +16,8 @@ class PartitionedWrite : public fixtures::TableTest {
  protected:
   std::vector<Column> schema{{"id", "long"}, {"ts", "timestamp"}, {"dt", "date"}, {"region", "string"}};
 
-  std::vector<AddFile> write(const std::string& values, const std::vector<std::string>& partition_by) {
+  // One batch, the rows of `select`, committed (the first makes the table).
+  std::vector<AddFile> write_batch(const std::string& select, const std::vector<std::string>& partition_by) {
     Snapshot snapshot = load_snapshot(table);
     Commit commit(snapshot);
     if (!snapshot.exists()) {
@@ -25,11 +26,22 @@ class PartitionedWrite : public fixtures::TableTest {
       metadata.partition_columns = partition_by;
       commit.set_metadata(metadata);
     }
-    auto files = write_partitioned_files(con, table, "SELECT * FROM (VALUES " + values + ") AS t(id, ts, dt, region)",
-                                         schema, partition_by);
+    auto files = write_partitioned_files(con, table, select, schema, partition_by);
     for (const auto& file : files) commit.add(file);
     commit.publish();
     return files;
+  }
+
+  std::vector<AddFile> write(const std::string& values, const std::vector<std::string>& partition_by) {
+    return write_batch("SELECT * FROM (VALUES " + values + ") AS t(id, ts, dt, region)", partition_by);
+  }
+
+  // The folders of a batch's files, each once: no partition gets two files in a batch.
+  static std::set<std::string> distinct_folders(const std::vector<AddFile>& files) {
+    std::set<std::string> folders;
+    for (const auto& file : files)
+      EXPECT_TRUE(folders.insert(std::filesystem::path(file.path).parent_path().string()).second) << file.path;
+    return folders;
   }
 };
 
@@ -93,26 +105,12 @@ TEST_F(PartitionedWrite, GeneratedBatchesPutEveryRowOnceInItsPartition) {
            "CASE hash(i * 7) % 5 WHEN 0 THEN NULL WHEN 1 THEN '' WHEN 2 THEN 'eu/west 1' ELSE 'us' END AS region "
            "FROM range(6000) AS r(i)");
   for (int batch = 0; batch < 4; batch++) {
-    Snapshot snapshot = load_snapshot(table);
-    Commit commit(snapshot);
-    if (!snapshot.exists()) {
-      Metadata metadata;
-      metadata.schema = schema;
-      metadata.partition_columns = {"dt", "region"};
-      commit.set_metadata(metadata);
-    }
     // The fourth: one day and region.
     std::string rows = batch < 3 ? "SELECT * FROM source WHERE id % 3 = " + std::to_string(batch)
                                  : "SELECT id + 6000 AS id, ts, DATE '2026-10-02' AS dt, 'eu/west 1' AS region FROM source";
-    auto files = write_partitioned_files(con, table, rows, schema, {"dt", "region"});
-    std::set<std::string> folders;
-    for (const auto& file : files) {
-      EXPECT_TRUE(folders.insert(std::filesystem::path(file.path).parent_path().string()).second) << file.path;
-      commit.add(file);
-    }
-    EXPECT_EQ(folders.size(), static_cast<size_t>(con.scalar_int("SELECT count(DISTINCT (dt, NULLIF(region, ''))) FROM (" +
-                                                                   rows + ")")));
-    commit.publish();
+    auto files = write_batch(rows, {"dt", "region"});
+    EXPECT_EQ(distinct_folders(files).size(), static_cast<size_t>(con.scalar_int(
+                                                  "SELECT count(DISTINCT (dt, NULLIF(region, ''))) FROM (" + rows + ")")));
   }
   std::string back = scan_sql(load_snapshot(table));
   EXPECT_EQ(con.scalar_int("SELECT count(*) FROM (" + back + ")"), 12000);
@@ -127,25 +125,9 @@ TEST_F(PartitionedWrite, GeneratedBatchesPutEveryRowOnceInItsPartition) {
 // once, in one file, and no partition gets two files in a batch.
 TEST_F(PartitionedWrite, APartitionValueThatChangesBetweenReadsStillPutsEveryRowInOneFile) {
   schema = {{"id", "long"}, {"flag", "boolean"}};
-  for (int batch = 0; batch < 40; batch++) {
-    Snapshot snapshot = load_snapshot(table);
-    Commit commit(snapshot);
-    if (!snapshot.exists()) {
-      Metadata metadata;
-      metadata.schema = schema;
-      metadata.partition_columns = {"flag"};
-      commit.set_metadata(metadata);
-    }
-    auto files = write_partitioned_files(
-        con, table, "SELECT (" + std::to_string(batch * 3) + " + i)::BIGINT AS id, random() < 0.5 AS flag FROM range(3) AS r(i)",
-        schema, {"flag"});
-    std::set<std::string> folders;
-    for (const auto& file : files) {
-      EXPECT_TRUE(folders.insert(std::filesystem::path(file.path).parent_path().string()).second) << file.path;
-      commit.add(file);
-    }
-    commit.publish();
-  }
+  for (int batch = 0; batch < 40; batch++)
+    distinct_folders(write_batch(
+        "SELECT (" + std::to_string(batch * 3) + " + i)::BIGINT AS id, random() < 0.5 AS flag FROM range(3) AS r(i)", {"flag"}));
   EXPECT_EQ(con.scalar("SELECT count(*) || ' ' || count(DISTINCT id) || ' ' || min(id) || ' ' || max(id) FROM (" +
                        scan_sql(load_snapshot(table)) + ")"),
             "120 120 0 119");
