@@ -2,6 +2,9 @@
 
 #include <dlfcn.h>
 
+#include <cstdio>
+#include <string>
+
 #include "util/error.h"
 
 namespace lakestream {
@@ -9,7 +12,7 @@ namespace lakestream {
 void* SharedLibrary::function(const char* name) {
   std::call_once(once_, [this] {
     handle_ = ::dlopen(file_, RTLD_NOW | RTLD_LOCAL);
-    if (!handle_) failure_ = ::dlerror();
+    if (!handle_) std::snprintf(failure_, sizeof failure_, "%s", ::dlerror());
   });
   if (!handle_) throw Error(std::string("cannot load ") + file_ + ": " + failure_ + "; " + if_missing_);
   void* function = ::dlsym(handle_, name);

@@ -5,7 +5,6 @@
 #pragma once
 
 #include <mutex>
-#include <string>
 
 namespace lakestream {
 
@@ -24,7 +23,7 @@ class SharedLibrary {
   const char* if_missing_;
   std::once_flag once_;
   void* handle_ = nullptr;
-  std::string failure_;
+  char failure_[512] = {};  // dlerror()'s text (not a std::string: the object is constant-initialized)
 };
 
 }  // namespace lakestream
