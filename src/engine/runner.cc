@@ -30,9 +30,10 @@ StreamReport run_one(StreamContext& ctx) {
   throw Error("internal: unknown stream kind");
 }
 
-// When the stream's previous batch started, for the input rate of the next one.
+// When the stream's previous batch started, for the input rate of the next one: among the newest
+// records only (a stream whose last 50 runs failed has no rate to go on).
 std::optional<int64_t> previous_batch_start(const ProgressLog& log) {
-  auto records = log.read();
+  auto records = log.read(50);
   for (auto it = records.rbegin(); it != records.rend(); ++it) {
     BatchProgress batch = decode_progress(*it);
     if (!batch.failure && batch.started_at_us) return batch.started_at_us;
@@ -81,13 +82,15 @@ std::vector<StreamReport> run_pipeline(const Pipeline& pipeline, const RunOption
       }
     }
     ProgressLog log(pipeline.checkpoint_path(stream->name), options.progress_log_bytes);
-    std::optional<int64_t> previous_start = previous_batch_start(log);
+    // Read from the log at the first batch: a run with nothing new does not parse the whole log.
+    std::optional<std::optional<int64_t>> previous_start;
     BacklogProgress backlog(out, options.progress_bar);
     StreamContext ctx{pipeline, *stream, con};
     ctx.continuous = options.continuous;
     ctx.on_batch = [&](const StreamReport& s, const BatchReport& b) {
-      log.append(progress_record(s, b, run_id, previous_start));
-      if (options.on_progress) options.on_progress(batch_progress(s, b, previous_start));
+      if (!previous_start) previous_start = previous_batch_start(log);
+      log.append(progress_record(s, b, run_id, *previous_start));
+      if (options.on_progress) options.on_progress(batch_progress(s, b, *previous_start));
       previous_start = b.started_at_us;
       if (options.quiet) return;
       backlog.clear_bar();

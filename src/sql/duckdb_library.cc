@@ -4,49 +4,22 @@
 // SQL. Every function of DuckDB's C API that lakestream calls is defined here to call the
 // library's own, looked up once. A function not listed here fails to link: add its line, with
 // the prototype duckdb.h gives it.
-#include <dlfcn.h>
 #include <duckdb.h>
 
-#include <mutex>
-#include <string>
-
-#include "util/error.h"
+#include "util/shared_library.h"
 
 namespace lakestream::sql {
 namespace {
 
-// The library, found as the linker finds it: through the binary's RUNPATH (DuckDB's folder in a
-// build tree, ../lib/lakestream in an installed package), then the system's paths.
-void* duckdb_library() {
-  static void* library = nullptr;
-  static std::once_flag once;
-  static std::string failure;
-  std::call_once(once, [] {
-    library = ::dlopen("libduckdb.so", RTLD_NOW | RTLD_LOCAL);
-    if (!library) failure = ::dlerror();
-  });
-  if (!library)
-    throw Error("cannot load DuckDB's library (libduckdb.so): " + failure +
-                "; it belongs beside the binary in ../lib/lakestream/ (make install puts it there)");
-  return library;
-}
+// Found through the binary's RUNPATH (DuckDB's folder in a build tree, ../lib/lakestream in an
+// installed package), then the system's paths.
+constinit SharedLibrary duckdb_library("libduckdb.so",
+                                       "DuckDB 1.4's library belongs beside the binary in ../lib/lakestream/ (make install puts it there)");
 
 }  // namespace
-
-void* duckdb_function(const char* name) {
-  void* function = ::dlsym(duckdb_library(), name);
-  if (!function) throw Error(std::string("DuckDB's library has no function ") + name + ": is it DuckDB 1.4?");
-  return function;
-}
-
 }  // namespace lakestream::sql
 
-// ret name(params) { return <the library's name>(args); }
-#define FORWARD(ret, name, params, args)                                                                 \
-  ret name params {                                                                                       \
-    static const auto library_function = reinterpret_cast<ret(*) params>(lakestream::sql::duckdb_function(#name)); \
-    return library_function args;                                                                        \
-  }
+#define FORWARD(ret, name, params, args) LAKESTREAM_FORWARD(lakestream::sql::duckdb_library, ret, name, params, args)
 
 extern "C" {
 FORWARD(duckdb_state, duckdb_append_blob, (duckdb_appender appender, const void* data, idx_t length), (appender, data, length))

@@ -15,6 +15,7 @@
 #include "sinks/partition_commit.h"
 #include "source/group_membership.h"
 #include "source/kafka_reader.h"
+#include "sql/utc_date.h"
 #include "streams/ingest_batch.h"
 #include "sinks/table_sink.h"
 #include "streams/writer_schemas.h"
@@ -520,11 +521,15 @@ class IngestRun {
     return info;
   }
 
-  // The stream's derived columns as a select list: ", (expression) AS name, ...".
+  // The stream's derived columns as a select list: ", (expression) AS name, ...", a day of an
+  // instant (dt = "date(event_time)") computed without ICU (sql/utc_date.h).
   std::string derived_columns_sql() const {
+    std::vector<std::string> instants = {"kafka_timestamp"};
+    for (const auto& f : source_.schema.fields)
+      if (f.duckdb_type() == "TIMESTAMPTZ") instants.push_back(f.name);
     std::string derived;
     for (const auto& [name, expression] : ctx_.stream.derived)
-      derived += ", (" + expression + ") AS " + sql::quote_ident(name);
+      derived += ", (" + sql::utc_date_without_icu(expression, instants) + ") AS " + sql::quote_ident(name);
     return derived;
   }
 

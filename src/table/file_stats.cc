@@ -6,6 +6,7 @@
 #include <cmath>
 #include <ctime>
 #include <functional>
+#include <map>
 #include <optional>
 #include <regex>
 
@@ -99,16 +100,18 @@ std::string stats_select(const std::vector<Column>& file_columns, const std::str
   return select;
 }
 
+// Nested and floating-point columns' stats come from their data: Parquet's footer names a nested
+// column's leaves, not the column, and leaves NaN out of min/max.
+bool stats_need_data(const Column& column) {
+  std::string name = delta_type_name(column.type);
+  return is_nested_type(column.type) || name == "float" || name == "double";
+}
+
 // The stats from the Parquet footer's row-group statistics (which DuckDB writes for every column),
-// without reading the data: nullopt unless they are there and exact for every column. Files with
-// nested or floating-point columns are always read instead (NaN is left out of Parquet's min/max).
+// without reading the data: nullopt unless they are there and exact for every column.
 std::optional<sql::Rows> stats_from_footer(sql::Connection& con, const std::string& parquet_path,
                                            const std::vector<Column>& file_columns) {
   if (file_columns.empty()) return std::nullopt;
-  for (const auto& column : file_columns) {
-    std::string name = delta_type_name(column.type);
-    if (is_nested_type(column.type) || name == "float" || name == "double") return std::nullopt;
-  }
   auto of = [&](size_t i) { return "path_in_schema = " + sql::quote_literal(file_columns[i].name); };
   std::string usable;
   for (size_t i = 0; i < file_columns.size(); i++)
@@ -129,6 +132,16 @@ std::optional<sql::Rows> stats_from_footer(sql::Connection& con, const std::stri
   return rows;
 }
 
+// The stats query over the file's data for `file_columns` (only those are read).
+sql::Rows stats_from_data(sql::Connection& con, const std::string& parquet_path, const std::vector<Column>& file_columns) {
+  return con.query("SELECT " +
+                   stats_select(
+                       file_columns, "count(*)",
+                       [&](size_t i) { return "count(*) - count(" + sql::quote_ident(file_columns[i].name) + ")"; },
+                       [&](size_t i, const char* fn) { return std::string(fn) + "(" + sql::quote_ident(file_columns[i].name) + ")"; }) +
+                   " FROM read_parquet(" + sql::quote_literal(parquet_path) + ", hive_partitioning = false)");
+}
+
 }  // namespace
 
 std::string stats_timestamp(int64_t epoch_micros, bool round_up, bool utc_suffix) {
@@ -145,25 +158,28 @@ std::string stats_timestamp(int64_t epoch_micros, bool round_up, bool utc_suffix
 
 std::string compute_file_stats(sql::Connection& con, const std::string& parquet_path,
                                const std::vector<Column>& file_columns) {
-  // The footer when it has exact statistics; otherwise one aggregate query over the data.
-  std::optional<sql::Rows> footer = stats_from_footer(con, parquet_path, file_columns);
-  sql::Rows rows = footer ? std::move(*footer)
-                          : con.query("SELECT " +
-                                      stats_select(
-                                          file_columns, "count(*)",
-                                          [&](size_t i) { return "count(*) - count(" + sql::quote_ident(file_columns[i].name) + ")"; },
-                                          [&](size_t i, const char* fn) {
-                                            return std::string(fn) + "(" + sql::quote_ident(file_columns[i].name) + ")";
-                                          }) +
-                                      " FROM read_parquet(" + sql::quote_literal(parquet_path) + ", hive_partitioning = false)");
+  // The footer for the columns it describes exactly; the data, read once, for the others (only
+  // theirs: the strings, the most costly to read back, are nearly always in the footer).
+  std::vector<Column> footer_columns, data_columns;
+  for (const auto& column : file_columns) (stats_need_data(column) ? data_columns : footer_columns).push_back(column);
+  std::optional<sql::Rows> footer = stats_from_footer(con, parquet_path, footer_columns);
+  if (!footer) data_columns = file_columns;
+  std::optional<sql::Rows> data;
+  if (!data_columns.empty()) data = stats_from_data(con, parquet_path, data_columns);
+  // Where each column's stats are: its query, and its position in that query's columns.
+  std::map<std::string, std::pair<const sql::Rows*, std::string>> source;
+  for (size_t i = 0; i < data_columns.size(); i++) source[data_columns[i].name] = {&*data, std::to_string(i)};
+  if (footer)
+    for (size_t i = 0; i < footer_columns.size(); i++) source[footer_columns[i].name] = {&*footer, std::to_string(i)};
+  const sql::Rows& counted = footer ? *footer : *data;
 
   JsonObjectText min_values, max_values, null_count;
   for (size_t i = 0; i < file_columns.size(); i++) {
     const std::string& name = file_columns[i].name;
-    std::string idx = std::to_string(i);
     StatKind kind = stat_kind(file_columns[i].type);
     if (kind == StatKind::kNone) continue;
-    null_count.put(name, std::to_string(std::stoll(rows.text(0, "nulls_" + idx))));
+    const auto& [rows, idx] = source.at(name);
+    null_count.put(name, std::to_string(std::stoll(rows->text(0, "nulls_" + idx))));
     if (kind == StatKind::kNullsOnly) continue;
     auto put = [&](JsonObjectText& into, const std::optional<std::string>& text, bool is_max) {
       if (!text) return;  // all values null, or a string too long to bound
@@ -180,11 +196,11 @@ std::string compute_file_stats(sql::Connection& con, const std::string& parquet_
           into.put(name, nlohmann::json(*text).dump());
       }
     };
-    put(min_values, rows.at(0, "min_" + idx), false);
-    put(max_values, rows.at(0, "max_" + idx), true);
+    put(min_values, rows->at(0, "min_" + idx), false);
+    put(max_values, rows->at(0, "max_" + idx), true);
   }
   JsonObjectText stats;
-  stats.put("numRecords", std::to_string(std::stoll(rows.text(0, "n"))));
+  stats.put("numRecords", std::to_string(std::stoll(counted.text(0, "n"))));
   stats.put("minValues", min_values.str());
   stats.put("maxValues", max_values.str());
   stats.put("nullCount", null_count.str());

@@ -22,7 +22,8 @@ namespace lakestream::delta {
 
 AddFile write_data_file(sql::Connection& con, const std::string& table_path, const std::string& select_sql,
                         const std::vector<Column>& columns,
-                        const std::map<std::string, std::optional<std::string>>& partition_values) {
+                        const std::map<std::string, std::optional<std::string>>& partition_values,
+                        int64_t expected_rows) {
   std::set<std::string> known;
   for (const auto& column : columns) known.insert(column.name);
   for (const auto& [name, value] : partition_values)
@@ -60,7 +61,7 @@ AddFile write_data_file(sql::Connection& con, const std::string& table_path, con
     discard_staged_file(table, path);
     throw Error("cannot write a data file to table " + table + ": " + e.what());
   }
-  if (rows == 0) {
+  if (rows == 0 || (expected_rows >= 0 && rows != expected_rows)) {
     discard_staged_file(table, path);
     return AddFile{};
   }

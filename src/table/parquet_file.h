@@ -15,14 +15,18 @@ namespace lakestream::delta {
 // returns its add action (path, size, time, stats). `columns` is the table schema: the file holds
 // those columns in that order. With `partition_values`, the file goes to the Hive-style folder
 // for them and the partition columns are left out of the file, as Delta requires.
-// Returns an AddFile with size 0 and no file when the query has no rows.
+// Returns an AddFile with size 0 and no file when the query has no rows, or, with
+// `expected_rows` >= 0, when it has another number of rows than that.
 AddFile write_data_file(sql::Connection& con, const std::string& table_path, const std::string& select_sql,
                         const std::vector<Column>& columns,
-                        const std::map<std::string, std::optional<std::string>>& partition_values = {});
+                        const std::map<std::string, std::optional<std::string>>& partition_values = {},
+                        int64_t expected_rows = -1);
 
 // Writes the rows of `select_sql` as one file per distinct combination of `partition_columns`
 // (none: one file), each in its Hive folder (dt=2026-01-01/, a null as __HIVE_DEFAULT_PARTITION__)
 // with the partition values Delta keeps in the log. Returns their add actions (none without rows).
+// The query may run more than once; each file holds the rows that had its values in the run that
+// wrote it, and every row is in one file, also when a partition value changes between runs.
 std::vector<AddFile> write_partitioned_files(sql::Connection& con, const std::string& table_path,
                                              const std::string& select_sql, const std::vector<Column>& columns,
                                              const std::vector<std::string>& partition_columns);

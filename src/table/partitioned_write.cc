@@ -1,6 +1,8 @@
-// A batch into a partitioned table: the rows are kept once in a temporary table, their distinct
-// partition values read back as the strings Delta logs, then one file is written per value, so a
-// batch never writes more than one file to a partition.
+// A batch into a partitioned table, one file per partition value, so a batch never writes more
+// than one file to a partition. A batch of one partition (a stream's batch nearly always falls in
+// one day) is written straight from the batch's query, its rows counted first by a pass that
+// computes only the partition columns; the rows of a batch of several are kept once in a
+// temporary table, their partition values computed once, and written from there.
 #include <map>
 
 #include "table/delta_types.h"
@@ -14,6 +16,8 @@ namespace {
 
 constexpr const char* kBatchRows = "__lakestream_partitioned_rows";
 
+using PartitionValues = std::map<std::string, std::optional<std::string>>;
+
 const Column& column_named(const std::vector<Column>& columns, const std::string& name, const std::string& table_path) {
   const Column* column = find_column(columns, name);
   if (!column) throw Error("cannot write to " + table_path + ": its partition column " + name + " is not one of its columns");
@@ -22,32 +26,81 @@ const Column& column_named(const std::vector<Column>& columns, const std::string
 
 std::string value_column(size_t i) { return "__lakestream_pv" + std::to_string(i); }
 
-}  // namespace
+// The partition columns' values as the strings Delta logs, as SQL over the relation `alias`.
+std::vector<std::string> partition_texts(const std::vector<Column>& columns, const std::vector<std::string>& partition_columns,
+                                         const std::string& alias, const std::string& table_path) {
+  std::vector<std::string> texts;
+  for (const auto& name : partition_columns) {
+    const Column& column = column_named(columns, name, table_path);
+    texts.push_back(partition_text_sql(alias + "." + sql::quote_ident(column.name), column.type));
+  }
+  return texts;
+}
 
-std::vector<AddFile> write_partitioned_files(sql::Connection& con, const std::string& table_path,
-                                             const std::string& select_sql, const std::vector<Column>& columns,
-                                             const std::vector<std::string>& partition_columns) {
-  if (partition_columns.empty()) {
-    AddFile file = write_data_file(con, table_path, select_sql, columns);
-    if (file.path.empty()) return {};
-    return {file};
+// SQL that is true (never null: its negation is the other partitions) for the rows of `alias`
+// whose partition texts are `values`. Dates, integers and strings compare as themselves (no text
+// made for each row); other types by their text.
+std::string in_partition(const std::vector<Column>& columns, const std::vector<std::string>& partition_columns,
+                         const std::string& alias, const PartitionValues& values, const std::string& table_path) {
+  std::string where;
+  for (const auto& name : partition_columns) {
+    const Column& column = column_named(columns, name, table_path);
+    std::string column_sql = alias + "." + sql::quote_ident(column.name);
+    std::string text = "(" + partition_text_sql(column_sql, column.type) + ")";
+    const auto& value = values.at(name);
+    std::string type = delta_type_name(column.type);
+    bool as_itself = type == "date" || type == "long" || type == "integer" || type == "short" || type == "byte" ||
+                     type == "string";
+    where += std::string(where.empty() ? "" : " AND ");
+    if (!value) where += text + " IS NULL";  // a null or, for a string, ''
+    else if (as_itself) where += column_sql + " IS NOT DISTINCT FROM CAST(" + sql::quote_literal(*value) + " AS " +
+                                 duckdb_type_of(column.type) + ")";
+    else where += text + " IS NOT DISTINCT FROM " + sql::quote_literal(*value);
   }
-  std::string texts;
+  return where;
+}
+
+// How many rows of `select_sql` each partition gets. Grouped on the columns' own values (cheap),
+// then merged by their texts, since two values may log as one ('' and NULL are both null).
+std::map<PartitionValues, int64_t> rows_per_partition(sql::Connection& con, const std::string& select_sql,
+                                                      const std::vector<Column>& columns,
+                                                      const std::vector<std::string>& partition_columns,
+                                                      const std::string& table_path) {
+  std::string raw, texts;
+  std::vector<std::string> text_sql = partition_texts(columns, partition_columns, "g", table_path);
   for (size_t i = 0; i < partition_columns.size(); i++) {
-    const Column& column = column_named(columns, partition_columns[i], table_path);
-    texts += ", " + partition_text_sql("q." + sql::quote_ident(column.name), column.type) + " AS " + value_column(i);
+    raw += "q." + sql::quote_ident(partition_columns[i]) + " AS " + sql::quote_ident(partition_columns[i]) + ", ";
+    texts += text_sql[i] + " AS " + value_column(i) + ", ";
   }
+  sql::Rows rows = con.query("SELECT " + texts + "CAST(n AS VARCHAR) AS n FROM (SELECT " + raw + "count(*) AS n FROM (" +
+                             select_sql + ") AS q GROUP BY ALL) AS g");
+  std::map<PartitionValues, int64_t> counts;
+  for (size_t r = 0; r < rows.size(); r++) {
+    PartitionValues values;
+    for (size_t i = 0; i < partition_columns.size(); i++) values[partition_columns[i]] = rows.rows[r][i];
+    counts[values] += std::stoll(rows.text(r, "n"));
+  }
+  return counts;
+}
+
+// The rows of `select_sql` through a temporary table: their partition texts computed once, then
+// one file per distinct value.
+std::vector<AddFile> write_through_temporary_table(sql::Connection& con, const std::string& table_path,
+                                                   const std::string& select_sql, const std::vector<Column>& columns,
+                                                   const std::vector<std::string>& partition_columns) {
+  std::string texts;
+  std::vector<std::string> text_sql = partition_texts(columns, partition_columns, "q", table_path);
+  for (size_t i = 0; i < partition_columns.size(); i++) texts += ", " + text_sql[i] + " AS " + value_column(i);
   con.exec(std::string("CREATE OR REPLACE TEMP TABLE ") + kBatchRows + " AS SELECT q.*" + texts + " FROM (" +
            select_sql + ") AS q");
 
   std::string value_list;
   for (size_t i = 0; i < partition_columns.size(); i++) value_list += (i ? ", " : "") + value_column(i);
   sql::Rows partitions = con.query("SELECT DISTINCT " + value_list + " FROM " + kBatchRows + " ORDER BY ALL");
-
   std::vector<AddFile> files;
   try {
     for (size_t r = 0; r < partitions.size(); r++) {
-      std::map<std::string, std::optional<std::string>> values;
+      PartitionValues values;
       std::string where;
       for (size_t i = 0; i < partition_columns.size(); i++) {
         const auto& value = partitions.rows[r][i];
@@ -65,6 +118,33 @@ std::vector<AddFile> write_partitioned_files(sql::Connection& con, const std::st
   }
   con.exec(std::string("DROP TABLE IF EXISTS ") + kBatchRows);
   return files;
+}
+
+}  // namespace
+
+std::vector<AddFile> write_partitioned_files(sql::Connection& con, const std::string& table_path,
+                                             const std::string& select_sql, const std::vector<Column>& columns,
+                                             const std::vector<std::string>& partition_columns) {
+  if (partition_columns.empty()) {
+    AddFile file = write_data_file(con, table_path, select_sql, columns);
+    if (file.path.empty()) return {};
+    return {file};
+  }
+  std::map<PartitionValues, int64_t> counts = rows_per_partition(con, select_sql, columns, partition_columns, table_path);
+  if (counts.empty()) return {};
+  if (counts.size() == 1) {
+    // Its rows are not copied. The file holds the rows that had the partition's values when it
+    // was written; as many as the batch has, it holds them all. Else a partition expression
+    // changed between the two runs (now(), random()): that file is dropped, and the batch goes
+    // the other way.
+    const auto& [values, rows] = *counts.begin();
+    AddFile file = write_data_file(con, table_path,
+                                   "SELECT * FROM (" + select_sql + ") AS q WHERE " +
+                                       in_partition(columns, partition_columns, "q", values, table_path),
+                                   columns, values, rows);
+    if (!file.path.empty()) return {file};
+  }
+  return write_through_temporary_table(con, table_path, select_sql, columns, partition_columns);
 }
 
 }  // namespace lakestream::delta

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <set>
 
 #include "support/test_support.h"
 #include "table_fixtures.h"
@@ -15,7 +16,8 @@ class PartitionedWrite : public fixtures::TableTest {
  protected:
   std::vector<Column> schema{{"id", "long"}, {"ts", "timestamp"}, {"dt", "date"}, {"region", "string"}};
 
-  std::vector<AddFile> write(const std::string& values, const std::vector<std::string>& partition_by) {
+  // One batch, the rows of `select`, committed (the first makes the table).
+  std::vector<AddFile> write_batch(const std::string& select, const std::vector<std::string>& partition_by) {
     Snapshot snapshot = load_snapshot(table);
     Commit commit(snapshot);
     if (!snapshot.exists()) {
@@ -24,11 +26,22 @@ class PartitionedWrite : public fixtures::TableTest {
       metadata.partition_columns = partition_by;
       commit.set_metadata(metadata);
     }
-    auto files = write_partitioned_files(con, table, "SELECT * FROM (VALUES " + values + ") AS t(id, ts, dt, region)",
-                                         schema, partition_by);
+    auto files = write_partitioned_files(con, table, select, schema, partition_by);
     for (const auto& file : files) commit.add(file);
     commit.publish();
     return files;
+  }
+
+  std::vector<AddFile> write(const std::string& values, const std::vector<std::string>& partition_by) {
+    return write_batch("SELECT * FROM (VALUES " + values + ") AS t(id, ts, dt, region)", partition_by);
+  }
+
+  // The folders of a batch's files, each once: no partition gets two files in a batch.
+  static std::set<std::string> distinct_folders(const std::vector<AddFile>& files) {
+    std::set<std::string> folders;
+    for (const auto& file : files)
+      EXPECT_TRUE(folders.insert(std::filesystem::path(file.path).parent_path().string()).second) << file.path;
+    return folders;
   }
 };
 
@@ -80,6 +93,44 @@ TEST_F(PartitionedWrite, TimestampPartitionValuesAreIsoUtcTextAsSparkWritesThem)
   commit.publish();
   EXPECT_EQ(con.scalar("SELECT epoch_ms(ts) FROM (" + scan_sql(load_snapshot(table)) + ")"),
             std::to_string(1772436600250LL));
+}
+
+// Generated batches, of one partition (written straight from the query) and skewed over a few
+// days and regions (through a temporary table): every row comes back once, under its own
+// partition values, and no partition gets two files in a batch.
+TEST_F(PartitionedWrite, GeneratedBatchesPutEveryRowOnceInItsPartition) {
+  con.exec("CREATE TABLE source AS SELECT i::BIGINT AS id, make_timestamp(1790812800000000 + i * 37000000)::TIMESTAMPTZ AS ts, "
+           "CASE WHEN i % 97 = 0 THEN NULL ELSE DATE '2026-10-01' - CAST(hash(i) % 10 < 8 AS INTEGER) * "
+           "CAST(hash(i * 3) % 4 AS INTEGER) END AS dt, "
+           "CASE hash(i * 7) % 5 WHEN 0 THEN NULL WHEN 1 THEN '' WHEN 2 THEN 'eu/west 1' ELSE 'us' END AS region "
+           "FROM range(6000) AS r(i)");
+  for (int batch = 0; batch < 4; batch++) {
+    // The fourth: one day and region.
+    std::string rows = batch < 3 ? "SELECT * FROM source WHERE id % 3 = " + std::to_string(batch)
+                                 : "SELECT id + 6000 AS id, ts, DATE '2026-10-02' AS dt, 'eu/west 1' AS region FROM source";
+    auto files = write_batch(rows, {"dt", "region"});
+    EXPECT_EQ(distinct_folders(files).size(), static_cast<size_t>(con.scalar_int(
+                                                  "SELECT count(DISTINCT (dt, NULLIF(region, ''))) FROM (" + rows + ")")));
+  }
+  std::string back = scan_sql(load_snapshot(table));
+  EXPECT_EQ(con.scalar_int("SELECT count(*) FROM (" + back + ")"), 12000);
+  EXPECT_EQ(con.scalar_int("SELECT count(*) FROM (SELECT id, ts, dt, NULLIF(region, '') AS region FROM source UNION ALL "
+                           "SELECT id + 6000, ts, DATE '2026-10-02', 'eu/west 1' FROM source "
+                           "EXCEPT SELECT id, ts, dt, region FROM (" + back + "))"),
+            0);
+}
+
+// A partition column that changes between reads of the same rows (random(): a batch of three
+// rows is often one partition when counted, then not when written): every row is still written
+// once, in one file, and no partition gets two files in a batch.
+TEST_F(PartitionedWrite, APartitionValueThatChangesBetweenReadsStillPutsEveryRowInOneFile) {
+  schema = {{"id", "long"}, {"flag", "boolean"}};
+  for (int batch = 0; batch < 40; batch++)
+    distinct_folders(write_batch(
+        "SELECT (" + std::to_string(batch * 3) + " + i)::BIGINT AS id, random() < 0.5 AS flag FROM range(3) AS r(i)", {"flag"}));
+  EXPECT_EQ(con.scalar("SELECT count(*) || ' ' || count(DISTINCT id) || ' ' || min(id) || ' ' || max(id) FROM (" +
+                       scan_sql(load_snapshot(table)) + ")"),
+            "120 120 0 119");
 }
 
 TEST_F(PartitionedWrite, AnEmptyBatchWritesNoFile) {
