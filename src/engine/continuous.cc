@@ -3,11 +3,14 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <condition_variable>
 #include <cstdio>
+#include <memory>
 #include <mutex>
 #include <streambuf>
 #include <thread>
 
+#include "table/delta_table.h"
 #include "util/error.h"
 #include "util/files.h"
 #include "util/log_time.h"
@@ -49,12 +52,51 @@ class LineSink : public std::streambuf {
   std::string line_;
 };
 
+// Bronze versions committed by this process's ingest stage, counted, so that the downstream stage
+// wakes as soon as there is one to read instead of polling the log with a backoff.
+class CommittedVersions {
+ public:
+  void add() {
+    std::lock_guard<std::mutex> lock(mu_);
+    count_++;
+    cv_.notify_all();
+  }
+  int64_t count() {
+    std::lock_guard<std::mutex> lock(mu_);
+    return count_;
+  }
+  // Waits until the count differs from `seen`, `seconds` pass, or a stop is requested; true on a stop.
+  bool wait_past(int64_t seen, double seconds) {
+    auto until = std::chrono::steady_clock::now() + std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+                                                        std::chrono::duration<double>(seconds));
+    std::unique_lock<std::mutex> lock(mu_);
+    // In slices: a signal handler cannot notify a condition variable.
+    while (count_ == seen && !stop_requested() && std::chrono::steady_clock::now() < until)
+      cv_.wait_until(lock, std::min(until, std::chrono::steady_clock::now() + std::chrono::milliseconds(100)));
+    return stop_requested();
+  }
+
+ private:
+  std::mutex mu_;
+  std::condition_variable cv_;
+  int64_t count_ = 0;
+};
+
+// How a stage with interval 0 waits after a run that found nothing new.
+enum class IdleWait {
+  Backoff,         // sleeps, doubling from first_idle_seconds up to max_idle_seconds
+  InTheConsumer,   // the run itself waited in its Kafka consumer for the next record
+  ForNewVersions,  // until the ingest stage commits a version (or max_idle_seconds pass)
+};
+
 std::string plural(int64_t n, const char* one, const char* many) { return std::to_string(n) + " " + (n == 1 ? one : many); }
 
 // One stage: runs its streams again and again until a stop is requested, a line per batch, a
 // heartbeat while idle. Returns the number of failed runs in a row when it stopped.
-int run_stage(const Pipeline& pipeline, const RunOptions& options, const ContinuousOptions& continuous,
-              const std::string& stage, std::ostream& out, std::ostream& err) {
+int run_stage(const Pipeline& pipeline, RunOptions options, const ContinuousOptions& continuous,
+              const std::string& stage, IdleWait idle, CommittedVersions& versions, std::ostream& out,
+              std::ostream& err) {
+  auto kept = std::make_unique<KeptAcrossRuns>();
   int failures_in_a_row = 0;
   double idle_wait = 0;
   int64_t batches_since_heartbeat = 0, runs_since_heartbeat = 0;
@@ -62,7 +104,10 @@ int run_stage(const Pipeline& pipeline, const RunOptions& options, const Continu
   while (!stop_requested()) {
     auto started = std::chrono::steady_clock::now();
     double wait = 0;
+    int64_t versions_seen = versions.count();
+    bool wait_for_versions = false;
     try {
+      options.kept = kept.get();
       std::vector<StreamReport> reports = run_pipeline(pipeline, options, out);
       runs_since_heartbeat++;
       for (const auto& report : reports) batches_since_heartbeat += static_cast<int64_t>(report.batches.size());
@@ -82,9 +127,14 @@ int run_stage(const Pipeline& pipeline, const RunOptions& options, const Continu
         });
         idle_wait = found_work ? 0 : std::min(continuous.max_idle_seconds,
                                               idle_wait == 0 ? continuous.first_idle_seconds : idle_wait * 2);
-        wait = idle_wait;
+        // A run that waited in its consumer and still found nothing is let to return at once only
+        // after a real wait: one that returned at once (an event that was not a record) backs off.
+        bool waited = elapsed >= continuous.first_idle_seconds;
+        wait = idle == IdleWait::Backoff || (idle == IdleWait::InTheConsumer && !waited) ? idle_wait : 0;
+        wait_for_versions = !found_work && idle == IdleWait::ForNewVersions;
       }
     } catch (const Error& e) {
+      kept = std::make_unique<KeptAcrossRuns>();  // the next cycle starts from the checkpoints afresh
       failures_in_a_row++;
       wait = std::min(continuous.max_retry_seconds,
                       continuous.first_retry_seconds * std::pow(2.0, failures_in_a_row - 1));
@@ -92,7 +142,8 @@ int run_stage(const Pipeline& pipeline, const RunOptions& options, const Continu
       std::snprintf(retry, sizeof retry, "; retrying in %.0f s (failure %d in a row)", wait, failures_in_a_row);
       err << log_time_now() << " lakestream: " << e.what() << retry << "\n" << std::flush;
     }
-    if (sleep_unless_stopped(wait)) break;
+    if (wait_for_versions ? versions.wait_past(versions_seen, continuous.max_idle_seconds) : sleep_unless_stopped(wait))
+      break;
   }
   return failures_in_a_row;
 }
@@ -106,6 +157,7 @@ int run_continuously(const Pipeline& pipeline, RunOptions options, const Continu
   options.service_log = true;
   options.continuous = true;
   options.progress_bar = false;  // a log, and two stages cannot share one redrawn line
+  delta::remember_checkpoints(true);  // a snapshot per batch then costs the newest commits, not a Parquet read
   out << log_time_now() << " running " << pipeline.path << " every " << continuous.interval_us / 1000000.0
       << " s until SIGTERM or Ctrl-C\n" << std::flush;
   // Two stages, each on its own thread: ingest reads on while silver and gold run, so that bronze
@@ -120,9 +172,27 @@ int run_continuously(const Pipeline& pipeline, RunOptions options, const Continu
       continue;
     (stream->kind == StreamKind::Ingest ? ingest : downstream).streams.push_back(stream->name);
   }
+  // With interval 0, a lone ingest stream waits for its next record in its Kafka consumer (and a
+  // worker, whose partitions move with the group, backs off); the downstream stage waits for the
+  // ingest stage's next bronze version. Bronze written by another process is still seen within
+  // max_idle_seconds.
+  CommittedVersions versions;
+  IdleWait ingest_idle = IdleWait::Backoff;
+  if (continuous.interval_us == 0 && ingest.streams.size() == 1 &&
+      pipeline.worker_group(*pipeline.find_stream(ingest.streams.front())).empty()) {
+    ingest_idle = IdleWait::InTheConsumer;
+    ingest.wait_for_records_ms = static_cast<int>(continuous.max_idle_seconds * 1000);
+  }
+  auto told = ingest.on_progress;
+  ingest.on_progress = [told, &versions](const BatchProgress& batch) {
+    if (told) told(batch);
+    if (!batch.failure) versions.add();
+  };
   int failures = 0;
   if (ingest.streams.empty() || downstream.streams.empty()) {
-    failures = run_stage(pipeline, options, continuous, "", out, err);
+    bool only_ingest = downstream.streams.empty() && !ingest.streams.empty();
+    failures = run_stage(pipeline, only_ingest ? ingest : options, continuous, "",
+                         only_ingest ? ingest_idle : IdleWait::Backoff, versions, out, err);
   } else {
     std::mutex out_mu, err_mu;
     int downstream_failures = 0;
@@ -132,10 +202,11 @@ int run_continuously(const Pipeline& pipeline, RunOptions options, const Continu
       std::ostream ingest_out(&ingest_out_buf), ingest_err(&ingest_err_buf);
       std::ostream downstream_out(&downstream_out_buf), downstream_err(&downstream_err_buf);
       std::thread second([&] {
-        downstream_failures =
-            run_stage(pipeline, downstream, continuous, " (latest and window streams)", downstream_out, downstream_err);
+        downstream_failures = run_stage(pipeline, downstream, continuous, " (latest and window streams)",
+                                        IdleWait::ForNewVersions, versions, downstream_out, downstream_err);
       });
-      failures = run_stage(pipeline, ingest, continuous, " (ingest streams)", ingest_out, ingest_err);
+      failures = run_stage(pipeline, ingest, continuous, " (ingest streams)", ingest_idle, versions, ingest_out,
+                           ingest_err);
       second.join();
     }
     failures = std::max(failures, downstream_failures);

@@ -66,8 +66,10 @@ std::vector<StreamReport> run_pipeline(const Pipeline& pipeline, const RunOption
   for (const auto& name : options.streams)
     if (!pipeline.find_stream(name)) throw Error(pipeline.no_stream_named(name));
   std::string run_id = options.run_id.empty() ? new_uuid() : options.run_id;
-  sql::Database db;
-  sql::Connection con(db);
+  std::optional<sql::Database> own_db;
+  std::optional<sql::Connection> own_con;
+  if (!options.kept) own_con.emplace(own_db.emplace());
+  sql::Connection& con = options.kept ? options.kept->con : *own_con;
   std::vector<StreamReport> reports;
   for (const Stream* stream : pipeline.in_dependency_order()) {
     if (!options.streams.empty() &&
@@ -85,6 +87,10 @@ std::vector<StreamReport> run_pipeline(const Pipeline& pipeline, const RunOption
     BacklogProgress backlog(out, options.progress_bar);
     StreamContext ctx{pipeline, *stream, con};
     ctx.continuous = options.continuous;
+    if (options.kept && stream->kind == StreamKind::Ingest) {
+      ctx.kept_reader = &options.kept->readers[stream->name];
+      ctx.wait_for_records_ms = options.wait_for_records_ms;
+    }
     ctx.on_batch = [&](const StreamReport& s, const BatchReport& b) {
       log.append(progress_record(s, b, run_id, previous_start));
       if (options.on_progress) options.on_progress(batch_progress(s, b, previous_start));
