@@ -37,6 +37,7 @@ struct Measurement {
   double peak_rss_mib = 0;
   // Freshness steps: from an event's Kafka timestamp to its table's commit (-1: not a freshness step).
   double p50_ms = -1, p99_ms = -1, max_ms = -1;
+  int64_t latency_samples = 0;  // the events, or the gold rows, the latencies are of
   double per_second() const { return seconds > 0 ? static_cast<double>(events) / seconds : 0; }
 };
 
