@@ -9,6 +9,7 @@
 #include <mutex>
 #include <streambuf>
 #include <thread>
+#include <vector>
 
 #include "table/delta_table.h"
 #include "util/error.h"
@@ -156,31 +157,44 @@ int run_continuously(const Pipeline& pipeline, RunOptions options, const Continu
   if (options.run_id.empty()) options.run_id = new_uuid();  // one run id for the life of the process
   options.service_log = true;
   options.continuous = true;
-  options.progress_bar = false;  // a log, and two stages cannot share one redrawn line
+  options.progress_bar = false;  // a log, and stages cannot share one redrawn line
   delta::remember_checkpoints(true);  // a snapshot per batch then costs the newest commits, not a Parquet read
   out << log_time_now() << " running " << pipeline.path << " every " << continuous.interval_us / 1000000.0
       << " s until SIGTERM or Ctrl-C\n" << std::flush;
-  // Two stages, each on its own thread: ingest reads on while silver and gold run, so that bronze
-  // is as fresh as Kafka whatever the streams downstream cost. Each stream still has one runner
-  // (its checkpoint's lock), and downstream streams read only committed bronze versions.
-  RunOptions ingest = options, downstream = options;
+  // Stages, each on its own thread: the ingest streams, and each stream downstream of them. Ingest
+  // reads on while silver and gold run, so that bronze is as fresh as Kafka whatever the streams
+  // downstream cost, and silver does not wait for gold's batches, nor gold for silver's. Each stream
+  // still has one runner (its checkpoint's lock), and downstream streams read only committed versions.
+  struct Stage {
+    RunOptions options;
+    std::string name;
+    IdleWait idle;
+    int failures = 0;
+  };
+  std::vector<Stage> stages;
+  stages.push_back({options, " (ingest streams)", IdleWait::Backoff});
+  RunOptions& ingest = stages.front().options;
   ingest.streams.clear();
-  downstream.streams.clear();
   for (const Stream* stream : pipeline.in_dependency_order()) {
     if (!options.streams.empty() &&
         std::find(options.streams.begin(), options.streams.end(), stream->name) == options.streams.end())
       continue;
-    (stream->kind == StreamKind::Ingest ? ingest : downstream).streams.push_back(stream->name);
+    if (stream->kind == StreamKind::Ingest) {
+      ingest.streams.push_back(stream->name);
+    } else {
+      RunOptions one = options;
+      one.streams = {stream->name};
+      // With interval 0, it waits for the ingest stage's next bronze version (a stream whose
+      // source is written by another process sees it within max_idle_seconds).
+      stages.push_back({one, " (stream " + stream->name + ")", IdleWait::ForNewVersions});
+    }
   }
-  // With interval 0, a lone ingest stream waits for its next record in its Kafka consumer (and a
-  // worker, whose partitions move with the group, backs off); the downstream stage waits for the
-  // ingest stage's next bronze version. Bronze written by another process is still seen within
-  // max_idle_seconds.
+  // With interval 0, a lone ingest stream waits for its next record in its Kafka consumer; a
+  // worker, whose partitions move with the group, or several ingest streams back off.
   CommittedVersions versions;
-  IdleWait ingest_idle = IdleWait::Backoff;
   if (continuous.interval_us == 0 && ingest.streams.size() == 1 &&
       pipeline.worker_group(*pipeline.find_stream(ingest.streams.front())).empty()) {
-    ingest_idle = IdleWait::InTheConsumer;
+    stages.front().idle = IdleWait::InTheConsumer;
     ingest.wait_for_records_ms = static_cast<int>(continuous.max_idle_seconds * 1000);
   }
   auto told = ingest.on_progress;
@@ -188,28 +202,24 @@ int run_continuously(const Pipeline& pipeline, RunOptions options, const Continu
     if (told) told(batch);
     if (!batch.failure) versions.add();
   };
+  if (ingest.streams.empty()) stages.erase(stages.begin());
   int failures = 0;
-  if (ingest.streams.empty() || downstream.streams.empty()) {
-    bool only_ingest = downstream.streams.empty() && !ingest.streams.empty();
-    failures = run_stage(pipeline, only_ingest ? ingest : options, continuous, "",
-                         only_ingest ? ingest_idle : IdleWait::Backoff, versions, out, err);
+  if (stages.size() == 1) {
+    failures = run_stage(pipeline, stages.front().options, continuous, "", stages.front().idle, versions, out, err);
   } else {
+    // Whole lines to the shared output, so that the stages' lines never mix within a line.
     std::mutex out_mu, err_mu;
-    int downstream_failures = 0;
-    {
-      LineSink ingest_out_buf(out, out_mu), ingest_err_buf(err, err_mu);
-      LineSink downstream_out_buf(out, out_mu), downstream_err_buf(err, err_mu);
-      std::ostream ingest_out(&ingest_out_buf), ingest_err(&ingest_err_buf);
-      std::ostream downstream_out(&downstream_out_buf), downstream_err(&downstream_err_buf);
-      std::thread second([&] {
-        downstream_failures = run_stage(pipeline, downstream, continuous, " (latest and window streams)",
-                                        IdleWait::ForNewVersions, versions, downstream_out, downstream_err);
+    std::vector<std::thread> threads;
+    for (Stage& stage : stages) {
+      threads.emplace_back([&] {
+        LineSink out_buf(out, out_mu), err_buf(err, err_mu);
+        std::ostream stage_out(&out_buf), stage_err(&err_buf);
+        stage.failures = run_stage(pipeline, stage.options, continuous, stage.name, stage.idle, versions, stage_out,
+                                   stage_err);
       });
-      failures = run_stage(pipeline, ingest, continuous, " (ingest streams)", ingest_idle, versions, ingest_out,
-                           ingest_err);
-      second.join();
     }
-    failures = std::max(failures, downstream_failures);
+    for (auto& thread : threads) thread.join();
+    for (const Stage& stage : stages) failures = std::max(failures, stage.failures);
   }
   out << log_time_now() << " stopped on request; every batch that started was finished and committed\n" << std::flush;
   return failures;
