@@ -1,5 +1,8 @@
 #include "engine/continuous.h"
 
+#include <sys/resource.h>
+#include <unistd.h>
+
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -212,6 +215,10 @@ int run_continuously(const Pipeline& pipeline, RunOptions options, const Continu
     std::vector<std::thread> threads;
     for (Stage& stage : stages) {
       threads.emplace_back([&] {
+        // Bronze first: on a busy machine a downstream batch (silver's copy-on-write rewrite
+        // above all) would otherwise take the CPU the ingest stage's next batch waits for. The
+        // threads DuckDB starts for the stage inherit this.
+        if (stage.idle == IdleWait::ForNewVersions) setpriority(PRIO_PROCESS, static_cast<id_t>(gettid()), 5);
         LineSink out_buf(out, out_mu), err_buf(err, err_mu);
         std::ostream stage_out(&out_buf), stage_err(&err_buf);
         stage.failures = run_stage(pipeline, stage.options, continuous, stage.name, stage.idle, versions, stage_out,

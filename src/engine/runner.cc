@@ -83,7 +83,11 @@ std::vector<StreamReport> run_pipeline(const Pipeline& pipeline, const RunOption
       }
     }
     ProgressLog log(pipeline.checkpoint_path(stream->name), options.progress_log_bytes);
-    std::optional<int64_t> previous_start = previous_batch_start(log);
+    std::optional<int64_t> previous_start;
+    if (options.kept && options.kept->last_batch_start_us.count(stream->name))
+      previous_start = options.kept->last_batch_start_us.at(stream->name);
+    else
+      previous_start = previous_batch_start(log);
     BacklogProgress backlog(out, options.progress_bar);
     StreamContext ctx{pipeline, *stream, con};
     ctx.continuous = options.continuous;
@@ -95,6 +99,7 @@ std::vector<StreamReport> run_pipeline(const Pipeline& pipeline, const RunOption
       log.append(progress_record(s, b, run_id, previous_start));
       if (options.on_progress) options.on_progress(batch_progress(s, b, previous_start));
       previous_start = b.started_at_us;
+      if (options.kept && b.started_at_us) options.kept->last_batch_start_us[stream->name] = b.started_at_us;
       if (options.quiet) return;
       backlog.clear_bar();
       if (options.service_log) out << log_time_now() << " ";

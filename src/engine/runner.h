@@ -30,6 +30,9 @@ struct KeptAcrossRuns {
   sql::Database db;
   sql::Connection con{db};
   std::map<std::string, std::shared_ptr<KafkaReader>> readers;  // by ingest stream name
+  // When each stream's last batch started (for the input rate), so that a run does not read the
+  // whole progress log again to find it.
+  std::map<std::string, int64_t> last_batch_start_us;
 };
 
 struct RunOptions {
