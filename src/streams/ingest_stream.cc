@@ -169,7 +169,22 @@ class IngestRun {
       ctx_.finish_batch(report_, writing_batch->report, writing_batch->started);
       writing_batch.reset();
     };
-    for (const auto& ranges : plans) {
+    // A continuous run reads on while records keep coming (for up to wait_for_records_ms), so that
+    // its next batch is read while the last one is written, as the planned batches of one run
+    // are, rather than after the run ends; each batch is still planned once the last is committed.
+    bool reads_on = ctx_.kept_reader && ctx_.wait_for_records_ms > 0;
+    auto reads_on_until = started + std::chrono::milliseconds(ctx_.wait_for_records_ms);
+    for (size_t at = 0;; at++) {
+      if (at == plans.size()) {
+        if (!reads_on || stop_requested() || std::chrono::steady_clock::now() >= reads_on_until) break;
+        Offsets more = end_offsets(start, /*first_run=*/false, data_loss);
+        plans = plan_batches(start, more, source_.max_offsets_per_trigger);
+        if (plans.empty() && !data_loss.empty()) plans.push_back({});  // the gap is recorded
+        if (plans.empty()) break;
+        latest_ = more;
+        at = 0;
+      }
+      const auto& ranges = plans[at];
       // A stop request (SIGTERM in continuous mode) lets the batch in flight finish, no more.
       if (stop_requested()) {
         report_.stopped = true;
