@@ -9,6 +9,7 @@
 // event: a lone ingest stream waits in its Kafka consumer for the next record, a downstream stream
 // until the ingest stage commits a bronze version (up to max_idle_seconds each, then the run looks
 // again); several ingest streams, or workers, wait a little, doubling up to max_idle_seconds.
+// While records keep coming, an ingest run reads on (up to max_idle_seconds) rather than ending.
 // Each stage keeps its DuckDB instance and each ingest stream its Kafka consumer (assigned where its
 // last batch ended) from one run to the next, and the tables' newest checkpoints are kept in memory;
 // every run still plans its input from the checkpoints and tables, and a failed run drops them all.
