@@ -206,6 +206,7 @@ int run_continuously(const Pipeline& pipeline, RunOptions options, const Continu
     if (!batch.failure) versions.add();
   };
   if (ingest.streams.empty()) stages.erase(stages.begin());
+  if (stages.empty()) stages.push_back({options, "", IdleWait::Backoff});  // run_pipeline says what is wrong
   int failures = 0;
   if (stages.size() == 1) {
     failures = run_stage(pipeline, stages.front().options, continuous, "", stages.front().idle, versions, out, err);
