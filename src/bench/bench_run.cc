@@ -22,6 +22,7 @@
 #include "pipeline/pipeline.h"
 #include "sql/duckdb.h"
 #include "streams/ingest_stream.h"
+#include "table/delta_table.h"
 #include "util/error.h"
 #include "util/files.h"
 
@@ -330,12 +331,15 @@ class BenchRun {
         std::string value = order_event(feed, i);
         return KeyedEvent{value.substr(12, value.find(',') - 12), value};
       });
-      // The last events reach bronze, then silver, before the run is stopped.
+      // The last events reach bronze, then silver (which lags most), before the run is stopped.
+      std::string bronze = pipeline.table_path("bronze_fresh");
       for (int i = 0; i < 300 && count_rows("bronze_fresh") < sent; i++)
+        std::this_thread::sleep_for(std::chrono::milliseconds(100));
+      int64_t last_bronze = delta::latest_version(bronze);
+      for (int i = 0; i < 1200 && read_up_to(pipeline.table_path("orders_fresh")) < last_bronze; i++)
         std::this_thread::sleep_for(std::chrono::milliseconds(100));
       std::this_thread::sleep_for(std::chrono::seconds(2));
       ChildRun stopped = stop_measured(run);
-      std::string bronze = pipeline.table_path("bronze_fresh");
       record_latency("bronze_" + count_text(rate), "Kafka -> bronze at " + count_text(rate) + " events/s", sent, stopped,
                      bronze_latency(bronze));
       record_latency("silver_" + count_text(rate), "Kafka -> silver at " + count_text(rate) + " events/s", sent, stopped,
@@ -492,6 +496,17 @@ class BenchRun {
                         bronze_columns(*pipeline.find_source("orders")), feed.first_order_id - keys, keys,
                         o_.keys_per_file);
     }
+  }
+
+  // The last source version the newest commit of the table at `table_path` read (-1 when none).
+  static int64_t read_up_to(const std::string& table_path) {
+    int64_t last = delta::latest_version(table_path);
+    if (last < 0) return -1;
+    nlohmann::json info = delta::read_commits(table_path, last, last).front().commit_info;
+    if (!info.contains("lakestream") || !info["lakestream"].contains("source")) return -1;
+    const auto& source = info["lakestream"]["source"];
+    return source.contains("toVersion") && source["toVersion"].is_number_integer() ? source["toVersion"].get<int64_t>()
+                                                                                    : -1;
   }
 
   int64_t count_rows(const std::string& table) {
