@@ -67,7 +67,8 @@ nlohmann::json bench_json(const BenchResult& result) {
     }
     if (m.p99_ms >= 0) {
       auto& added = j["measurements"].back();
-      added["latency_ms"] = nlohmann::json{{"p50", m.p50_ms}, {"p99", m.p99_ms}, {"max", m.max_ms}};
+      added["latency_ms"] =
+          nlohmann::json{{"p50", m.p50_ms}, {"p99", m.p99_ms}, {"max", m.max_ms}, {"samples", m.latency_samples}};
       added["cores"] = m.seconds > 0 ? m.cpu_seconds / m.seconds : 0;
     }
   }

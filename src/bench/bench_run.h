@@ -43,6 +43,7 @@ struct Measurement {
   // Steps on an object store: the requests the run sent, and its batches (-1: not such a step).
   int64_t store_requests = -1, batches = -1;
   double store_mb_sent = 0, store_mb_received = 0;
+  int64_t latency_samples = 0;  // the events, or the gold rows, the latencies are of
   double per_second() const { return seconds > 0 ? static_cast<double>(events) / seconds : 0; }
 };
 

@@ -1,7 +1,9 @@
 #include "bench/freshness.h"
 
 #include <algorithm>
+#include <climits>
 #include <map>
+#include <optional>
 #include <vector>
 
 #include "sql/duckdb.h"
@@ -25,13 +27,16 @@ Latency summarize(std::vector<double> ms) {
   return out;
 }
 
-// For each bronze version: when it was committed and its rows' Kafka timestamps (ms).
+// For each bronze version: when it was committed and its rows' Kafka timestamps (ms), and with an
+// event time column, their event times (ms) in the same order.
 struct BronzeVersion {
   int64_t committed_ms = 0;
   std::vector<int64_t> kafka_ms;
+  std::vector<int64_t> event_ms;
 };
 
-std::map<int64_t, BronzeVersion> bronze_versions(const std::string& bronze_path) {
+std::map<int64_t, BronzeVersion> bronze_versions(const std::string& bronze_path,
+                                                 const std::string& event_time_column = "") {
   std::map<int64_t, BronzeVersion> out;
   int64_t last = delta::latest_version(bronze_path);
   if (last < 0) return out;
@@ -42,10 +47,15 @@ std::map<int64_t, BronzeVersion> bronze_versions(const std::string& bronze_path)
     BronzeVersion& v = out[commit.version];
     v.committed_ms = commit_ms(commit);
     for (const auto& add : commit.adds) {
-      sql::Rows rows = con.query("SELECT epoch_ms(kafka_timestamp) FROM read_parquet(" +
+      std::string event_time =
+          event_time_column.empty() ? "NULL" : "epoch_ms(" + sql::quote_ident(event_time_column) + ")";
+      sql::Rows rows = con.query("SELECT epoch_ms(kafka_timestamp), " + event_time + " FROM read_parquet(" +
                                  sql::quote_literal(join_path(bronze_path, add.path)) + ")");
-      for (const auto& row : rows.rows)
-        if (row[0]) v.kafka_ms.push_back(std::stoll(*row[0]));
+      for (const auto& row : rows.rows) {
+        if (!row[0]) continue;
+        v.kafka_ms.push_back(std::stoll(*row[0]));
+        v.event_ms.push_back(row[1] ? std::stoll(*row[1]) : INT64_MIN);
+      }
     }
   }
   return out;
@@ -79,6 +89,47 @@ Latency downstream_latency(const std::string& bronze_path, const std::string& ta
                               [&](const auto& r) { return r.first >= version; });
     if (first == read_up_to.end()) continue;
     for (int64_t kafka : v.kafka_ms) ms.push_back(static_cast<double>(first->second - kafka));
+  }
+  return summarize(std::move(ms));
+}
+
+Latency closed_window_latency(const std::string& bronze_path, const std::string& gold_path, const WindowShape& window) {
+  // Bronze in order, with the greatest event time up to each version (it only grows).
+  std::vector<std::pair<const BronzeVersion*, int64_t>> max_event_ms;  // (version, max event ms up to it)
+  auto versions = bronze_versions(bronze_path, window.event_time_column);
+  int64_t greatest = INT64_MIN;
+  for (const auto& [number, v] : versions) {
+    for (int64_t e : v.event_ms) greatest = std::max(greatest, e);
+    max_event_ms.emplace_back(&v, greatest);
+  }
+  // The Kafka timestamp of the event that closed the window ending at `end_ms`; nullopt when none did.
+  auto closed_by = [&](int64_t end_ms) -> std::optional<int64_t> {
+    auto first = std::partition_point(max_event_ms.begin(), max_event_ms.end(), [&](const auto& entry) {
+      return entry.second == INT64_MIN || entry.second - window.watermark_delay_ms < end_ms;
+    });
+    if (first == max_event_ms.end()) return std::nullopt;
+    const BronzeVersion& v = *first->first;
+    std::optional<int64_t> earliest;
+    for (size_t i = 0; i < v.event_ms.size(); i++)
+      if (v.event_ms[i] != INT64_MIN && v.event_ms[i] - window.watermark_delay_ms >= end_ms)
+        earliest = std::min(earliest.value_or(INT64_MAX), v.kafka_ms[i]);
+    return earliest;
+  };
+  std::vector<double> ms;
+  int64_t last = delta::latest_version(gold_path);
+  if (last < 0) return summarize(std::move(ms));
+  sql::Database db;
+  sql::Connection con(db);
+  for (const auto& commit : delta::read_commits(gold_path, delta::oldest_commit(gold_path), last)) {
+    for (const auto& add : commit.adds) {
+      sql::Rows rows = con.query("SELECT epoch_ms(" + sql::quote_ident(window.window_column) + ") FROM read_parquet(" +
+                                 sql::quote_literal(join_path(gold_path, add.path)) + ")");
+      for (const auto& row : rows.rows) {
+        if (!row[0]) continue;
+        if (auto closing = closed_by(std::stoll(*row[0]) + window.window_ms))
+          ms.push_back(static_cast<double>(commit_ms(commit) - *closing));
+      }
+    }
   }
   return summarize(std::move(ms));
 }

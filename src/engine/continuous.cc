@@ -1,13 +1,20 @@
 #include "engine/continuous.h"
 
+#include <sys/resource.h>
+#include <unistd.h>
+
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <condition_variable>
 #include <cstdio>
+#include <memory>
 #include <mutex>
 #include <streambuf>
 #include <thread>
+#include <vector>
 
+#include "table/delta_table.h"
 #include "util/error.h"
 #include "util/files.h"
 #include "util/log_time.h"
@@ -49,12 +56,51 @@ class LineSink : public std::streambuf {
   std::string line_;
 };
 
+// Bronze versions committed by this process's ingest stage, counted, so that the downstream stage
+// wakes as soon as there is one to read instead of polling the log with a backoff.
+class CommittedVersions {
+ public:
+  void add() {
+    std::lock_guard<std::mutex> lock(mu_);
+    count_++;
+    cv_.notify_all();
+  }
+  int64_t count() {
+    std::lock_guard<std::mutex> lock(mu_);
+    return count_;
+  }
+  // Waits until the count differs from `seen`, `seconds` pass, or a stop is requested; true on a stop.
+  bool wait_past(int64_t seen, double seconds) {
+    auto until = std::chrono::steady_clock::now() + std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+                                                        std::chrono::duration<double>(seconds));
+    std::unique_lock<std::mutex> lock(mu_);
+    // In slices: a signal handler cannot notify a condition variable.
+    while (count_ == seen && !stop_requested() && std::chrono::steady_clock::now() < until)
+      cv_.wait_until(lock, std::min(until, std::chrono::steady_clock::now() + std::chrono::milliseconds(100)));
+    return stop_requested();
+  }
+
+ private:
+  std::mutex mu_;
+  std::condition_variable cv_;
+  int64_t count_ = 0;
+};
+
+// How a stage with interval 0 waits after a run that found nothing new.
+enum class IdleWait {
+  Backoff,         // sleeps, doubling from first_idle_seconds up to max_idle_seconds
+  InTheConsumer,   // the run itself waited in its Kafka consumer for the next record
+  ForNewVersions,  // until the ingest stage commits a version (or max_idle_seconds pass)
+};
+
 std::string plural(int64_t n, const char* one, const char* many) { return std::to_string(n) + " " + (n == 1 ? one : many); }
 
 // One stage: runs its streams again and again until a stop is requested, a line per batch, a
 // heartbeat while idle. Returns the number of failed runs in a row when it stopped.
-int run_stage(const Pipeline& pipeline, const RunOptions& options, const ContinuousOptions& continuous,
-              const std::string& stage, std::ostream& out, std::ostream& err) {
+int run_stage(const Pipeline& pipeline, RunOptions options, const ContinuousOptions& continuous,
+              const std::string& stage, IdleWait idle, CommittedVersions& versions, std::ostream& out,
+              std::ostream& err) {
+  auto kept = std::make_unique<KeptAcrossRuns>();
   int failures_in_a_row = 0;
   double idle_wait = 0;
   int64_t batches_since_heartbeat = 0, runs_since_heartbeat = 0;
@@ -62,7 +108,10 @@ int run_stage(const Pipeline& pipeline, const RunOptions& options, const Continu
   while (!stop_requested()) {
     auto started = std::chrono::steady_clock::now();
     double wait = 0;
+    int64_t versions_seen = versions.count();
+    bool wait_for_versions = false;
     try {
+      options.kept = kept.get();
       std::vector<StreamReport> reports = run_pipeline(pipeline, options, out);
       runs_since_heartbeat++;
       for (const auto& report : reports) batches_since_heartbeat += static_cast<int64_t>(report.batches.size());
@@ -82,9 +131,14 @@ int run_stage(const Pipeline& pipeline, const RunOptions& options, const Continu
         });
         idle_wait = found_work ? 0 : std::min(continuous.max_idle_seconds,
                                               idle_wait == 0 ? continuous.first_idle_seconds : idle_wait * 2);
-        wait = idle_wait;
+        // A run that waited in its consumer and still found nothing is let to return at once only
+        // after a real wait: one that returned at once (an event that was not a record) backs off.
+        bool waited = elapsed >= continuous.first_idle_seconds;
+        wait = idle == IdleWait::Backoff || (idle == IdleWait::InTheConsumer && !waited) ? idle_wait : 0;
+        wait_for_versions = !found_work && idle == IdleWait::ForNewVersions;
       }
     } catch (const Error& e) {
+      kept = std::make_unique<KeptAcrossRuns>();  // the next cycle starts from the checkpoints afresh
       failures_in_a_row++;
       wait = std::min(continuous.max_retry_seconds,
                       continuous.first_retry_seconds * std::pow(2.0, failures_in_a_row - 1));
@@ -92,7 +146,8 @@ int run_stage(const Pipeline& pipeline, const RunOptions& options, const Continu
       std::snprintf(retry, sizeof retry, "; retrying in %.0f s (failure %d in a row)", wait, failures_in_a_row);
       err << log_time_now() << " lakestream: " << e.what() << retry << "\n" << std::flush;
     }
-    if (sleep_unless_stopped(wait)) break;
+    if (wait_for_versions ? versions.wait_past(versions_seen, continuous.max_idle_seconds) : sleep_unless_stopped(wait))
+      break;
   }
   return failures_in_a_row;
 }
@@ -105,40 +160,74 @@ int run_continuously(const Pipeline& pipeline, RunOptions options, const Continu
   if (options.run_id.empty()) options.run_id = new_uuid();  // one run id for the life of the process
   options.service_log = true;
   options.continuous = true;
-  options.progress_bar = false;  // a log, and two stages cannot share one redrawn line
+  options.progress_bar = false;  // a log, and stages cannot share one redrawn line
+  delta::remember_checkpoints(true);  // a snapshot per batch then costs the newest commits, not a Parquet read
   out << log_time_now() << " running " << pipeline.path << " every " << continuous.interval_us / 1000000.0
       << " s until SIGTERM or Ctrl-C\n" << std::flush;
-  // Two stages, each on its own thread: ingest reads on while silver and gold run, so that bronze
-  // is as fresh as Kafka whatever the streams downstream cost. Each stream still has one runner
-  // (its checkpoint's lock), and downstream streams read only committed bronze versions.
-  RunOptions ingest = options, downstream = options;
+  // Stages, each on its own thread: the ingest streams, and each stream downstream of them. Ingest
+  // reads on while silver and gold run, so that bronze is as fresh as Kafka whatever the streams
+  // downstream cost, and silver does not wait for gold's batches, nor gold for silver's. Each stream
+  // still has one runner (its checkpoint's lock), and downstream streams read only committed versions.
+  struct Stage {
+    RunOptions options;
+    std::string name;
+    IdleWait idle;
+    int failures = 0;
+  };
+  std::vector<Stage> stages;
+  stages.push_back({options, " (ingest streams)", IdleWait::Backoff});
+  RunOptions& ingest = stages.front().options;
   ingest.streams.clear();
-  downstream.streams.clear();
   for (const Stream* stream : pipeline.in_dependency_order()) {
     if (!options.streams.empty() &&
         std::find(options.streams.begin(), options.streams.end(), stream->name) == options.streams.end())
       continue;
-    (stream->kind == StreamKind::Ingest ? ingest : downstream).streams.push_back(stream->name);
-  }
-  int failures = 0;
-  if (ingest.streams.empty() || downstream.streams.empty()) {
-    failures = run_stage(pipeline, options, continuous, "", out, err);
-  } else {
-    std::mutex out_mu, err_mu;
-    int downstream_failures = 0;
-    {
-      LineSink ingest_out_buf(out, out_mu), ingest_err_buf(err, err_mu);
-      LineSink downstream_out_buf(out, out_mu), downstream_err_buf(err, err_mu);
-      std::ostream ingest_out(&ingest_out_buf), ingest_err(&ingest_err_buf);
-      std::ostream downstream_out(&downstream_out_buf), downstream_err(&downstream_err_buf);
-      std::thread second([&] {
-        downstream_failures =
-            run_stage(pipeline, downstream, continuous, " (latest and window streams)", downstream_out, downstream_err);
-      });
-      failures = run_stage(pipeline, ingest, continuous, " (ingest streams)", ingest_out, ingest_err);
-      second.join();
+    if (stream->kind == StreamKind::Ingest) {
+      ingest.streams.push_back(stream->name);
+    } else {
+      RunOptions one = options;
+      one.streams = {stream->name};
+      // With interval 0, it waits for the ingest stage's next bronze version (a stream whose
+      // source is written by another process sees it within max_idle_seconds).
+      stages.push_back({one, " (stream " + stream->name + ")", IdleWait::ForNewVersions});
     }
-    failures = std::max(failures, downstream_failures);
+  }
+  // With interval 0, a lone ingest stream waits for its next record in its Kafka consumer; a
+  // worker, whose partitions move with the group, or several ingest streams back off.
+  CommittedVersions versions;
+  if (continuous.interval_us == 0 && ingest.streams.size() == 1 &&
+      pipeline.worker_group(*pipeline.find_stream(ingest.streams.front())).empty()) {
+    stages.front().idle = IdleWait::InTheConsumer;
+    ingest.wait_for_records_ms = static_cast<int>(continuous.max_idle_seconds * 1000);
+  }
+  auto told = ingest.on_progress;
+  ingest.on_progress = [told, &versions](const BatchProgress& batch) {
+    if (told) told(batch);
+    if (!batch.failure) versions.add();
+  };
+  if (ingest.streams.empty()) stages.erase(stages.begin());
+  if (stages.empty()) stages.push_back({options, "", IdleWait::Backoff});  // run_pipeline says what is wrong
+  int failures = 0;
+  if (stages.size() == 1) {
+    failures = run_stage(pipeline, stages.front().options, continuous, "", stages.front().idle, versions, out, err);
+  } else {
+    // Whole lines to the shared output, so that the stages' lines never mix within a line.
+    std::mutex out_mu, err_mu;
+    std::vector<std::thread> threads;
+    for (Stage& stage : stages) {
+      threads.emplace_back([&] {
+        // Bronze first: on a busy machine a downstream batch (silver's copy-on-write rewrite
+        // above all) would otherwise take the CPU the ingest stage's next batch waits for. The
+        // threads DuckDB starts for the stage inherit this.
+        if (stage.idle == IdleWait::ForNewVersions) setpriority(PRIO_PROCESS, static_cast<id_t>(gettid()), 5);
+        LineSink out_buf(out, out_mu), err_buf(err, err_mu);
+        std::ostream stage_out(&out_buf), stage_err(&err_buf);
+        stage.failures = run_stage(pipeline, stage.options, continuous, stage.name, stage.idle, versions, stage_out,
+                                   stage_err);
+      });
+    }
+    for (auto& thread : threads) thread.join();
+    for (const Stage& stage : stages) failures = std::max(failures, stage.failures);
   }
   out << log_time_now() << " stopped on request; every batch that started was finished and committed\n" << std::flush;
   return failures;

@@ -67,8 +67,10 @@ std::vector<StreamReport> run_pipeline(const Pipeline& pipeline, const RunOption
   for (const auto& name : options.streams)
     if (!pipeline.find_stream(name)) throw Error(pipeline.no_stream_named(name));
   std::string run_id = options.run_id.empty() ? new_uuid() : options.run_id;
-  sql::Database db;
-  sql::Connection con(db);
+  std::optional<sql::Database> own_db;
+  std::optional<sql::Connection> own_con;
+  if (!options.kept) own_con.emplace(own_db.emplace());
+  sql::Connection& con = options.kept ? options.kept->con : *own_con;
   std::vector<StreamReport> reports;
   for (const Stream* stream : pipeline.in_dependency_order()) {
     if (!options.streams.empty() &&
@@ -82,16 +84,24 @@ std::vector<StreamReport> run_pipeline(const Pipeline& pipeline, const RunOption
       }
     }
     ProgressLog log(pipeline.checkpoint_path(stream->name), options.progress_log_bytes);
-    // Read from the log at the first batch: a run with nothing new does not parse the whole log.
+    // Read from the log at the first batch: a run with nothing new does not parse the whole log;
+    // a continuous run keeps the last start itself.
     std::optional<std::optional<int64_t>> previous_start;
+    if (options.kept && options.kept->last_batch_start_us.count(stream->name))
+      previous_start = std::optional<int64_t>(options.kept->last_batch_start_us.at(stream->name));
     BacklogProgress backlog(out, options.progress_bar);
     StreamContext ctx{pipeline, *stream, con};
     ctx.continuous = options.continuous;
+    if (options.kept && stream->kind == StreamKind::Ingest) {
+      ctx.kept_reader = &options.kept->readers[stream->name];
+      ctx.wait_for_records_ms = options.wait_for_records_ms;
+    }
     ctx.on_batch = [&](const StreamReport& s, const BatchReport& b) {
       if (!previous_start) previous_start = previous_batch_start(log);
       log.append(progress_record(s, b, run_id, *previous_start));
       if (options.on_progress) options.on_progress(batch_progress(s, b, *previous_start));
       previous_start = b.started_at_us;
+      if (options.kept && b.started_at_us) options.kept->last_batch_start_us[stream->name] = b.started_at_us;
       if (options.quiet) return;
       backlog.clear_bar();
       if (options.service_log) out << log_time_now() << " ";

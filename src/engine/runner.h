@@ -4,6 +4,8 @@
 #pragma once
 
 #include <functional>
+#include <map>
+#include <memory>
 #include <optional>
 #include <ostream>
 #include <string>
@@ -12,9 +14,26 @@
 #include "checkpoint/progress_log.h"
 #include "engine/batch_progress.h"
 #include "pipeline/pipeline.h"
+#include "sql/duckdb.h"
 #include "streams/batch_report.h"
 
 namespace lakestream {
+
+class KafkaReader;
+
+// What the cycles of a continuous run (engine/continuous.h) keep from one to the next, so that a
+// cycle does not pay again for starting them: the DuckDB database and connection (started on first
+// use), and each ingest stream's Kafka reader, assigned where its last batch ended. None of it is
+// a source of truth: each cycle plans its input from the checkpoints and the tables, and a failed
+// cycle throws it all away.
+struct KeptAcrossRuns {
+  sql::Database db;
+  sql::Connection con{db};
+  std::map<std::string, std::shared_ptr<KafkaReader>> readers;  // by ingest stream name
+  // When each stream's last batch started (for the input rate), so that a run does not read the
+  // whole progress log again to find it.
+  std::map<std::string, int64_t> last_batch_start_us;
+};
 
 struct RunOptions {
   std::vector<std::string> streams;  // empty: every stream of the pipeline
@@ -31,6 +50,11 @@ struct RunOptions {
   // Continuous mode: each run is one cycle (an ingest worker reads only its own share; a plain run
   // waits until the group has read the whole topic).
   bool continuous = false;
+  // Continuous mode: what is kept from cycle to cycle (null: a plain run starts everything anew).
+  KeptAcrossRuns* kept = nullptr;
+  // Continuous mode with interval 0: how long an ingest stream with nothing new waits in its
+  // consumer for the next record before the run ends (0: it ends at once).
+  int wait_for_records_ms = 0;
 };
 
 // With ingest workers (a consumer group: [kafka] group), the latest and window streams, which

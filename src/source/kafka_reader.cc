@@ -7,6 +7,8 @@
 
 #include <algorithm>
 #include <chrono>
+#include <condition_variable>
+#include <mutex>
 #include <vector>
 
 #include "source/kafka_metadata.h"
@@ -72,6 +74,20 @@ struct KafkaReader::Impl {
     int64_t next = -1;  // the offset the queue continues at: the end of the last read's range
   };
   std::map<int32_t, Assigned> assigned;
+  // The first message of a partition's queue, taken out by wait_for_records(): the next read
+  // handles it before the rest of that queue.
+  std::map<int32_t, rd_kafka_message_t*> held;
+
+  // Set by librdkafka's thread when a watched queue goes from empty to not empty.
+  std::mutex arrived_mutex;
+  std::condition_variable arrived_cv;
+  bool arrived = false;
+  static void on_arrival(rd_kafka_t*, void* opaque) {
+    auto* impl = static_cast<Impl*>(opaque);
+    std::lock_guard<std::mutex> lock(impl->arrived_mutex);
+    impl->arrived = true;
+    impl->arrived_cv.notify_all();
+  }
 
   // Whether every range starts where the kept assignment continues.
   bool continues(const std::vector<PartitionRange>& ranges) const {
@@ -108,6 +124,8 @@ struct KafkaReader::Impl {
   }
 
   void unassign() {
+    for (auto& [partition, message] : held) rd_kafka_message_destroy(message);
+    held.clear();
     if (assigned.empty()) return;
     rd_kafka_assign(consumer, nullptr);
     for (auto& [partition, a] : assigned) rd_kafka_queue_destroy(a.queue);
@@ -255,6 +273,43 @@ std::map<int32_t, Watermarks> KafkaReader::watermarks() {
   return impl_->watermarks(partitions());
 }
 
+bool KafkaReader::wait_for_records(const std::map<int32_t, int64_t>& next_offsets, int timeout_ms) {
+  if (next_offsets.empty()) return false;
+  std::vector<PartitionRange> positions;
+  for (const auto& [partition, next] : next_offsets) positions.push_back({partition, next, next});
+  if (!impl_->continues(positions)) impl_->assign(positions);
+  for (auto& [partition, a] : impl_->assigned) rd_kafka_queue_cb_event_enable(a.queue, &Impl::on_arrival, impl_.get());
+  struct StopWatching {
+    Impl& impl;
+    ~StopWatching() {
+      for (auto& [partition, a] : impl.assigned) rd_kafka_queue_cb_event_enable(a.queue, nullptr, nullptr);
+    }
+  } stop_watching{*impl_};
+  auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(timeout_ms);
+  while (true) {
+    {
+      std::lock_guard<std::mutex> lock(impl_->arrived_mutex);
+      impl_->arrived = false;  // before looking: an arrival after the look wakes the wait below
+    }
+    for (const auto& [partition, next] : next_offsets) {
+      if (impl_->held.count(partition)) return true;
+      rd_kafka_queue_t* queue = impl_->assigned.at(partition).queue;
+      // A new record is kept for read(); end-of-partition events and transient errors go (read()
+      // meets a lasting error again and reports it).
+      while (rd_kafka_message_t* message = rd_kafka_consume_queue(queue, 0)) {
+        if (message->err || message->offset < next) {
+          rd_kafka_message_destroy(message);
+          continue;
+        }
+        impl_->held[partition] = message;
+        return true;
+      }
+    }
+    std::unique_lock<std::mutex> lock(impl_->arrived_mutex);
+    if (!impl_->arrived_cv.wait_until(lock, deadline, [&] { return impl_->arrived; })) return false;
+  }
+}
+
 void KafkaReader::read(const std::vector<PartitionRange>& ranges,
                        const std::function<void(const KafkaRecord&)>& on_record) {
   using Clock = std::chrono::steady_clock;
@@ -341,6 +396,14 @@ void KafkaReader::read(const std::vector<PartitionRange>& ranges,
   // end the range, a record after it may be taken: see `overshot`). Returns how many it took.
   std::vector<rd_kafka_message_t*> messages(kPollBatch);
   auto take = [&](Progress& p, int wait_ms) -> ssize_t {
+    auto kept = impl_->held.find(p.range.partition);
+    if (kept != impl_->held.end()) {
+      rd_kafka_message_t* message = kept->second;
+      impl_->held.erase(kept);
+      MessagesGuard guard{&message, 1};
+      handle(p, message);
+      return 1;
+    }
     size_t left = static_cast<size_t>(std::max<int64_t>(1, p.range.end - p.next));
     ssize_t count =
         rd_kafka_consume_batch_queue(impl_->assigned.at(p.range.partition).queue, wait_ms, messages.data(),

@@ -53,6 +53,13 @@ class KafkaReader {
   // (retention, topic recreated) throws Error naming the partition and offsets; so does a
   // partition that makes no progress for 30 s (broker gone). Empty ranges are skipped.
   void read(const std::vector<PartitionRange>& ranges, const std::function<void(const KafkaRecord&)>& on_record);
+  // Waits up to `timeout_ms` for a record at or past `next_offsets` (partition -> the next offset
+  // the stream will read) in any of those partitions, blocking in the consumer's fetch rather
+  // than asking the brokers again and again; true when one arrived. It positions the kept
+  // assignment at `next_offsets` first unless it already continues there, and keeps the records
+  // it took for the next read(), so nothing is fetched twice. Reading stays planned: the caller
+  // still fixes the ranges to read (from its checkpoint) and read() delivers exactly those.
+  bool wait_for_records(const std::map<int32_t, int64_t>& next_offsets, int timeout_ms);
   // Commits `next_offsets` (partition -> the next offset to read) to the consumer group named by
   // the `group.id` property, so that standard lag tools (kafka-consumer-groups, Burrow) see how
   // far the stream is. Informational only: lakestream never reads these back. Throws Error when

@@ -78,12 +78,22 @@ std::string describe(const std::vector<PartitionRange>& ranges) {
   return text.empty() ? "no records" : "offsets " + text;
 }
 
+// The reader a continuous run kept from its last cycle, or a new one (kept from now on when the
+// run keeps readers). A worker's partitions move with the group, so a worker has a new one per cycle.
+std::shared_ptr<KafkaReader> kept_or_new_reader(StreamContext& ctx, const Source& source) {
+  bool keep = ctx.kept_reader && ctx.pipeline.worker_group(ctx.stream).empty();
+  if (keep && *ctx.kept_reader) return *ctx.kept_reader;
+  auto reader = std::make_shared<KafkaReader>(ctx.pipeline.kafka, source.topic, source.max_offsets_per_trigger);
+  if (keep) *ctx.kept_reader = reader;
+  return reader;
+}
+
 class IngestRun {
  public:
   explicit IngestRun(StreamContext& ctx)
       : ctx_(ctx),
         source_(*ctx.pipeline.find_source(ctx.stream.source)),
-        reader_(ctx.pipeline.kafka, source_.topic, source_.max_offsets_per_trigger),
+        reader_(kept_or_new_reader(ctx, source_)),
         bronze_path_(ctx.pipeline.table_path(ctx.stream.table)),
         quarantine_path_(ctx.pipeline.table_path(ctx.stream.table + "_quarantine")) {
     report_.stream = ctx.stream.name;
@@ -134,6 +144,13 @@ class IngestRun {
     // An empty first batch records where a `latest` start begins; an empty batch after a loss
     // records the gap (in the plan, then in the bronze commit), even when nothing new is there.
     if (plans.empty() && (first_ever || !data_loss.empty())) plans.push_back({});
+    // Nothing new in a continuous cycle: wait for the next record in the consumer rather than in
+    // a sleep, so that a record is read as soon as it is fetched. The next cycle plans its read.
+    if (plans.empty() && ctx_.wait_for_records_ms > 0 && ctx_.kept_reader) {
+      wait_for_records(start);
+      report_.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+      return report_;
+    }
     // DuckDB's worker threads only contend here (the reader, the writer and librdkafka's
     // fetcher keep both cores busy): without them the run takes 10% less CPU.
     // (Only with something to do: a run with nothing new never starts DuckDB.)
@@ -153,7 +170,22 @@ class IngestRun {
       ctx_.finish_batch(report_, writing_batch->report, writing_batch->started);
       writing_batch.reset();
     };
-    for (const auto& ranges : plans) {
+    // A continuous run reads on while records keep coming (for up to wait_for_records_ms), so that
+    // its next batch is read while the last one is written, as the planned batches of one run
+    // are, rather than after the run ends; each batch is still planned once the last is committed.
+    bool reads_on = ctx_.kept_reader && ctx_.wait_for_records_ms > 0;
+    auto reads_on_until = started + std::chrono::milliseconds(ctx_.wait_for_records_ms);
+    for (size_t at = 0;; at++) {
+      if (at == plans.size()) {
+        if (!reads_on || stop_requested() || std::chrono::steady_clock::now() >= reads_on_until) break;
+        Offsets more = end_offsets(start, /*first_run=*/false, data_loss);
+        plans = plan_batches(start, more, source_.max_offsets_per_trigger);
+        if (plans.empty() && !data_loss.empty()) plans.push_back({});  // the gap is recorded
+        if (plans.empty()) break;
+        latest_ = more;
+        at = 0;
+      }
+      const auto& ranges = plans[at];
       // A stop request (SIGTERM in continuous mode) lets the batch in flight finish, no more.
       if (stop_requested()) {
         report_.stopped = true;
@@ -198,7 +230,7 @@ class IngestRun {
   // moves to the earliest offset there and `data_loss` gets one entry per partition.
   Offsets end_offsets(Offsets& start, bool first_run, std::vector<DataLoss>& data_loss,
                       const std::set<int32_t>* only = nullptr) {
-    auto marks = reader_.watermarks();
+    auto marks = reader_->watermarks();
     if (only)
       for (auto it = marks.begin(); it != marks.end();) it = only->count(it->first) ? std::next(it) : marks.erase(it);
     Offsets end;
@@ -255,6 +287,13 @@ class IngestRun {
 
   std::string began_late_;  // partitions first read past offset 0, told under the next batch's line
 
+  // Waits up to wait_for_records_ms, in slices so that a stop request ends the wait soon.
+  void wait_for_records(const Offsets& next) {
+    constexpr int kSliceMs = 100;
+    for (int waited = 0; waited < ctx_.wait_for_records_ms && !stop_requested(); waited += kSliceMs)
+      if (reader_->wait_for_records(next, std::min(kSliceMs, ctx_.wait_for_records_ms - waited))) return;
+  }
+
   // The columns of the source's fields bronze has now: those before the ingest columns.
   std::vector<delta::Column> bronze_field_columns() const {
     std::vector<delta::Column> fields;
@@ -299,7 +338,7 @@ class IngestRun {
 
     batch->records = std::make_unique<IngestBatch>(con, source_, writer_schemas_.get());
     IngestBatch& records = *batch->records;
-    reader_.read(ranges, [&](const KafkaRecord& r) { records.add(r); });
+    reader_->read(ranges, [&](const KafkaRecord& r) { records.add(r); });
     report.input_rows = records.records();
     fault_point("after_kafka_read");
     records.finish();
@@ -355,7 +394,7 @@ class IngestRun {
     // that kafka-consumer-groups and Burrow see the stream's lag.
     if (has_kafka_property(ctx_.pipeline.kafka, "group.id")) {
       try {
-        reader_.commit_to_group(b.end);
+        reader_->commit_to_group(b.end);
       } catch (const Error& e) {
         batch.warning += (batch.warning.empty() ? "" : "\n  warning: ") + std::string(e.what());
       }
@@ -377,7 +416,7 @@ class IngestRun {
     // reads its own share; the next cycle sees the next assignment.
     Offsets topic_end;
     if (!ctx_.continuous)
-      for (const auto& [p, w] : reader_.watermarks()) topic_end[p] = w.high;
+      for (const auto& [p, w] : reader_->watermarks()) topic_end[p] = w.high;
     auto progress_at = std::chrono::steady_clock::now();
     int64_t behind = -1;
     while (!stop_requested()) {
@@ -558,7 +597,7 @@ class IngestRun {
   const Source& source_;
   std::optional<Checkpoint> checkpoint_;  // none for a worker
   GroupMembership* membership_ = nullptr;  // a worker's group, kept for the process's life
-  KafkaReader reader_;
+  std::shared_ptr<KafkaReader> reader_;  // kept across the cycles of a continuous run (see kept_or_new_reader)
   std::string bronze_path_;
   std::string quarantine_path_;
   Offsets latest_;  // the end offsets seen when the run started
@@ -568,6 +607,14 @@ class IngestRun {
 
 }  // namespace
 
-StreamReport run_ingest_stream(StreamContext& ctx) { return IngestRun(ctx).run(); }
+StreamReport run_ingest_stream(StreamContext& ctx) {
+  try {
+    return IngestRun(ctx).run();
+  } catch (...) {
+    // Whatever failed, the next cycle reads from the checkpoint with a new consumer.
+    if (ctx.kept_reader) ctx.kept_reader->reset();
+    throw;
+  }
+}
 
 }  // namespace lakestream

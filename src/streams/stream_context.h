@@ -4,6 +4,7 @@
 
 #include <chrono>
 #include <functional>
+#include <memory>
 
 #include "pipeline/pipeline.h"
 #include "sql/duckdb.h"
@@ -11,12 +12,21 @@
 
 namespace lakestream {
 
+class KafkaReader;
+
 struct StreamContext {
   const Pipeline& pipeline;
   const Stream& stream;
   sql::Connection& con;
   // A cycle of continuous mode (engine/continuous.h) rather than a run to the end of what is there.
   bool continuous = false;
+  // A continuous run: the ingest stream's Kafka reader kept from the cycle before, still assigned
+  // where that cycle's last batch ended (null before the first cycle). The stream keeps its reader
+  // here, and drops it when the cycle fails, so the next cycle starts from its checkpoint afresh.
+  std::shared_ptr<KafkaReader>* kept_reader = nullptr;
+  // With the kept reader: how long a cycle that finds nothing new waits in the consumer for the
+  // next record before it ends (0: it ends at once).
+  int wait_for_records_ms = 0;
   // Called after each batch (for the terminal line and progress records).
   std::function<void(const StreamReport&, const BatchReport&)> on_batch = [](const StreamReport&, const BatchReport&) {};
 

@@ -92,6 +92,12 @@ struct Snapshot {
 // (reader version > 1) throws Error.
 Snapshot load_snapshot(const std::string& table_path, std::optional<int64_t> version = std::nullopt);
 
+// For a long-running process (continuous mode): load_snapshot keeps the actions of the last
+// checkpoint it read of each table and reuses them while the listing shows the same checkpoint
+// files (same keys, sizes and modification times), so that a snapshot costs the listing and the
+// JSON commits after the checkpoint, not a Parquet read. The listing still decides the version.
+void remember_checkpoints(bool remember);
+
 // The newest version in the log (-1 when there is no table), without replaying it.
 int64_t latest_version(const std::string& table_path);
 

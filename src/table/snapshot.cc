@@ -3,6 +3,8 @@
 // for stores where listing is slow) decides which checkpoint to start from, so a stale or lost
 // `_last_checkpoint` cannot make a reader miss commits.
 #include <algorithm>
+#include <atomic>
+#include <mutex>
 #include <unordered_map>
 
 #include "table/checkpoint_reader.h"
@@ -32,6 +34,36 @@ std::vector<std::string> checkpoint_files(const std::string& table_path, const s
   std::vector<std::string> files;
   for (const auto& part : parts) files.push_back(readable_path(table_path, part.key, part.size));
   return files;
+}
+
+// The checkpoint last read of each table, while remember_checkpoints() is on. A checkpoint file is
+// written once under its final name and never changed, so its parts as listed (keys, sizes,
+// modification times) identify its content; anything else listed means a read from the store.
+struct RememberedCheckpoint {
+  std::vector<storage::ObjectInfo> parts;
+  std::shared_ptr<const LogActions> actions;
+};
+std::atomic<bool> remembering{false};
+std::mutex remembered_mutex;
+std::map<std::string, RememberedCheckpoint> remembered;
+
+bool same_parts(const std::vector<storage::ObjectInfo>& a, const std::vector<storage::ObjectInfo>& b) {
+  return std::equal(a.begin(), a.end(), b.begin(), b.end(), [](const auto& x, const auto& y) {
+    return x.key == y.key && x.size == y.size && x.modified_ms == y.modified_ms;
+  });
+}
+
+LogActions checkpoint_actions(const std::string& table_path, const std::vector<storage::ObjectInfo>& parts) {
+  if (!remembering) return read_checkpoint(checkpoint_files(table_path, parts));
+  {
+    std::lock_guard<std::mutex> lock(remembered_mutex);
+    auto it = remembered.find(table_path);
+    if (it != remembered.end() && same_parts(it->second.parts, parts)) return *it->second.actions;
+  }
+  auto actions = std::make_shared<const LogActions>(read_checkpoint(checkpoint_files(table_path, parts)));
+  std::lock_guard<std::mutex> lock(remembered_mutex);
+  remembered[table_path] = {parts, actions};
+  return *actions;
 }
 
 // The live-file set while replaying: keeps the order files were added in, so that scans and
@@ -92,6 +124,13 @@ struct Replay {
 
 }  // namespace
 
+void remember_checkpoints(bool remember) {
+  remembering = remember;
+  if (remember) return;
+  std::lock_guard<std::mutex> lock(remembered_mutex);
+  remembered.clear();
+}
+
 int64_t Snapshot::txn_version(const std::string& app_id) const {
   auto it = txn_versions.find(app_id);
   return it == txn_versions.end() ? -1 : it->second;
@@ -123,7 +162,7 @@ Snapshot load_snapshot(const std::string& table_path, std::optional<int64_t> ver
 
   Replay replay;
   int64_t checkpoint = listing.checkpoint_at_or_below(target);
-  if (checkpoint >= 0) replay.apply(read_checkpoint(checkpoint_files(table, listing.checkpoints.at(checkpoint))), checkpoint);
+  if (checkpoint >= 0) replay.apply(checkpoint_actions(table, listing.checkpoints.at(checkpoint)), checkpoint);
   for (int64_t v = checkpoint + 1; v <= target; v++) replay.apply(read_commit_file(table, v), v);
 
   if (!replay.protocol)

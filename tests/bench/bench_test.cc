@@ -14,7 +14,7 @@ namespace {
 TEST(Bench, SmallRunWritesWellFormedFigures) {
   TempDir dir;
   CommandResult r = run_lakestream({"bench", "--events", "20000", "--partitions", "4", "--silver-keys", "1000,10000",
-                                    "--max-offsets-per-trigger", "5000", "--freshness-rates", "1000", "--freshness-seconds", "2",
+                                    "--max-offsets-per-trigger", "5000", "--freshness-rates", "2000", "--freshness-seconds", "2",
                                     "--dir", dir / "bench", "--json",
                                     dir / "bench.json"},
                                    dir.path());
@@ -60,16 +60,18 @@ TEST(Bench, SmallRunWritesWellFormedFigures) {
                                           "wide/silver", "wide/batch_limit", "wide/end_to_end", "wide/idle_run",
                                           "wide/watermarks_peer", "cdc/kafka_limit", "cdc/ingest", "cdc/silver",
                                           "cdc/batch_limit", "cdc/end_to_end", "cdc/idle_run", "cdc/watermarks_peer",
-                                          "freshness/bronze_1k",
-                                          "freshness/silver_1k"}));
-  // Freshness: every event sent is in bronze and silver, with its latency from Kafka.
+                                          "freshness/bronze_2k", "freshness/silver_2k", "freshness/gold_2k"}));
+  // Freshness: every event sent is in bronze and silver, with its latency from Kafka; windows closed
+  // in gold, with theirs from the event that closed them (4,000 events span 144 s of event time:
+  // with a minute's window and delay, the first minute closes).
   for (const auto& m : j["measurements"]) {
     if (m["workload"] != "freshness") continue;
-    EXPECT_EQ(m["events"], 2000) << m;
+    EXPECT_EQ(m["events"], 4000) << m;
     double p50 = m["latency_ms"]["p50"], p99 = m["latency_ms"]["p99"], max = m["latency_ms"]["max"];
     EXPECT_GT(p50, 0) << m;
     EXPECT_LE(p50, p99) << m;
     EXPECT_LE(p99, max) << m;
+    EXPECT_GT(m["latency_ms"]["samples"].get<int64_t>(), 0) << m;
   }
   std::set<std::string> targets;
   for (const auto& t : j["targets"]) {
@@ -87,14 +89,15 @@ TEST(Bench, SmallRunWritesWellFormedFigures) {
                                             "wide/ingest_vs_kafka", "wide/gold_vs_batch", "wide/silver_vs_ingest",
                                             "wide/end_to_end_vs_kafka", "cdc/ingest_vs_kafka", "cdc/silver_vs_batch",
                                             "cdc/silver_vs_ingest", "cdc/end_to_end_vs_kafka", "cdc/idle_vs_watermarks",
-                                            "freshness/bronze_p99_1k", "freshness/silver_p99_1k"}));
+                                            "freshness/bronze_p99_2k", "freshness/silver_p99_2k"}));
 
   // Each workload's tables, written by its end-to-end run, are right (not the shop's: its silver
   // tables are seeded with keys bronze never had, for the MERGE's sake): check finds no PROBLEM,
   // and bronze holds every event (none quarantined: every timestamp form, nested members).
   for (const auto& [pipeline, bronze] : {std::pair<std::string, std::string>{"clickstream", "bronze_clicks has 20000 events"},
                                          {"wide", "bronze_tracker has 2500 events"},
-                                         {"cdc", "bronze_customers has 20000 events"}}) {
+                                         {"cdc", "bronze_customers has 20000 events"},
+                                         {"freshness_2k", "bronze_fresh has 4000 events"}}) {
     CommandResult check = run_lakestream({"check", "-p", dir / ("bench/" + pipeline + ".toml")}, dir.path());
     EXPECT_EQ(check.exit_code, 0) << pipeline << "\n" << check.out << check.err;
     EXPECT_EQ(check.out.find("PROBLEM"), std::string::npos) << check.out;

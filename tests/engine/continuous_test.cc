@@ -60,17 +60,19 @@ TEST(Continuous, IntervalZeroRunsAgainAtOnceAndBacksOffWhileIdle) {
   EXPECT_EQ(r.exit_code, 0) << r.err;
 }
 
-TEST(Continuous, IngestReadsOnWhileTheStreamsDownstreamRun) {
+TEST(Continuous, IngestAndSilverGoOnWhileGoldRuns) {
   PipelineFixture f(ops_pipeline(), {{"orders", 3}});
-  // The window stream holds each batch 15 s after its state commit; ingest must not wait for it.
+  // The window stream holds each batch 15 s after its state commit; ingest and the latest stream
+  // must not wait for it.
   BackgroundProcess run({"run", "-p", f.pipeline_file(), "--continuous", "--interval", "0s"}, f.dir(),
                         {"LAKESTREAM_PAUSE=after_state_commit:15000"});
   f.produce("orders", order_at(1, "0905") + order_at(2, "0950") + order_at(3, "1130"), "order_id");
   EXPECT_EQ(wait_for_query(f, "select count(*) as n from bronze_orders", "n\n3\n", 20000), "n\n3\n");
   ASSERT_TRUE(run.wait_for_output("hourly_sales: batch", 20000)) << run.out() << run.err();
   f.produce("orders", order_at(4, "1140") + order_at(5, "1150"), "order_id");
-  // Well inside the window stream's pause: only a stage of its own lets ingest read on.
+  // Well inside the window stream's pause: only stages of their own let ingest and silver go on.
   EXPECT_EQ(wait_for_query(f, "select count(*) as n from bronze_orders", "n\n5\n", 10000), "n\n5\n") << run.out();
+  EXPECT_EQ(wait_for_query(f, "select count(*) as n from orders", "n\n5\n", 5000), "n\n5\n") << run.out();
   run.send_signal(SIGTERM);
   CommandResult r = run.wait(60000);
   EXPECT_EQ(r.exit_code, 0) << r.err;

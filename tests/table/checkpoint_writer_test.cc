@@ -119,5 +119,44 @@ TEST_F(CheckpointWriter, TxnLookupAgreesWithTheReplayWhereverTheTxnIs) {
   EXPECT_EQ(txn_version(join_path(table, "missing"), "stream-a"), -1);
 }
 
+// A continuous run keeps the last checkpoint read of each table in memory. Snapshots then read the
+// same as from the files, past new checkpoints, and a table deleted and written again under the
+// same path (a new checkpoint file of the same name) is read from its files, not from memory.
+TEST_F(CheckpointWriter, RememberedCheckpointsReadTheSameAsTheFiles) {
+  remember_checkpoints(true);
+  struct Forget {
+    ~Forget() { remember_checkpoints(false); }
+  } forget;
+  AddFile first = create_ids_table(con, table, "1, 2");
+  commit_versions(12, first);
+  auto fingerprint = [&](const Snapshot& s) {
+    return std::to_string(s.version) + " " + scanned_ids(con, s) + " " + std::to_string(s.txn_version("stream-a")) +
+           " " + std::to_string(s.tombstones.size());
+  };
+  std::string at_12 = fingerprint(load_snapshot(table));  // reads checkpoint 10 and remembers it
+  EXPECT_EQ(fingerprint(load_snapshot(table)), at_12);     // from memory
+  for (int64_t v = 13; v <= 21; v++) {
+    Commit commit(load_snapshot(table));
+    commit.add(write_ids(con, table, std::to_string(v * 100)));
+    commit.set_txn("stream-a", v);
+    EXPECT_EQ(commit.publish(), v);
+  }
+  std::string remembered = fingerprint(load_snapshot(table));
+  remember_checkpoints(false);
+  EXPECT_EQ(remembered, fingerprint(load_snapshot(table)));
+  EXPECT_EQ(load_snapshot(table).txn_version("stream-a"), 21);
+
+  // The same path, a new table of 12 versions: its checkpoint 10 holds other files.
+  remember_checkpoints(true);
+  std::string before = fingerprint(load_snapshot(table));
+  remove_all(table);
+  AddFile again = create_ids_table(con, table, "7");
+  commit_versions(12, again);
+  std::string new_table = fingerprint(load_snapshot(table));
+  EXPECT_NE(new_table, before);
+  remember_checkpoints(false);
+  EXPECT_EQ(new_table, fingerprint(load_snapshot(table)));
+}
+
 }  // namespace
 }  // namespace lakestream::delta
