@@ -56,7 +56,8 @@ void add_demo_command(CLI::App& app) {
       std::istringstream events(batches.at(batch));
       ProduceResult sent = produce_json_lines(pipeline.kafka, "orders", "order_id", events);
       if (sent.failed > 0) throw Error("the demo could not send batch " + batch + ": " + sent.first_error);
-      std::cout << "== send " << ++sends << ": batch " << batch << ", " << sent.delivered
+      ++sends;
+      std::cout << "== send " << sends << ": batch " << batch << ", " << sent.delivered
                 << (sent.delivered == 1 ? " event" : " events")
                 << (sends == 4 ? " again (the shop's system resends after a timeout)" : "") << "\n";
       run_pipeline(pipeline, {}, std::cout);
