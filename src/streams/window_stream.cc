@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <optional>
 #include <regex>
 
 #include "checkpoint/checkpoint.h"
@@ -48,9 +49,12 @@ class WindowRun {
     if (idle && planned && idle->batch == planned->id && delta::latest_version(source_path_) <= idle->to)
       return report_;
     checkpoint_.clear_idle_mark();
-    // DuckDB's worker threads spin for tasks between gold's many short statements: on two busy
-    // cores a third of the CPU went to its scheduler (see docs/performance.md).
-    sql::ScopedSetting one_thread(ctx_.con, "threads", "1");
+    // In continuous mode the stages share the cores, and DuckDB's worker threads spin for tasks
+    // between gold's many short statements (a third of the CPU went to its scheduler on two busy
+    // cores): one thread. A plain run's batch has the machine: all of them (see
+    // docs/performance.md, gold within 2x of the batch limit).
+    std::optional<sql::ScopedSetting> one_thread;
+    if (ctx_.continuous) one_thread.emplace(ctx_.con, "threads", "1");
     open_state();
     flush_outbox(true);
     std::optional<PlannedBatch> last = checkpoint_.last_planned();
