@@ -116,7 +116,8 @@ void CheckpointMirror::pull_state() {
     return;
   ::unlink(mark_path.c_str());
   WindowStateStore::remove(local_dir_);
-  for (const SnapshotName& snapshot : snapshots) {
+  for (size_t i = 0; i < snapshots.size(); i++) {
+    const SnapshotName& snapshot = snapshots[i];
     auto data = store_->get(snapshot.key);
     if (data && !is_whole(snapshot, *data)) data = store_->get(snapshot.key);  // a download cut short, once
     if (!data)
@@ -125,8 +126,14 @@ void CheckpointMirror::pull_state() {
     if (!is_whole(snapshot, *data)) {
       // An upload a kill cut short. Its batch's table commit never happened (it comes after the
       // upload), and the snapshot before it is still there (older ones go only once a newer one
-      // is whole): the batch runs again from that one. With none before it, no batch of this
-      // state was committed, and the state before it is the empty one.
+      // is whole): the batch runs again from that one. Before batch 0 the state is empty. A
+      // damaged snapshot with nothing before it to fall back to was damaged after its upload:
+      // starting from empty state would count windows again.
+      if (i + 1 == snapshots.size() && snapshot.batch != 0)
+        throw Error("the window state snapshot " + snapshot.key + " on " + store_->describe() +
+                    " is damaged (its content is not what its name says) and no older snapshot is there to "
+                    "recover from. Restore it from a backup of the store, or start the stream over: delete its "
+                    "checkpoint and its table, then run (or `lakestream replay` it into a new table).");
       store_->remove(snapshot.key);
       continue;
     }

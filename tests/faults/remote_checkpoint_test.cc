@@ -210,6 +210,33 @@ TEST_P(OnEachStore, EveryCrashPointWithTheWorkingCopyLostChangesNothing) {
   EXPECT_EQ(crashed_in, expected);
 }
 
+// A snapshot damaged after its upload succeeded (the older ones are gone by then) is refused
+// with what to do, never replaced by an empty state that would count the windows again.
+TEST_P(OnEachStore, ASnapshotDamagedAfterItsUploadIsRefused) {
+  MessyStream stream = messy_stream(4000, 2, 3);
+  CheckpointStore store(GetParam());
+  MessyLake lake(pipeline_with_checkpoints_on(store.url), store.env);
+  std::string gold = lake.fixture().dir() + "/lake/hourly_sales";
+  int64_t version = -1;
+  lake.play(stream, [&](int send) {
+    lake.run_ok();
+    if (send == 0) return;
+    std::vector<std::string> snapshots;
+    for (const auto& key : store.keys("hourly_sales"))
+      if (key.find("/state/") != std::string::npos) snapshots.push_back(key);
+    ASSERT_EQ(snapshots.size(), 1u);
+    auto objects = storage::open_store(store.url, store.settings);
+    std::string whole = *objects->get(snapshots[0]);
+    objects->put(snapshots[0], whole.substr(0, whole.size() / 2));
+    lose_working_copy(lake);
+    version = delta::latest_version(gold);
+  });
+  CommandResult r = lake.fixture().lakestream("run", {"hourly_sales"}, store.env);
+  EXPECT_NE(r.exit_code, 0);
+  EXPECT_NE(r.err.find("is damaged (its content is not what its name says)"), std::string::npos) << r.err;
+  EXPECT_EQ(delta::latest_version(gold), version) << "nothing may be written from a state that is not the stream's";
+}
+
 INSTANTIATE_TEST_SUITE_P(Stores, OnEachStore, ::testing::Values("azurite", "s3rver"),
                          [](const auto& info) { return info.param; });
 
