@@ -4,6 +4,8 @@
 
 #include <algorithm>
 
+#include <nlohmann/json.hpp>
+
 #include "checkpoint/window_state_store.h"
 #include "storage/sha256.h"
 #include "sql/duckdb.h"
@@ -86,6 +88,13 @@ void CheckpointMirror::pull() {
     on_store.push_back(object.key);
     auto data = store_->get(object.key);
     if (!data) continue;  // removed since the listing
+    // A record that is not JSON is an upload a kill cut short, on a store that keeps what arrived
+    // (s3rver). A plan is uploaded before its batch reads or writes anything, and the metadata
+    // before the first batch: nothing depends on it, and it is planned again.
+    if (nlohmann::json::parse(*data, nullptr, false).is_discarded()) {
+      store_->remove(object.key);
+      continue;
+    }
     std::string local = local_dir_ + "/" + object.key;
     if (!path_exists(local) || read_file(local) != *data) write_file_atomic(local, *data, 0600);
   }
