@@ -88,6 +88,16 @@ void refuse_lost_checkpoint(const Pipeline& pipeline, const Stream& stream, cons
   }
 }
 
+// The checkpoint's lock file opened and flocked: its descriptor, or -1 when another process holds
+// the lock. Error when the file cannot be opened.
+int try_lock(const std::string& lock_path) {
+  int fd = ::open(lock_path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+  if (fd < 0) throw Error("cannot open " + lock_path + ": " + std::strerror(errno));
+  if (::flock(fd, LOCK_EX | LOCK_NB) == 0) return fd;
+  ::close(fd);
+  return -1;
+}
+
 }  // namespace
 
 Checkpoint::Checkpoint(const Pipeline& pipeline, const Stream& stream) : path_(pipeline.checkpoint_path(stream.name)) {
@@ -109,13 +119,8 @@ void Checkpoint::refresh_working_copy(const Pipeline& pipeline, const Stream& st
   if (pipeline.checkpoints_url.empty()) return;
   std::string path = pipeline.checkpoint_path(stream.name);
   make_dirs(path + "/batches", 0700);
-  std::string lock_path = path + "/lock";
-  int fd = ::open(lock_path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0600);
-  if (fd < 0) throw Error("cannot open " + lock_path + ": " + std::strerror(errno));
-  if (::flock(fd, LOCK_EX | LOCK_NB) != 0) {
-    ::close(fd);
-    return;
-  }
+  int fd = try_lock(path + "/lock");
+  if (fd < 0) return;
   try {
     CheckpointMirror(storage::open_store(pipeline.checkpoint_url(stream.name), pipeline.storage), path).pull();
   } catch (...) {
@@ -127,12 +132,9 @@ void Checkpoint::refresh_working_copy(const Pipeline& pipeline, const Stream& st
 
 void Checkpoint::lock(const Stream& stream) {
   std::string lock_path = path_ + "/lock";
-  lock_fd_ = ::open(lock_path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0600);
-  if (lock_fd_ < 0) throw Error("cannot open " + lock_path + ": " + std::strerror(errno));
-  if (::flock(lock_fd_, LOCK_EX | LOCK_NB) != 0) {
+  lock_fd_ = try_lock(lock_path);
+  if (lock_fd_ < 0) {
     std::string holder = read_file(lock_path);
-    ::close(lock_fd_);
-    lock_fd_ = -1;
     throw StreamBusy("stream " + stream.name + " is already running" +
                 (holder.empty() ? std::string() : " (pid " + holder.substr(0, holder.find('\n')) + ")") +
                 ": its checkpoint " + path_ + " is locked. Wait for that run to finish, or stop it.");
