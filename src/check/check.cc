@@ -147,7 +147,7 @@ class Checker {
     const std::string& table = stream.table;
     const auto& columns = snapshots_.at(table).metadata.schema;
     int64_t rows = con_.scalar_int("SELECT count(*) FROM " + q(table));
-    // After a topic went back (accepted by fail_on_data_loss = false) offsets start over: an
+    // After a topic went back or was recreated (accepted by fail_on_data_loss = false) offsets start over: an
     // offset is unique within each era between two such gaps.
     std::string era = "0";
     for (int64_t batch : went_back_batches(stream)) era += " + (_batch_id >= " + std::to_string(batch) + ")::INT";
@@ -189,7 +189,10 @@ class Checker {
       std::string what = reason == "partition gone" ? partition + " of the topic vanished after offset " + read_up_to
                          : partition + " went on from offset " + std::to_string(gap.value("continuedFrom", int64_t{-1})) +
                                " after " + read_up_to + " (" +
-                               (reason == "went back" ? "the topic went back" : "older records aged out") + ")";
+                               (reason == "went back"   ? "the topic went back"
+                                : reason == "recreated" ? "the topic was recreated"
+                                                        : "older records aged out") +
+                               ")";
       add("note", stream.table + " may lack records: " + what + ", accepted by fail_on_data_loss = false in version " +
                       std::to_string(version));
     }
@@ -214,7 +217,8 @@ class Checker {
   std::vector<int64_t> went_back_batches(const Stream& stream) {
     std::vector<int64_t> batches;
     for (const auto& [version, gap] : data_loss(stream))
-      if (gap.value("reason", "") == "went back") batches.push_back(gap["batchId"].get<int64_t>());
+      if (gap.value("reason", "") == "went back" || gap.value("reason", "") == "recreated")
+        batches.push_back(gap["batchId"].get<int64_t>());
     return batches;
   }
 

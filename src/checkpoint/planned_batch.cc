@@ -30,6 +30,10 @@ KafkaInput decode_kafka(const nlohmann::json& j) {
       if (gap.contains("continuedFrom")) loss.continued_from = gap["continuedFrom"].get<int64_t>();
       input.data_loss.push_back(loss);
     }
+  if (j.contains("lastRead"))
+    for (const auto& [p, last] : j["lastRead"].items())
+      input.last_read[std::stoi(p)] = {last.at("offset").get<int64_t>(), last.at("timestamp").get<int64_t>(),
+                                       last.at("fingerprint").get<std::string>()};
   return input;
 }
 
@@ -81,6 +85,13 @@ std::string encode_planned_batch(const PlannedBatch& batch) {
   if (const auto* kafka = std::get_if<KafkaInput>(&batch.input)) {
     j = {{"start", offsets_json(kafka->start_offsets())}, {"end", offsets_json(kafka->end_offsets())}};
     if (!kafka->data_loss.empty()) j["dataLoss"] = data_loss_json(kafka->data_loss);
+    if (!kafka->last_read.empty()) {
+      nlohmann::json last_read = nlohmann::json::object();
+      for (const auto& [p, last] : kafka->last_read)
+        last_read[std::to_string(p)] = {
+            {"offset", last.offset}, {"timestamp", last.timestamp_ms}, {"fingerprint", last.fingerprint}};
+      j["lastRead"] = last_read;
+    }
   } else {
     const auto& table = std::get<TableInput>(batch.input);
     j = {{"from", table.from}, {"to", table.to}};

@@ -2,7 +2,8 @@
 // before batch N reads anything, so that a rerun after a crash replays exactly that input. This
 // file is the only one that knows the record's bytes (encode/decode, as LevelDB's VersionEdit);
 // everything else reads the typed fields. On disk (JSON, unchanged since the first release):
-//   ingest:          {"start": {"<partition>": offset, ...}, "end": {...}, "dataLoss": [...]?}
+//   ingest:          {"start": {"<partition>": offset, ...}, "end": {...}, "dataLoss": [...]?,
+//                     "lastRead": {"<partition>": {"offset": o, "timestamp": ms, "fingerprint": hex}}?}
 //   latest, window:  {"from": version, "to": version, "noData": true?}
 #pragma once
 
@@ -29,13 +30,26 @@ struct DataLoss {
   int32_t partition = 0;
   int64_t read_up_to = 0;                 // the offset the stream had read to
   std::optional<int64_t> continued_from;  // where it went on; none when the partition is gone
-  std::string reason;                     // "went back", "aged out" or "partition gone"
+  std::string reason;                     // "went back", "recreated", "aged out" or "partition gone"
+};
+
+// The last record a stream read in a partition, up to and including some batch: where it was and
+// its fingerprint (source/record_fingerprint.h). A later run trusts the partition's position only
+// while the record at `offset` still has that fingerprint (a topic deleted and created again
+// starts its offsets over with other records).
+struct LastRead {
+  int64_t offset = -1;
+  int64_t timestamp_ms = -1;
+  std::string fingerprint;
 };
 
 // An ingest batch's input: per partition, the offsets it reads.
 struct KafkaInput {
   std::map<int32_t, OffsetRange> partitions;
   std::vector<DataLoss> data_loss;
+  // Per partition, the last record read up to the end of this batch (by it or by a batch before);
+  // a partition with no record read yet has none. Plans written before this was kept have none.
+  std::map<int32_t, LastRead> last_read;
 
   std::map<int32_t, int64_t> start_offsets() const;
   std::map<int32_t, int64_t> end_offsets() const;

@@ -58,12 +58,29 @@ void add_run_command(CLI::App& app) {
     options.progress_bar = ::isatty(STDOUT_FILENO) == 1;
     std::unique_ptr<Metrics> metrics;
     std::unique_ptr<HttpServer> server;
+    ContinuousOptions continuous;
+    auto interval = parse_duration_us(flags->interval);
+    if (!interval || *interval < 0)
+      throw Error("--interval " + flags->interval + " is not a duration; write e.g. 30s, 1m or 1 hour (0: each run as soon "
+                  "as the last is done)");
+    continuous.interval_us = *interval;
+    std::vector<std::string> served = flags->options.streams;
+    if (served.empty())
+      for (const Stream* stream : pipeline.in_dependency_order()) served.push_back(stream->name);
+    ServiceHealth health(served, expected_run_gap(std::chrono::microseconds(continuous.interval_us)));
     if (flags->metrics_port >= 0) {
       metrics = std::make_unique<Metrics>(pipeline);
       Metrics* m = metrics.get();
-      server = std::make_unique<HttpServer>(flags->metrics_host, flags->metrics_port, [m](const std::string& path) {
-        if (path != "/metrics") return HttpResponse{404, "text/plain; charset=utf-8", "the metrics are at /metrics\n"};
-        return HttpResponse{200, "text/plain; version=0.0.4; charset=utf-8", m->render()};
+      ServiceHealth* h = &health;
+      server = std::make_unique<HttpServer>(flags->metrics_host, flags->metrics_port, [m, h](const std::string& path) {
+        if (path == "/metrics") return HttpResponse{200, "text/plain; version=0.0.4; charset=utf-8", m->render()};
+        // Live: this thread of the process answers.
+        if (path == "/healthz") return HttpResponse{200, "text/plain; charset=utf-8", "ok\n"};
+        if (path == "/readyz") {
+          Readiness r = h->readiness();
+          return HttpResponse{r.ready ? 200 : 503, "text/plain; charset=utf-8", r.text};
+        }
+        return HttpResponse{404, "text/plain; charset=utf-8", "the metrics are at /metrics, the health at /healthz and /readyz\n"};
       });
       options.on_progress = [m](const BatchProgress& batch) { m->observe(batch); };
       std::cout << "metrics at http://" << flags->metrics_host << ":" << server->port() << "/metrics\n" << std::flush;
@@ -75,7 +92,9 @@ void add_run_command(CLI::App& app) {
       // Ctrl-C or SIGTERM ends the run at the next batch boundary, as in continuous mode; the
       // exit status is then 130, as for a shell command interrupted.
       install_stop_signals();
+      health.run_started(served);
       auto reports = run_pipeline(pipeline, options, std::cout);
+      health.run_ended(served, std::nullopt);
       // What the run cost in round trips to the store, where a table or checkpoint is on one.
       storage::RequestCounts requests = storage::request_counts();
       if (!options.quiet && requests.total() > 0) std::cout << storage::describe_requests(requests) << "\n" << std::flush;
@@ -85,12 +104,7 @@ void add_run_command(CLI::App& app) {
       }
       return;
     }
-    ContinuousOptions continuous;
-    auto interval = parse_duration_us(flags->interval);
-    if (!interval || *interval < 0)
-      throw Error("--interval " + flags->interval + " is not a duration; write e.g. 30s, 1m or 1 hour (0: each run as soon "
-                  "as the last is done)");
-    continuous.interval_us = *interval;
+    continuous.health = &health;
     auto heartbeat = parse_duration_us(flags->heartbeat);
     if (!heartbeat || *heartbeat <= 0)
       throw Error("--heartbeat " + flags->heartbeat + " is not a duration; write e.g. 10m or 1 hour");

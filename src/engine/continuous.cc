@@ -105,14 +105,19 @@ int run_stage(const Pipeline& pipeline, RunOptions options, const ContinuousOpti
   double idle_wait = 0;
   int64_t batches_since_heartbeat = 0, runs_since_heartbeat = 0;
   auto last_heartbeat = std::chrono::steady_clock::now();
+  std::vector<std::string> streams = options.streams;
+  if (streams.empty())
+    for (const Stream* stream : pipeline.in_dependency_order()) streams.push_back(stream->name);
   while (!stop_requested()) {
     auto started = std::chrono::steady_clock::now();
     double wait = 0;
     int64_t versions_seen = versions.count();
     bool wait_for_versions = false;
+    if (continuous.health) continuous.health->run_started(streams, started);
     try {
       options.kept = kept.get();
       std::vector<StreamReport> reports = run_pipeline(pipeline, options, out);
+      if (continuous.health) continuous.health->run_ended(streams, std::nullopt);
       runs_since_heartbeat++;
       for (const auto& report : reports) batches_since_heartbeat += static_cast<int64_t>(report.batches.size());
       if (started - last_heartbeat >= std::chrono::duration<double>(continuous.heartbeat_seconds)) {
@@ -138,6 +143,7 @@ int run_stage(const Pipeline& pipeline, RunOptions options, const ContinuousOpti
         wait_for_versions = !found_work && idle == IdleWait::ForNewVersions;
       }
     } catch (const Error& e) {
+      if (continuous.health) continuous.health->run_ended(streams, std::string(e.what()));
       kept = std::make_unique<KeptAcrossRuns>();  // the next cycle starts from the checkpoints afresh
       failures_in_a_row++;
       wait = std::min(continuous.max_retry_seconds,

@@ -21,6 +21,7 @@
 #include <ostream>
 
 #include "engine/runner.h"
+#include "engine/service_health.h"
 
 namespace lakestream {
 
@@ -32,6 +33,8 @@ struct ContinuousOptions {
   double max_retry_seconds = 300;
   // With nothing new, one "alive" line this often (a service log stays quiet while idle, not mute).
   double heartbeat_seconds = 600;
+  // Told when each stream's run starts and ends (for /readyz); none: not told.
+  ServiceHealth* health = nullptr;
 };
 
 // Runs until a stop is requested (installs the signal handlers itself). Returns the number of

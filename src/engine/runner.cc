@@ -94,6 +94,7 @@ std::vector<StreamReport> run_pipeline(const Pipeline& pipeline, const RunOption
     ctx.continuous = options.continuous;
     if (options.kept && stream->kind == StreamKind::Ingest) {
       ctx.kept_reader = &options.kept->readers[stream->name];
+      ctx.positions_checked_at = &options.kept->positions_checked_at[stream->name];
       ctx.wait_for_records_ms = options.wait_for_records_ms;
     }
     ctx.on_batch = [&](const StreamReport& s, const BatchReport& b) {

@@ -3,6 +3,7 @@
 // every failure, is recorded in the stream's progress log (see engine/progress_record.h).
 #pragma once
 
+#include <chrono>
 #include <functional>
 #include <map>
 #include <memory>
@@ -30,6 +31,8 @@ struct KeptAcrossRuns {
   sql::Database db;
   sql::Connection con{db};
   std::map<std::string, std::shared_ptr<KafkaReader>> readers;  // by ingest stream name
+  // When each kept reader last checked the records at its positions (streams/ingest_stream.cc).
+  std::map<std::string, std::chrono::steady_clock::time_point> positions_checked_at;
   // When each stream's last batch started (for the input rate), so that a run does not read the
   // whole progress log again to find it.
   std::map<std::string, int64_t> last_batch_start_us;

@@ -15,6 +15,7 @@
 #include "sinks/partition_commit.h"
 #include "source/group_membership.h"
 #include "source/kafka_reader.h"
+#include "source/record_fingerprint.h"
 #include "sql/utc_date.h"
 #include "streams/ingest_batch.h"
 #include "sinks/table_sink.h"
@@ -23,6 +24,7 @@
 #include "table/parquet_file.h"
 #include "util/error.h"
 #include "util/fault.h"
+#include "util/log_time.h"
 #include "util/stop.h"
 
 namespace lakestream {
@@ -61,13 +63,51 @@ nlohmann::json to_json(const Offsets& offsets) {
   return j;
 }
 
-// The plan of a batch that reads from `start` to `end`.
-KafkaInput kafka_input(const Offsets& start, const Offsets& end, const std::vector<DataLoss>& data_loss) {
+// The plan of a batch that reads from `start` to `end`, with the last record read per partition.
+KafkaInput kafka_input(const Offsets& start, const Offsets& end, const std::vector<DataLoss>& data_loss,
+                       const std::map<int32_t, LastRead>& last_read) {
   KafkaInput input;
   for (const auto& [p, e] : end) input.partitions[p] = {start.count(p) ? start.at(p) : e, e};
   input.data_loss = data_loss;
+  input.last_read = last_read;
   return input;
 }
+
+// The last record read in each partition, kept as a copy (a record's bytes live only during the
+// read's callback) and fingerprinted once at the end rather than for every record.
+class LastRecords {
+ public:
+  void keep(const KafkaRecord& r) {
+    Copy& c = last_[r.partition];
+    c.offset = r.offset;
+    c.timestamp_ms = r.timestamp_ms;
+    c.has_key = r.key != nullptr;
+    c.has_value = r.value != nullptr;
+    c.key.assign(r.key ? r.key : "", r.key ? r.key_size : 0);
+    c.value.assign(r.value ? r.value : "", r.value ? r.value_size : 0);
+  }
+  std::map<int32_t, LastRead> fingerprints() const {
+    std::map<int32_t, LastRead> out;
+    for (const auto& [p, c] : last_) {
+      KafkaRecord record{p, c.offset, c.timestamp_ms, c.has_key ? c.key.data() : nullptr, c.key.size(),
+                         c.has_value ? c.value.data() : nullptr, c.value.size()};
+      out[p] = {c.offset, c.timestamp_ms, record_fingerprint(record)};
+    }
+    return out;
+  }
+
+ private:
+  struct Copy {
+    int64_t offset = -1, timestamp_ms = -1;
+    bool has_key = false, has_value = false;
+    std::string key, value;
+  };
+  std::map<int32_t, Copy> last_;
+};
+
+// How often a continuous run that keeps its reader checks again that the records at its positions
+// are the ones it read (a topic deleted and created again while the reader stays assigned).
+constexpr auto kRecheckPositionsEvery = std::chrono::seconds(60);
 
 std::string describe(const std::vector<PartitionRange>& ranges) {
   std::string text;
@@ -83,6 +123,7 @@ std::string describe(const std::vector<PartitionRange>& ranges) {
 std::shared_ptr<KafkaReader> kept_or_new_reader(StreamContext& ctx, const Source& source) {
   bool keep = ctx.kept_reader && ctx.pipeline.worker_group(ctx.stream).empty();
   if (keep && *ctx.kept_reader) return *ctx.kept_reader;
+  if (ctx.positions_checked_at) *ctx.positions_checked_at = {};  // a new reader checks its positions first
   auto reader = std::make_shared<KafkaReader>(ctx.pipeline.kafka, source.topic, source.max_offsets_per_trigger);
   if (keep) *ctx.kept_reader = reader;
   return reader;
@@ -126,17 +167,19 @@ class IngestRun {
                   " but the checkpoint knows only batches up to " + std::to_string(last->id) +
                   ". The checkpoint was replaced or restored from an old copy; restore the right one, or start over "
                   "with a new checkpoint and a new table.");
+    if (last) last_read_ = last->kafka().last_read;
     if (last && last->id > committed) {
-      // A run died after planning this batch: replay exactly its input.
+      // A run died after planning this batch: replay exactly its input, if it is still the same.
       const KafkaInput& input = last->kafka();
       auto batch = read_batch(last->id, input.start_offsets(), input.end_offsets(), input.data_loss, true, ctx_.con);
+      refuse_if_replay_differs(batch->id, batch->last_read, input);
       write_batch(*batch);
       ctx_.finish_batch(report_, batch->report, batch->started);
     }
     int64_t next_id = last ? last->id + 1 : 0;
     Offsets start = last ? last->kafka().end_offsets() : Offsets{};
     std::vector<DataLoss> data_loss;
-    Offsets end = end_offsets(start, !last.has_value(), data_loss);
+    Offsets end = end_offsets(start, !last.has_value(), data_loss, nullptr, positions_due_for_check());
     latest_ = end;
     bool first_ever = !last.has_value();
 
@@ -204,7 +247,8 @@ class IngestRun {
         break;
       }
       auto planning = std::chrono::steady_clock::now();
-      checkpoint_->plan({next_id, kafka_input(start, batch_end, data_loss)});
+      for (const auto& [p, last] : batch->last_read) last_read_[p] = last;
+      checkpoint_->plan({next_id, kafka_input(start, batch_end, data_loss, last_read_)});
       fault_point("after_plan");
       batch->report.durations_ms["walCommit"] = ms_since(planning);
       writing_batch = std::move(batch);
@@ -228,11 +272,16 @@ class IngestRun {
   // The offsets to read up to now, for every partition; fills `start` for new partitions. Offsets
   // that went back or vanished are refused, or with fail_on_data_loss = false, skipped: `start`
   // moves to the earliest offset there and `data_loss` gets one entry per partition.
+  // With `check_positions`, a partition's position is kept only while the record the stream read
+  // last there is still the one at its offset: other records there mean the topic was deleted and
+  // created again (or rewritten), which is refused or, with fail_on_data_loss = false, read from
+  // its start as a gap ("recreated").
   Offsets end_offsets(Offsets& start, bool first_run, std::vector<DataLoss>& data_loss,
-                      const std::set<int32_t>* only = nullptr) {
+                      const std::set<int32_t>* only = nullptr, bool check_positions = false) {
     auto marks = reader_->watermarks();
     if (only)
       for (auto it = marks.begin(); it != marks.end();) it = only->count(it->first) ? std::next(it) : marks.erase(it);
+    std::string recreated = check_positions ? records_replaced(start, marks) : "";
     Offsets end;
     std::string went_back, aged_out;
     for (const auto& [p, w] : marks) {
@@ -250,11 +299,17 @@ class IngestRun {
                      " back to " + std::to_string(w.high);
         data_loss.push_back({p, known->second, w.low, "went back"});
         known->second = w.low;
+        last_read_.erase(p);
+      } else if (replaced_.count(p)) {
+        data_loss.push_back({p, known->second, w.low, "recreated"});
+        known->second = w.low;
+        last_read_.erase(p);
       } else if (w.low > known->second) {
         aged_out += "\n  partition " + std::to_string(p) + ": offsets " + std::to_string(known->second) + " to " +
                     std::to_string(w.low - 1) + " are gone (earliest now " + std::to_string(w.low) + ")";
         data_loss.push_back({p, known->second, w.low, "aged out"});
         known->second = w.low;
+        last_read_.erase(p);
       }
       end[p] = w.high;
     }
@@ -266,9 +321,20 @@ class IngestRun {
       went_back += "\n  partition " + std::to_string(it->first) + " no longer exists (it was read up to offset " +
                    std::to_string(it->second) + ")";
       data_loss.push_back({it->first, it->second, std::nullopt, "partition gone"});
+      last_read_.erase(it->first);
       it = start.erase(it);
     }
+    replaced_.clear();
     if (!source_.fail_on_data_loss) return end;
+    if (!recreated.empty())
+      throw Error("topic " + source_.topic + " was recreated or rewritten: the records stream " + ctx_.stream.name +
+                  " read last are not the ones at their offsets now:" + recreated +
+                  "\nThe topic was deleted and created again (a restarted embedded broker does that), or points at "
+                  "another cluster; its offsets started over, and reading on from the old positions would skip the "
+                  "new records before them. Nothing was read. To read the new topic from its start and keep the "
+                  "table, set fail_on_data_loss = false in [sources." + source_.name +
+                  "] (the gap is recorded and check shows it); or start the stream over with a new checkpoint "
+                  "(delete " + ctx_.pipeline.checkpoint_path(ctx_.stream.name) + ") and a new table.");
     if (!went_back.empty())
       throw Error("topic " + source_.topic + " went back: the offsets stream " + ctx_.stream.name +
                   " has read are no longer there:" + went_back +
@@ -286,6 +352,77 @@ class IngestRun {
   }
 
   std::string began_late_;  // partitions first read past offset 0, told under the next batch's line
+
+  // Whether this run checks that its positions still hold the records it read (see end_offsets):
+  // always with a new reader, and every kRecheckPositionsEvery with a reader kept across cycles.
+  bool positions_due_for_check() {
+    if (!ctx_.positions_checked_at) return true;
+    auto now = std::chrono::steady_clock::now();
+    if (*ctx_.positions_checked_at != std::chrono::steady_clock::time_point{} &&
+        now - *ctx_.positions_checked_at < kRecheckPositionsEvery)
+      return false;
+    *ctx_.positions_checked_at = now;
+    return true;
+  }
+
+  // Reads again the last record read in each partition that still holds its offset, and returns
+  // one line per partition where another record (or none) is there now; those partitions go in
+  // replaced_ for end_offsets. A partition that went back past the offset is end_offsets' own
+  // case, and one whose record aged out cannot be told apart: both are left alone.
+  std::string records_replaced(const Offsets& start, const std::map<int32_t, Watermarks>& marks) {
+    std::vector<PartitionRange> ranges;
+    for (const auto& [p, last] : last_read_) {
+      auto w = marks.find(p);
+      auto known = start.find(p);
+      if (w == marks.end() || known == start.end() || w->second.high < known->second) continue;
+      if (last.offset >= w->second.low && last.offset < w->second.high) ranges.push_back({p, last.offset, last.offset + 1});
+    }
+    if (ranges.empty()) return "";
+    LastRecords now;
+    reader_->read(ranges, [&](const KafkaRecord& r) { now.keep(r); });
+    std::map<int32_t, LastRead> found = now.fingerprints();
+    std::string lines;
+    for (const auto& r : ranges) {
+      const LastRead& then = last_read_.at(r.partition);
+      auto there = found.find(r.partition);
+      if (there != found.end() && there->second.fingerprint == then.fingerprint) continue;
+      replaced_.insert(r.partition);
+      lines += "\n  partition " + std::to_string(r.partition) + ", offset " + std::to_string(then.offset) + ": read " +
+               describe_record(then) + "; now " +
+               (there == found.end() ? std::string("no record is there") : describe_record(there->second));
+    }
+    return lines;
+  }
+
+  static std::string describe_record(const LastRead& record) {
+    return "a record of " + (record.timestamp_ms >= 0 ? utc_time_ms(record.timestamp_ms) : std::string("no timestamp")) +
+           " (fingerprint " + record.fingerprint + ")";
+  }
+
+  // A replayed batch must read what its plan saw: the same last record in every partition it read.
+  void refuse_if_replay_differs(int64_t batch_id, const std::map<int32_t, LastRead>& read_now,
+                                const KafkaInput& planned) {
+    std::string lines;
+    for (const auto& [p, range] : planned.partitions) {
+      auto then = planned.last_read.find(p);
+      if (range.end <= range.start || then == planned.last_read.end() || then->second.offset < range.start) continue;
+      auto now = read_now.find(p);
+      if (now != read_now.end() && now->second.offset == then->second.offset &&
+          now->second.fingerprint == then->second.fingerprint)
+        continue;
+      lines += "\n  partition " + std::to_string(p) + ", offset " + std::to_string(then->second.offset) + ": read " +
+               describe_record(then->second) + "; now " +
+               (now == read_now.end() ? std::string("no record")
+                                             : describe_record(now->second) + " at offset " +
+                                                   std::to_string(now->second.offset));
+    }
+    if (lines.empty()) return;
+    throw Error("topic " + source_.topic + " was recreated or rewritten after stream " + ctx_.stream.name +
+                " planned batch " + std::to_string(batch_id) + " and before it was committed: reading its offsets "
+                "again gives other records:" + lines +
+                "\nNothing was written. The batch cannot be replayed as planned; start the stream over with a new "
+                "checkpoint (delete " + ctx_.pipeline.checkpoint_path(ctx_.stream.name) + ") and a new table.");
+  }
 
   // Waits up to wait_for_records_ms, in slices so that a stop request ends the wait soon.
   void wait_for_records(const Offsets& next) {
@@ -310,6 +447,7 @@ class IngestRun {
     int64_t id;
     Offsets start, end;
     std::vector<DataLoss> data_loss;
+    std::map<int32_t, LastRead> last_read;  // the last record read per partition, of those it read
     std::unique_ptr<IngestBatch> records;
     sql::Connection& con;
     BatchReport report;
@@ -319,7 +457,7 @@ class IngestRun {
 
   std::unique_ptr<Batch> read_batch(int64_t id, const Offsets& start, const Offsets& end,
                                     const std::vector<DataLoss>& data_loss, bool replay, sql::Connection& con) {
-    auto batch = std::unique_ptr<Batch>(new Batch{id, start, end, data_loss, nullptr, con, {}, {}, {}});
+    auto batch = std::unique_ptr<Batch>(new Batch{id, start, end, data_loss, {}, nullptr, con, {}, {}, {}});
     batch->started = std::chrono::steady_clock::now();
     BatchReport& report = batch->report;
     report.batch_id = id;
@@ -338,7 +476,12 @@ class IngestRun {
 
     batch->records = std::make_unique<IngestBatch>(con, source_, writer_schemas_.get());
     IngestBatch& records = *batch->records;
-    reader_->read(ranges, [&](const KafkaRecord& r) { records.add(r); });
+    LastRecords last;
+    reader_->read(ranges, [&](const KafkaRecord& r) {
+      records.add(r);
+      last.keep(r);
+    });
+    batch->last_read = last.fingerprints();
     report.input_rows = records.records();
     fault_point("after_kafka_read");
     records.finish();
@@ -601,6 +744,8 @@ class IngestRun {
   std::string bronze_path_;
   std::string quarantine_path_;
   Offsets latest_;  // the end offsets seen when the run started
+  std::map<int32_t, LastRead> last_read_;  // per partition, the last record read (as the plans keep it)
+  std::set<int32_t> replaced_;  // partitions whose last record read is not there now (records_replaced)
   std::unique_ptr<WriterSchemas> writer_schemas_;  // Avro sources only
   StreamReport report_;
 };

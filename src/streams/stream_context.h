@@ -27,6 +27,9 @@ struct StreamContext {
   // With the kept reader: how long a cycle that finds nothing new waits in the consumer for the
   // next record before it ends (0: it ends at once).
   int wait_for_records_ms = 0;
+  // With the kept reader: when the stream last checked that the records at its positions are the
+  // ones it read (a default time point: not yet with this reader).
+  std::chrono::steady_clock::time_point* positions_checked_at = nullptr;
   // Called after each batch (for the terminal line and progress records).
   std::function<void(const StreamReport&, const BatchReport&)> on_batch = [](const StreamReport&, const BatchReport&) {};
 

@@ -27,6 +27,7 @@ const char* reason(int status) {
     case 409: return "Conflict";
     case 413: return "Payload Too Large";
     case 422: return "Unprocessable Entity";
+    case 503: return "Service Unavailable";
     default: return "Internal Server Error";
   }
 }

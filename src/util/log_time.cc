@@ -1,5 +1,6 @@
 #include "util/log_time.h"
 
+#include <cstdio>
 #include <ctime>
 
 namespace lakestream {
@@ -10,6 +11,21 @@ std::string log_time_now() {
   gmtime_r(&now, &parts);
   char text[32];
   std::strftime(text, sizeof text, "%Y-%m-%dT%H:%M:%SZ", &parts);
+  return text;
+}
+
+}  // namespace lakestream
+
+namespace lakestream {
+
+std::string utc_time_ms(int64_t epoch_ms) {
+  int64_t seconds = epoch_ms >= 0 ? epoch_ms / 1000 : (epoch_ms - 999) / 1000;
+  std::time_t t = static_cast<std::time_t>(seconds);
+  std::tm parts{};
+  gmtime_r(&t, &parts);
+  char text[40];
+  size_t n = std::strftime(text, sizeof text, "%Y-%m-%dT%H:%M:%S", &parts);
+  std::snprintf(text + n, sizeof text - n, ".%03dZ", static_cast<int>(epoch_ms - seconds * 1000));
   return text;
 }
 

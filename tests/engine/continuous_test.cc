@@ -137,6 +137,44 @@ TEST(Continuous, RunsOnItsIntervalServesMetricsAndStopsCleanlyOnSigterm) {
   EXPECT_EQ(stream_status(f, "read_orders")["health"], "ok");
 }
 
+// The probes an orchestrator uses: /healthz while the process answers; /readyz 200 while every
+// stream runs and none fails, 503 naming the failing stream once one fails.
+TEST(Continuous, HealthEndpointsSayLiveAndReadyThenNotReadyWhileAStreamFails) {
+  PipelineFixture f(ops_pipeline(), {{"orders", 1}});
+  BackgroundProcess run({"run", "-p", f.pipeline_file(), "--continuous", "--interval", "1s", "--metrics-port", "0"},
+                        f.dir());
+  ASSERT_TRUE(run.wait_for_output("/metrics", 10000)) << run.out() << run.err();
+  int port = port_in(run.out());
+  std::string status;
+  EXPECT_EQ(http_get(port, "/healthz", &status), "ok\n");
+  EXPECT_EQ(status, "HTTP/1.0 200 OK");
+
+  f.produce("orders", order_at(1, "0905") + order_at(2, "0950"), "order_id");
+  EXPECT_EQ(wait_for_query(f, "select count(*) as n from bronze_orders", "n\n2\n", 20000), "n\n2\n");
+  std::string ready;
+  for (int i = 0; i < 100; i++) {
+    ready = http_get(port, "/readyz", &status);
+    if (status == "HTTP/1.0 200 OK") break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+  EXPECT_EQ(status, "HTTP/1.0 200 OK") << ready;
+  for (const char* stream : {"read_orders", "latest_orders", "hourly_sales"})
+    EXPECT_NE(ready.find(std::string("ok      ") + stream + ": "), std::string::npos) << ready;
+
+  // The broker's topics wiped and served at a new address: the ingest stream fails on every retry.
+  f.broker().reset();
+  for (int i = 0; i < 100; i++) {
+    ready = http_get(port, "/readyz", &status);
+    if (status != "HTTP/1.0 200 OK") break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+  EXPECT_EQ(status, "HTTP/1.0 503 Service Unavailable") << ready;
+  EXPECT_NE(ready.find("not ok  read_orders: failing: "), std::string::npos) << ready;
+  EXPECT_EQ(http_get(port, "/healthz", &status), "ok\n");  // live all the same: a restart would not help
+  run.send_signal(SIGTERM);
+  EXPECT_EQ(run.wait(30000).exit_code, 0);
+}
+
 TEST(Continuous, SigtermFinishesTheBatchInFlightAndNoMore) {
   PipelineFixture f(ops_pipeline("true", 500), {{"orders", 1}});
   std::string events;

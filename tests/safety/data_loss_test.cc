@@ -1,6 +1,8 @@
 // Offsets that go back (the topic was recreated) or vanish (retention): refused with which
 // partitions went from where to where; accepted with fail_on_data_loss = false, which goes on from
 // the earliest offset there, records the gap in the bronze commit and has check show it.
+#include <csignal>
+
 #include <nlohmann/json.hpp>
 
 #include "safety/safety_pipeline.h"
@@ -49,6 +51,62 @@ TEST(DataLoss, TopicRecreatedIsRefusedThenAcceptedWithFailOnDataLossFalse) {
   ASSERT_EQ(f.lakestream("run").exit_code, 0);
   EXPECT_EQ(f.query("select count(*), count(distinct order_id) from bronze_orders"),
             "count_star(),count(DISTINCT order_id)\n115,115\n");
+}
+
+// The case offsets alone cannot tell: the new topic already holds more records than were read, so
+// every partition's position is still inside it. Only the record at the position shows the change.
+TEST(DataLoss, TopicRecreatedWithMoreRecordsThanWereReadIsRefusedNotSkipped) {
+  PipelineFixture f(safety_pipeline(), {{"orders", 3}});
+  f.produce("orders", safety_events(0, 10), "order_id");
+  ASSERT_EQ(f.lakestream("run").exit_code, 0);
+
+  f.broker().reset();  // every topic deleted and created again, empty, at a new address
+  f.write_pipeline(safety_pipeline());
+  f.produce("orders", safety_events(1000, 40), "order_id");
+  expect_refused(f.lakestream("run"), {"topic orders was recreated or rewritten: the records stream read_orders read "
+                                       "last are not the ones at their offsets now:",
+                                       "partition 0, offset ", ": read a record of ", "; now a record of ",
+                                       "fail_on_data_loss = false"});
+  EXPECT_EQ(f.query("select count(*) from bronze_orders"), "count_star()\n10\n") << "a refused run wrote nothing";
+
+  // Accepted, the new topic is read from its start: all 40 new events, none skipped.
+  f.write_pipeline(safety_pipeline("fail_on_data_loss = false\n"));
+  CommandResult accepted = f.lakestream("run");
+  ASSERT_EQ(accepted.exit_code, 0) << accepted.err;
+  EXPECT_EQ(f.query("select count(*), count(distinct order_id), count(*) filter (where order_id >= 1000) from bronze_orders"),
+            "count_star(),count(DISTINCT order_id),count_star() FILTER (WHERE (order_id >= 1000))\n50,50,40\n");
+  auto gaps = bronze_commit_info(f, 1)["lakestream"]["dataLoss"];
+  ASSERT_EQ(gaps.size(), 3u) << gaps.dump();
+  EXPECT_EQ(gaps[0]["reason"], "recreated");
+  CommandResult check = f.lakestream("check");
+  EXPECT_EQ(check.exit_code, 0) << check.out;
+  EXPECT_TRUE(contains(check.out, "ok      bronze_orders has 50 events, each offset once")) << check.out;
+  EXPECT_TRUE(contains(check.out, "(the topic was recreated), accepted by fail_on_data_loss = false in version 1")) << check.out;
+
+  // From then on the new topic's records are the ones checked: runs go on without a refusal.
+  f.produce("orders", safety_events(2000, 5), "order_id");
+  ASSERT_EQ(f.lakestream("run").exit_code, 0);
+  EXPECT_EQ(f.query("select count(*), count(distinct order_id) from bronze_orders"),
+            "count_star(),count(DISTINCT order_id)\n55,55\n");
+}
+
+// A run that died after planning a batch replays exactly that batch; if the topic was recreated
+// in between, the offsets hold other records, and the replay is refused rather than written.
+TEST(DataLoss, TopicRecreatedBeforeAPlannedBatchIsReplayedIsRefused) {
+  PipelineFixture f(safety_pipeline(), {{"orders", 1}});
+  f.produce("orders", safety_events(0, 5), "order_id");
+  ASSERT_EQ(f.lakestream("run").exit_code, 0);
+  f.produce("orders", safety_events(5, 5), "order_id");
+  CommandResult killed = f.lakestream("run", {}, {"LAKESTREAM_FAULT=after_plan"});
+  ASSERT_EQ(killed.signal, SIGKILL) << killed.out << killed.err;
+
+  f.broker().reset();
+  f.write_pipeline(safety_pipeline());
+  f.produce("orders", safety_events(1000, 12), "order_id");
+  expect_refused(f.lakestream("run"), {"topic orders was recreated or rewritten after stream read_orders planned batch 1 "
+                                       "and before it was committed", "partition 0, offset 9: read a record of ",
+                                       "Nothing was written."});
+  EXPECT_EQ(f.query("select count(*) from bronze_orders"), "count_star()\n5\n");
 }
 
 TEST(DataLoss, RecordsAgedOutAreRefusedThenSkippedWithFailOnDataLossFalse) {
