@@ -6,11 +6,14 @@
 
 #include "checkpoint/checkpoint.h"
 #include "checkpoint/progress_log.h"
+#include "checkpoint/window_state_store.h"
 #include "engine/progress_record.h"
 #include "engine/rate_alert.h"
 #include "sinks/partition_commit.h"
 #include "source/kafka_reader.h"
 #include "table/delta_table.h"
+#include "table/table_files.h"
+#include "util/files.h"
 #include "util/error.h"
 #include "util/plural.h"
 
@@ -81,6 +84,46 @@ void add_versions_behind(const Pipeline& pipeline, const Stream& stream, StreamS
   status.versions_behind = std::max<int64_t>(0, latest - read_to);
 }
 
+// Bytes as a person reads them: "930 B", "41.2 kB", "3.1 MB" (powers of 1000, as du -h --si).
+std::string bytes_text(int64_t bytes) {
+  const char* units[] = {"B", "kB", "MB", "GB", "TB"};
+  double value = static_cast<double>(bytes);
+  int unit = 0;
+  while (value >= 1000 && unit < 4) {
+    value /= 1000;
+    unit++;
+  }
+  char text[32];
+  std::snprintf(text, sizeof text, unit == 0 ? "%.0f %s" : "%.1f %s", value, units[unit]);
+  return text;
+}
+
+// The table's live files and log, and the stream's state file. Nothing when the table cannot be
+// read (status says why elsewhere, through the stream's own lines).
+std::optional<StreamStatus::Footprint> footprint_of(const Pipeline& pipeline, const Stream& stream) {
+  try {
+    std::string path = pipeline.table_path(stream.table);
+    delta::Snapshot snapshot = delta::load_snapshot(path);
+    if (!snapshot.exists()) return std::nullopt;
+    StreamStatus::Footprint f;
+    for (const auto& file : snapshot.files) {
+      f.data_files++;
+      f.data_bytes += file.size;
+    }
+    for (const auto& log : delta::list_table_files(path, "_delta_log/")) {
+      f.log_files++;
+      f.log_bytes += static_cast<int64_t>(log.size);
+    }
+    if (stream.kind == StreamKind::Window) {
+      std::string state = WindowStateStore::path_in(pipeline.checkpoint_path(stream.name));
+      if (path_exists(state)) f.state_bytes = file_size_or_zero(state);
+    }
+    return f;
+  } catch (const Error&) {
+    return std::nullopt;
+  }
+}
+
 std::string health_of(const StreamStatus& s, int64_t last_batch_us, int64_t now_us) {
   if (!s.last_error.empty()) return "failing";
   int64_t lag = s.versions_behind;
@@ -138,6 +181,7 @@ std::vector<StreamStatus> pipeline_status(const Pipeline& pipeline, int64_t now_
     if (stream->kind == StreamKind::Ingest) add_kafka_lag(pipeline, *stream, s);
     else add_versions_behind(pipeline, *stream, s);
     s.health = health_of(s, last_batch_us, now_us);
+    s.footprint = footprint_of(pipeline, *stream);
     statuses.push_back(std::move(s));
   }
   return statuses;
@@ -191,6 +235,12 @@ std::string format_status(const std::vector<StreamStatus>& statuses, int64_t now
     } else {
       text += "         " + counted(s.versions_behind, "source version", "source versions") + " not read yet\n";
     }
+    if (s.footprint) {
+      const auto& f = *s.footprint;
+      text += "         table " + counted(f.data_files, "file", "files") + " (" + bytes_text(f.data_bytes) +
+              "), log " + counted(f.log_files, "file", "files") + " (" + bytes_text(f.log_bytes) + ")" +
+              (f.state_bytes ? ", state file " + bytes_text(*f.state_bytes) : std::string()) + "\n";
+    }
     if (s.falling_behind) text += "         ALERT processing rate below input rate for 10 minutes\n";
     if (!s.last_error.empty()) text += "         last error at " + s.last_error_at + ": " + s.last_error + "\n";
   }
@@ -213,6 +263,12 @@ nlohmann::json status_json(const std::vector<StreamStatus>& statuses) {
                         {"quarantined", s.quarantined},
                         {"fallingBehind", s.falling_behind},
                         {"lastError", s.last_error.empty() ? nlohmann::json() : nlohmann::json(s.last_error)}};
+    if (s.footprint) {
+      const auto& f = *s.footprint;
+      j["footprint"] = {{"dataFiles", f.data_files}, {"dataBytes", f.data_bytes}, {"logFiles", f.log_files},
+                        {"logBytes", f.log_bytes}};
+      if (f.state_bytes) j["footprint"]["stateBytes"] = *f.state_bytes;
+    }
     if (s.kind == "ingest") {
       nlohmann::json lag = nlohmann::json::array();
       for (const auto& p : s.kafka_lag)

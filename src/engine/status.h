@@ -49,6 +49,14 @@ struct StreamStatus {
     std::optional<int64_t> at_us;
   };
   std::vector<Worker> workers;
+  // What the stream keeps, for a service that runs for weeks: its table's live data files and
+  // bytes, its Delta log's files and bytes, and (a window stream) its state file's bytes.
+  struct Footprint {
+    int64_t data_files = 0, data_bytes = 0;
+    int64_t log_files = 0, log_bytes = 0;
+    std::optional<int64_t> state_bytes;
+  };
+  std::optional<Footprint> footprint;  // none when the table is not there yet or cannot be read
 };
 
 // Every stream's status at `now_us` (wall clock, microseconds).

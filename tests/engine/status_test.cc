@@ -1,5 +1,7 @@
 // `lakestream status`: what an operator sees after runs, with new events waiting in Kafka, and
 // after a failure; and the falling-behind alert's rule.
+#include <filesystem>
+
 #include "engine/progress_record.h"
 #include "engine/rate_alert.h"
 #include "ops_pipeline.h"
@@ -44,6 +46,40 @@ TEST(Status, ShowsLagPerPartitionUntilTheRunCatchesUp) {
   EXPECT_NE(text.out.find("Kafka lag 0 (partition:lag 0:0, 1:0, 2:0)"), std::string::npos) << text.out;
   EXPECT_NE(text.out.find("1 late dropped, 0 duplicates dropped"), std::string::npos) << text.out;
   EXPECT_NE(text.out.find("watermark 2026-10-01T10:55:00.000Z, state 1 rows"), std::string::npos) << text.out;
+}
+
+// What a service keeps, per stream: the table's live files, its log, the window state's file; an
+// append-only bronze's live files are every Parquet file in its folder.
+TEST(Status, ShowsWhatEachStreamKeepsOnDisk) {
+  PipelineFixture f(ops_pipeline(), {{"orders", 3}});
+  f.produce("orders", order_at(1, "0905") + order_at(2, "0950"), "order_id");
+  ASSERT_EQ(f.lakestream("run").exit_code, 0);
+  f.produce("orders", order_at(3, "1130"), "order_id");
+  ASSERT_EQ(f.lakestream("run").exit_code, 0);
+  auto files_under = [](const std::string& dir, const std::string& ending) {
+    int64_t n = 0, bytes = 0;
+    for (const auto& e : std::filesystem::recursive_directory_iterator(dir))
+      if (e.is_regular_file() && e.path().string().ends_with(ending)) {
+        n++;
+        bytes += static_cast<int64_t>(e.file_size());
+      }
+    return std::pair<int64_t, int64_t>{n, bytes};
+  };
+  nlohmann::json bronze = stream_status(f, "read_orders");
+  auto [parquet, parquet_bytes] = files_under(f.dir() + "/lake/bronze_orders", ".parquet");
+  auto [logs, log_bytes] = files_under(f.dir() + "/lake/bronze_orders/_delta_log", "");
+  EXPECT_EQ(bronze["footprint"]["dataFiles"], parquet) << bronze.dump();
+  EXPECT_EQ(bronze["footprint"]["dataBytes"], parquet_bytes);
+  EXPECT_EQ(bronze["footprint"]["logFiles"], logs);
+  EXPECT_EQ(bronze["footprint"]["logBytes"], log_bytes);
+  EXPECT_FALSE(bronze["footprint"].contains("stateBytes"));
+  nlohmann::json gold = stream_status(f, "hourly_sales");
+  EXPECT_EQ(gold["footprint"]["stateBytes"],
+            static_cast<int64_t>(std::filesystem::file_size(f.dir() + "/checkpoints/hourly_sales/state.duckdb")));
+  CommandResult text = f.lakestream("status");
+  EXPECT_NE(text.out.find("         table " + std::to_string(parquet) + " files ("), std::string::npos) << text.out;
+  EXPECT_NE(text.out.find("), log " + std::to_string(logs) + " files ("), std::string::npos) << text.out;
+  EXPECT_NE(text.out.find("), state file "), std::string::npos) << text.out;
 }
 
 TEST(Status, AFailedRunIsFailingWithItsError) {
