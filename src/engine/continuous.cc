@@ -14,6 +14,7 @@
 #include <thread>
 #include <vector>
 
+#include "engine/lake_vacuum.h"
 #include "table/delta_table.h"
 #include "util/error.h"
 #include "util/files.h"
@@ -95,6 +96,27 @@ enum class IdleWait {
 
 std::string plural(int64_t n, const char* one, const char* many) { return std::to_string(n) + " " + (n == 1 ? one : many); }
 
+// Deletes what the log retention of each table the streams write lets go, saying how much; a
+// failure is told and does not stop the stage (the next hour tries again).
+void clean_expired_logs(const Pipeline& pipeline, const std::vector<std::string>& streams, std::ostream& out,
+                        std::ostream& err) {
+  for (const auto& name : streams) {
+    const Stream* stream = pipeline.find_stream(name);
+    if (!stream) continue;
+    for (const auto& table : stream->tables_written()) {
+      try {
+        int64_t deleted = clean_expired_log(pipeline, table);
+        if (deleted > 0)
+          out << log_time_now() << " " << table << ": deleted " << plural(deleted, "log file", "log files")
+              << " past the table's log retention\n" << std::flush;
+      } catch (const Error& e) {
+        err << log_time_now() << " lakestream: cleaning the log of " << table << " failed: " << e.what()
+            << "; trying again in an hour\n" << std::flush;
+      }
+    }
+  }
+}
+
 // One stage: runs its streams again and again until a stop is requested, a line per batch, a
 // heartbeat while idle. Returns the number of failed runs in a row when it stopped.
 int run_stage(const Pipeline& pipeline, RunOptions options, const ContinuousOptions& continuous,
@@ -108,7 +130,14 @@ int run_stage(const Pipeline& pipeline, RunOptions options, const ContinuousOpti
   std::vector<std::string> streams = options.streams;
   if (streams.empty())
     for (const Stream* stream : pipeline.in_dependency_order()) streams.push_back(stream->name);
+  std::optional<std::chrono::steady_clock::time_point> logs_cleaned;
   while (!stop_requested()) {
+    // The Delta logs of the stage's tables, cleaned by their retention at start and then hourly:
+    // a service's logs stay bounded without a manual vacuum (a plain run leaves it to vacuum).
+    if (!logs_cleaned || std::chrono::steady_clock::now() - *logs_cleaned >= continuous.log_cleanup_every) {
+      logs_cleaned = std::chrono::steady_clock::now();
+      clean_expired_logs(pipeline, streams, out, err);
+    }
     auto started = std::chrono::steady_clock::now();
     double wait = 0;
     int64_t versions_seen = versions.count();

@@ -17,6 +17,7 @@
 // stream but a periodic heartbeat per stage, which says how many batches and runs it made.
 #pragma once
 
+#include <chrono>
 #include <cstdint>
 #include <ostream>
 
@@ -33,6 +34,8 @@ struct ContinuousOptions {
   double max_retry_seconds = 300;
   // With nothing new, one "alive" line this often (a service log stays quiet while idle, not mute).
   double heartbeat_seconds = 600;
+  // How often each stage deletes the log files its tables' retention lets go (also at start).
+  std::chrono::seconds log_cleanup_every{3600};
   // Told when each stream's run starts and ends (for /readyz); none: not told.
   ServiceHealth* health = nullptr;
 };

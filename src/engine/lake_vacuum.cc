@@ -41,4 +41,13 @@ delta::VacuumPlan plan_table_vacuum(const Pipeline& pipeline, const std::string&
   return delta::plan_vacuum(pipeline.table_path(table), retain_ms, needed, unsafe_retention);
 }
 
+int64_t clean_expired_log(const Pipeline& pipeline, const std::string& table) {
+  if (!delta::load_snapshot(pipeline.table_path(table)).exists()) return 0;
+  delta::VacuumPlan plan = plan_table_vacuum(pipeline, table, std::nullopt);
+  plan.data_files.clear();
+  plan.data_bytes = 0;
+  delta::run_vacuum(plan);
+  return static_cast<int64_t>(plan.log_files.size());
+}
+
 }  // namespace lakestream

@@ -18,4 +18,11 @@ namespace lakestream {
 delta::VacuumPlan plan_table_vacuum(const Pipeline& pipeline, const std::string& table, std::optional<int64_t> retain_ms,
                                     bool unsafe_retention = false);
 
+// Deletes the log files of `table` that its retention lets go, as Delta does after a checkpoint:
+// the commits and checkpoints before the newest checkpoint older than delta.logRetentionDuration
+// (default 30 days) and than the deleted-file retention, never one a stream of the pipeline still
+// has to read. Data files stay (they are `lakestream vacuum`'s). Returns how many it deleted; a
+// table not written yet: 0.
+int64_t clean_expired_log(const Pipeline& pipeline, const std::string& table);
+
 }  // namespace lakestream

@@ -90,13 +90,17 @@ std::string Pipeline::checkpoint_url(const std::string& stream) const {
   return base + "/" + stream;
 }
 
+std::vector<std::string> Stream::tables_written() const {
+  std::vector<std::string> names{table};
+  if (kind == StreamKind::Ingest) names.push_back(table + "_quarantine");
+  if (!deleted_table().empty()) names.push_back(deleted_table());
+  return names;
+}
+
 std::vector<std::string> Pipeline::table_names() const {
   std::vector<std::string> names;
-  for (const auto& stream : streams) {
-    names.push_back(stream.table);
-    if (stream.kind == StreamKind::Ingest) names.push_back(stream.table + "_quarantine");
-    if (!stream.deleted_table().empty()) names.push_back(stream.deleted_table());
-  }
+  for (const auto& stream : streams)
+    for (auto& name : stream.tables_written()) names.push_back(std::move(name));
   return names;
 }
 

@@ -160,6 +160,8 @@ struct Stream {
   // key the newest delete event read, until a newer change of the key comes), so that an older
   // change of a deleted key arriving later does not bring it back. Empty for other streams.
   std::string deleted_table() const { return kind == StreamKind::Latest && !deletes.empty() ? table + "_deleted" : ""; }
+  // Every table the stream writes: its table, an ingest stream's quarantine, the deleted table.
+  std::vector<std::string> tables_written() const;
 };
 
 struct Pipeline {

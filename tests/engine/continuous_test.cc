@@ -4,6 +4,7 @@
 #include <signal.h>
 
 #include <chrono>
+#include <filesystem>
 #include <sstream>
 #include <regex>
 #include <thread>
@@ -173,6 +174,36 @@ TEST(Continuous, HealthEndpointsSayLiveAndReadyThenNotReadyWhileAStreamFails) {
   EXPECT_EQ(http_get(port, "/healthz", &status), "ok\n");  // live all the same: a restart would not help
   run.send_signal(SIGTERM);
   EXPECT_EQ(run.wait(30000).exit_code, 0);
+}
+
+// A service's Delta logs stay bounded without a manual vacuum: at start (and hourly) each stage
+// deletes the commits and checkpoints before the newest checkpoint past the log retention.
+TEST(Continuous, CleansTheDeltaLogsByTheirRetention) {
+  PipelineFixture f(ops_pipeline(), {{"orders", 1}});
+  for (int i = 0; i < 22; i++) {
+    f.produce("orders", order_at(100 + i, "0905"), "order_id");
+    ASSERT_EQ(f.lakestream("run").exit_code, 0);  // the streams reading bronze keep up: they need no old version
+  }
+  std::string log = f.dir() + "/lake/bronze_orders/_delta_log";
+  ASSERT_TRUE(std::filesystem::exists(log + "/00000000000000000020.checkpoint.parquet"));
+  // Everything 40 days old: past the default log retention (30 days).
+  auto forty_days_ago = std::filesystem::file_time_type::clock::now() - std::chrono::hours(24 * 40);
+  for (const auto& e : std::filesystem::recursive_directory_iterator(f.dir() + "/lake/bronze_orders"))
+    if (e.is_regular_file()) std::filesystem::last_write_time(e.path(), forty_days_ago);
+
+  BackgroundProcess run({"run", "-p", f.pipeline_file(), "--continuous", "--interval", "1s", "read_orders"}, f.dir());
+  // Versions 0 to 19 and the checkpoint at 10: the checkpoint at 20 and what follows replay the table.
+  ASSERT_TRUE(run.wait_for_output("bronze_orders: deleted 21 log files past the table's log retention", 20000))
+      << run.out() << run.err();
+  run.send_signal(SIGTERM);
+  EXPECT_EQ(run.wait(30000).exit_code, 0);
+  EXPECT_FALSE(std::filesystem::exists(log + "/00000000000000000000.json"));
+  EXPECT_FALSE(std::filesystem::exists(log + "/00000000000000000019.json"));
+  EXPECT_TRUE(std::filesystem::exists(log + "/00000000000000000020.checkpoint.parquet"));
+  EXPECT_EQ(f.query("select count(*) as n from bronze_orders"), "n\n22\n");
+  CommandResult check = f.lakestream("run");
+  EXPECT_EQ(check.exit_code, 0) << check.err;
+  EXPECT_EQ(f.lakestream("check").exit_code, 0);
 }
 
 TEST(Continuous, SigtermFinishesTheBatchInFlightAndNoMore) {
