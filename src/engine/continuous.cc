@@ -210,6 +210,9 @@ int run_continuously(const Pipeline& pipeline, RunOptions options, const Continu
     int failures = 0;
   };
   std::vector<Stage> stages;
+  // Room for every stage first: `ingest` refers into the vector while stages are added after it
+  // (an ingest stream can come after a downstream one in dependency order: two sources).
+  stages.reserve(pipeline.streams.size() + 1);
   stages.push_back({options, " (ingest streams)", IdleWait::Backoff});
   RunOptions& ingest = stages.front().options;
   ingest.streams.clear();
