@@ -206,6 +206,35 @@ TEST(Continuous, CleansTheDeltaLogsByTheirRetention) {
   EXPECT_EQ(f.lakestream("check").exit_code, 0);
 }
 
+// Two sources: the second ingest stream comes after the first one's downstream streams in
+// dependency order, and continuous mode gives each its stage (it once crashed building them).
+TEST(Continuous, TwoSourcesRunEachIngestStreamAndItsDownstreamStreams) {
+  std::string toml = ops_pipeline() + R"toml(
+[sources.refunds]
+topic = "refunds"
+key = "order_id"
+
+[sources.refunds.schema]
+order_id = "bigint"
+amount = "decimal(18,2)"
+
+[streams.read_refunds]
+kind = "ingest"
+source = "refunds"
+table = "bronze_refunds"
+)toml";
+  PipelineFixture f(toml, {{"orders", 2}, {"refunds", 2}});
+  BackgroundProcess run({"run", "-p", f.pipeline_file(), "--continuous", "--interval", "0s"}, f.dir());
+  f.produce("orders", order_at(1, "0905") + order_at(2, "0950"), "order_id");
+  f.produce("refunds", "{\"order_id\":1,\"amount\":10.00}\n", "order_id");
+  EXPECT_EQ(wait_for_query(f, "select count(*) as n from bronze_refunds", "n\n1\n", 20000), "n\n1\n") << run.err();
+  EXPECT_EQ(wait_for_query(f, "select count(*) as n from orders", "n\n2\n", 20000), "n\n2\n") << run.err();
+  run.send_signal(SIGTERM);
+  CommandResult r = run.wait(30000);
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.signal, 0);
+}
+
 TEST(Continuous, SigtermFinishesTheBatchInFlightAndNoMore) {
   PipelineFixture f(ops_pipeline("true", 500), {{"orders", 1}});
   std::string events;
