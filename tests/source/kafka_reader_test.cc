@@ -194,8 +194,8 @@ TEST(KafkaReaderBatches, ReadOnAfterTheQueuesFilledUpBetweenBatches) {
 }
 
 TEST(KafkaReaderRetention, RecordsDeletedByRetentionFailWithTheEarliestOffset) {
-  // The embedded broker keeps about 5 MiB per partition: 8 values of 1 MB push the first ones out.
-  EmbeddedBroker broker({parse_topic_spec("big")});
+  // A broker that keeps 5 MiB per partition: 8 values of 1 MB push the first ones out.
+  EmbeddedBroker broker({parse_topic_spec("big")}, 1, 5 << 20);
   KafkaSettings kafka{broker.bootstrap(), {}};
   std::string padding(1 << 20, 'x');
   std::stringstream lines;
