@@ -30,7 +30,7 @@ std::string format_byte_size(int64_t bytes) {
   for (auto [shift, unit] : {std::pair{30, " GiB"}, std::pair{20, " MiB"}, std::pair{10, " KiB"}}) {
     if (bytes > 0 && bytes % (1LL << shift) == 0) return std::to_string(bytes >> shift) + unit;
   }
-  return std::to_string(bytes) + " bytes";
+  return std::to_string(bytes) + " B";
 }
 
 }  // namespace lakestream
