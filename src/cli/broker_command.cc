@@ -53,6 +53,10 @@ void add_broker_command(CLI::App& app) {
   bench->add_option("--rounds", bench_options->rounds, "rounds of fresh records read at the tail, per partition")
       ->capture_default_str();
   bench->add_option("--round-records", bench_options->round_records, "records per round")->capture_default_str();
+  bench->add_option("--batch-records", bench_options->records_per_batch,
+                    "records per batch the producer sends (one batch of the log each)")
+      ->check(CLI::Range(1, 10000))
+      ->capture_default_str();
   bench->add_option("--dir", bench_options->dir, "the folder for the broker's address file (wiped first)")
       ->capture_default_str();
 
