@@ -4,6 +4,9 @@
 
 #include <librdkafka/rdkafka.h>
 #include <librdkafka/rdkafka_mock.h>
+#ifndef RD_KAFKA_MOCK_RETENTION_API
+#error "this librdkafka lacks packaging/librdkafka/mock-index.patch: build with the one scripts/setup builds"
+#endif
 
 #include <arpa/inet.h>
 #include <dirent.h>
