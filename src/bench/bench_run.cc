@@ -36,7 +36,7 @@ std::string silver_stream(int64_t keys) { return "silver_" + std::to_string(keys
 
 // A wide event is about 8 times the bytes of a shop or clickstream event: the wide workload
 // produces 1/8 of --events (and caps its ingest batches at 1/8), so that every workload's feed
-// is about as many bytes, and the embedded broker's partitions (about 5 MiB each) hold it.
+// is about as many bytes, and no workload takes more of the embedded broker.s retention than another.
 constexpr int64_t kWideEventsPerEvent = 8;
 
 int64_t wide_events(const BenchOptions& o) { return std::max<int64_t>(1, o.events / kWideEventsPerEvent); }

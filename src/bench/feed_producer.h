@@ -1,6 +1,6 @@
 // What the benchmark's feeds share: a deterministic hash to draw from, the timestamp forms real
 // producers write, and the producer that sends a feed to the embedded broker, compressed with
-// zstd so that its ~5 MiB per partition holds millions of events.
+// zstd, as a real feed would be.
 #pragma once
 
 #include <cstdint>

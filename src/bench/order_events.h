@@ -1,6 +1,6 @@
 // The benchmark's input: realistic order events (about 130 bytes of JSON each) with the
 // troubles a real feed has (status updates, events sent twice, late events), produced to the
-// embedded broker compressed with zstd so that its ~5 MiB per partition holds millions of them.
+// embedded broker compressed with zstd, as a real feed would be.
 #pragma once
 
 #include <cstdint>

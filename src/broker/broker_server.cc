@@ -14,6 +14,7 @@
 #include "broker/broker_address.h"
 #include "broker/retention_watch.h"
 #include "broker/schema_registry_server.h"
+#include "util/byte_size.h"
 #include "util/error.h"
 #include "util/files.h"
 #include "util/log_time.h"
@@ -65,7 +66,7 @@ void serve_broker(const BrokerServeOptions& options, std::ostream& out) {
                 "\"embedded:NAME\" in its pipeline file)");
 
   BlockedSignals signals;  // before the broker starts its threads, so they inherit the mask
-  EmbeddedBroker broker(options.topics, options.brokers);
+  EmbeddedBroker broker(options.topics, options.brokers, options.retention_bytes);
   std::unique_ptr<SchemaRegistryServer> registry;
   if (options.schema_registry) registry = std::make_unique<SchemaRegistryServer>(options.registry_port);
   BrokerAddress address{broker.bootstrap(), static_cast<int>(getpid()), 0, broker.topics(),
@@ -73,7 +74,7 @@ void serve_broker(const BrokerServeOptions& options, std::ostream& out) {
   write_broker_address(file, address);
   std::string bootstrap_setting = options.name.empty() ? "embedded" : "embedded:" + options.name;
   out << "embedded Kafka broker" << named << " at " << broker.bootstrap() << " with " << describe(broker.topics())
-      << "\n"
+      << "; each partition keeps " << format_byte_size(broker.retention_bytes()) << " (--retention)\n"
       << "address written to " << file << " (bootstrap = \"" << bootstrap_setting << "\" finds it)\n"
       << (registry ? "schema registry at " + registry->url() + " (schema_registry = \"" + bootstrap_setting +
                          "\" finds it)\n"
@@ -81,7 +82,7 @@ void serve_broker(const BrokerServeOptions& options, std::ostream& out) {
       << "serving until SIGTERM or Ctrl-C; SIGHUP or `lakestream broker reset"
       << (options.name.empty() ? "" : " --name " + options.name) << "` wipes the topics" << std::endl;
 
-  auto watch = std::make_unique<RetentionWatch>(broker.bootstrap(), broker.topics());
+  auto watch = std::make_unique<RetentionWatch>(broker.bootstrap(), broker.topics(), broker.retention_bytes());
   for (;;) {
     int sig = signals.wait_for(1000);
     if (sig == 0) {
@@ -91,7 +92,7 @@ void serve_broker(const BrokerServeOptions& options, std::ostream& out) {
     if (sig != SIGHUP) break;
     watch.reset();
     broker.reset();
-    watch = std::make_unique<RetentionWatch>(broker.bootstrap(), broker.topics());
+    watch = std::make_unique<RetentionWatch>(broker.bootstrap(), broker.topics(), broker.retention_bytes());
     address.bootstrap = broker.bootstrap();
     address.generation++;
     write_broker_address(file, address);

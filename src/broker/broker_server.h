@@ -16,6 +16,7 @@ struct BrokerServeOptions {
   int brokers = 1;
   std::string name;          // "" or the NAME of bootstrap = "embedded:NAME"
   std::string address_file;  // empty: broker_address_file(name)
+  int64_t retention_bytes = kEmbeddedDefaultRetentionBytes;  // what each partition keeps
   bool schema_registry = false;  // also serve the embedded schema registry
   int registry_port = 0;         // its port; 0: a free one
 };

@@ -4,6 +4,9 @@
 
 #include <librdkafka/rdkafka.h>
 #include <librdkafka/rdkafka_mock.h>
+#ifndef RD_KAFKA_MOCK_RETENTION_API
+#error "this librdkafka lacks packaging/librdkafka/mock-index.patch: build with the one scripts/setup builds"
+#endif
 
 #include <arpa/inet.h>
 #include <dirent.h>
@@ -39,9 +42,12 @@ TopicSpec parse_topic_spec(const std::string& text) {
   return spec;
 }
 
-EmbeddedBroker::EmbeddedBroker(const std::vector<TopicSpec>& topics, int brokers)
-    : brokers_(brokers), topics_(topics) {
+EmbeddedBroker::EmbeddedBroker(const std::vector<TopicSpec>& topics, int brokers, int64_t retention_bytes)
+    : brokers_(brokers), retention_bytes_(retention_bytes), topics_(topics) {
   if (brokers < 1) throw Error("the embedded broker needs at least 1 broker (got " + std::to_string(brokers) + ")");
+  if (retention_bytes < 1)
+    throw Error("the embedded broker's retention must be at least 1 byte per partition (got " +
+                std::to_string(retention_bytes) + ")");
   start();
 }
 
@@ -100,6 +106,11 @@ void EmbeddedBroker::start() {
   if (!mock_) {
     stop();
     throw Error("cannot start the embedded broker: librdkafka could not open its listening sockets on 127.0.0.1");
+  }
+  // Only the bytes bound what a partition keeps: a count of batches would drop small ones early.
+  if (rd_kafka_resp_err_t err = rd_kafka_mock_set_retention(mock_, retention_bytes_, -1)) {
+    stop();
+    throw Error(std::string("cannot set the embedded broker's retention: ") + rd_kafka_err2str(err));
   }
   bootstrap_ = rd_kafka_mock_cluster_bootstraps(mock_);
   answer_without_delay(bootstrap_);

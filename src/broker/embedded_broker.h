@@ -1,6 +1,7 @@
-// The embedded Kafka-protocol broker: librdkafka's mock cluster, served over TCP on loopback so
-// that any Kafka client can connect. For development, tests and the demo; it keeps data in memory
-// only (about 5 MiB per partition) and has no DeleteTopics, so topics are created up front.
+// The embedded Kafka-protocol broker: librdkafka's mock cluster (with our patch,
+// packaging/librdkafka/), served over TCP on loopback so that any Kafka client can connect. For
+// development, tests and the demo; it keeps data in memory only, up to its retention per
+// partition, and has no DeleteTopics, so topics are created up front.
 #pragma once
 
 #include <cstdint>
@@ -22,11 +23,18 @@ struct TopicSpec {
 // Parses "orders:3" (or "orders", one partition); throws Error with the expected form.
 TopicSpec parse_topic_spec(const std::string& text);
 
+// How many bytes of record batches each partition keeps unless told otherwise: past that its
+// oldest batches are deleted. Memory use is about this times the partitions written to, so the
+// default is what a laptop holds for a few topics; a service sets more (`--retention 2GiB`).
+constexpr int64_t kEmbeddedDefaultRetentionBytes = 256LL << 20;
+
 class EmbeddedBroker {
  public:
   // Starts `brokers` mock brokers and creates `topics` before any client can ask for metadata
-  // (the mock would auto-create an unknown topic with 4 partitions).
-  explicit EmbeddedBroker(const std::vector<TopicSpec>& topics, int brokers = 1);
+  // (the mock would auto-create an unknown topic with 4 partitions). Each partition keeps
+  // `retention_bytes` of record batches (> 0); a Fetch costs the same however long the log.
+  explicit EmbeddedBroker(const std::vector<TopicSpec>& topics, int brokers = 1,
+                          int64_t retention_bytes = kEmbeddedDefaultRetentionBytes);
   ~EmbeddedBroker();
   EmbeddedBroker(const EmbeddedBroker&) = delete;
   EmbeddedBroker& operator=(const EmbeddedBroker&) = delete;
@@ -41,11 +49,13 @@ class EmbeddedBroker {
   // The mock cluster, for fault injection in tests (rdkafka_mock.h).
   rd_kafka_mock_cluster_s* mock() { return mock_; }
   const std::vector<TopicSpec>& topics() const { return topics_; }
+  int64_t retention_bytes() const { return retention_bytes_; }
 
  private:
   void start();
   void stop();
   int brokers_;
+  int64_t retention_bytes_;
   std::vector<TopicSpec> topics_;
   rd_kafka_s* handle_ = nullptr;  // the client handle that owns the mock cluster
   rd_kafka_mock_cluster_s* mock_ = nullptr;

@@ -3,11 +3,14 @@
 
 #include <librdkafka/rdkafka.h>
 
+#include "util/byte_size.h"
 #include "util/error.h"
 
 namespace lakestream {
 
-RetentionWatch::RetentionWatch(const std::string& bootstrap, const std::vector<TopicSpec>& topics) : topics_(topics) {
+RetentionWatch::RetentionWatch(const std::string& bootstrap, const std::vector<TopicSpec>& topics,
+                               int64_t retention_bytes)
+    : topics_(topics), retention_bytes_(retention_bytes) {
   char errstr[512];
   rd_kafka_conf_t* conf = rd_kafka_conf_new();
   rd_kafka_conf_set(conf, "bootstrap.servers", bootstrap.c_str(), errstr, sizeof errstr);
@@ -34,8 +37,10 @@ std::vector<std::string> RetentionWatch::dropped_since_last() {
       if (low <= known) continue;
       lines.push_back("retention dropped offsets " + std::to_string(known) + " to " + std::to_string(low - 1) +
                       " of " + topic.name + " partition " + std::to_string(p) +
-                      " (each partition keeps about 5 MiB); a stream that had not read them has lost them. "
-                      "To keep more, give the topic more partitions (--topic " + topic.name + ":" +
+                      " (each partition keeps about " + format_byte_size(retention_bytes_) +
+                      "); a stream that had not read them has lost them. To keep more, start the broker with a "
+                      "larger --retention (" + format_byte_size(retention_bytes_ * 4) +
+                      ") or give the topic more partitions (--topic " + topic.name + ":" +
                       std::to_string(topic.partitions * 4) + ")");
       known = low;
     }

@@ -1,5 +1,5 @@
 // The embedded broker's retention, made visible: the mock cluster drops a partition's oldest
-// records past about 5 MiB without a word, so the broker asks itself for each partition's log
+// records past its retention without a word, so the broker asks itself for each partition's log
 // start now and then and says when it moved.
 #pragma once
 
@@ -15,13 +15,11 @@ struct rd_kafka_s;
 
 namespace lakestream {
 
-// How much one partition of the embedded broker keeps (librdkafka's mock: 5 MiB of record batches).
-constexpr int64_t kEmbeddedPartitionBytes = 5 << 20;
-
 class RetentionWatch {
  public:
-  // Watches `topics` on the broker at `bootstrap` (a client of its own, over TCP).
-  RetentionWatch(const std::string& bootstrap, const std::vector<TopicSpec>& topics);
+  // Watches `topics` on the broker at `bootstrap` (a client of its own, over TCP), whose
+  // partitions keep `retention_bytes` each (said in the lines).
+  RetentionWatch(const std::string& bootstrap, const std::vector<TopicSpec>& topics, int64_t retention_bytes);
   ~RetentionWatch();
   RetentionWatch(const RetentionWatch&) = delete;
   RetentionWatch& operator=(const RetentionWatch&) = delete;
@@ -32,6 +30,7 @@ class RetentionWatch {
  private:
   rd_kafka_s* client_ = nullptr;
   std::vector<TopicSpec> topics_;
+  int64_t retention_bytes_;
   std::map<std::pair<std::string, int32_t>, int64_t> log_start_;
 };
 

@@ -5,9 +5,11 @@
 #include <iostream>
 #include <memory>
 
+#include "broker/embedded_broker.h"
 #include "cli/commands.h"
 #include "pipeline/pipeline.h"
 #include "source/json_producer.h"
+#include "util/byte_size.h"
 #include "util/error.h"
 #include "util/files.h"
 
@@ -64,8 +66,9 @@ void produce(const Args& args) {
   if (result.gone)
     throw Error(std::to_string(result.gone) + " of the " + std::to_string(result.delivered) + " messages sent to " +
                 topic + " are already gone: the brokers' retention deleted them (" + result.gone_detail +
-                "). A stream that has not read them will not see them. The embedded broker keeps about 5 MiB per "
-                "partition: give the topic more partitions (lakestream broker --topic " + topic +
+                "). A stream that has not read them will not see them. The embedded broker keeps its --retention "
+                "per partition (" + format_byte_size(kEmbeddedDefaultRetentionBytes) + " unless set): start it with more (lakestream broker --retention 2GiB), give "
+                "the topic more partitions (lakestream broker --topic " + topic +
                 ":16), or send less at a time and run the pipeline in between");
 }
 

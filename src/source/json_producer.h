@@ -16,7 +16,7 @@ struct ProduceResult {
   int64_t without_key = 0;  // lines sent with no key: the key field was missing or the line not JSON
   std::string first_error;  // of the first failed delivery, empty if none
   // Delivered records the brokers no longer hold when the sending ended: retention deleted them
-  // (the embedded broker keeps about 5 MiB per partition). 0 when all are there.
+  // (the embedded broker keeps its --retention per partition). 0 when all are there.
   int64_t gone = 0;
   std::string gone_detail;  // per partition: "partition 0 now starts at offset 52000", ...
 };

@@ -3,6 +3,7 @@
 #include <cctype>
 #include <limits>
 #include <map>
+#include <utility>
 
 namespace lakestream {
 
@@ -23,6 +24,13 @@ std::optional<int64_t> parse_byte_size(const std::string& text) {
   auto it = kUnits.find(unit);
   if (it == kUnits.end() || count <= 0 || count > std::numeric_limits<int64_t>::max() / it->second) return std::nullopt;
   return count * it->second;
+}
+
+std::string format_byte_size(int64_t bytes) {
+  for (auto [shift, unit] : {std::pair{30, " GiB"}, std::pair{20, " MiB"}, std::pair{10, " KiB"}}) {
+    if (bytes > 0 && bytes % (1LL << shift) == 0) return std::to_string(bytes >> shift) + unit;
+  }
+  return std::to_string(bytes) + " B";
 }
 
 }  // namespace lakestream

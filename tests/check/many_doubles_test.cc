@@ -21,7 +21,7 @@ TEST(ManyDoubles, NoProblemUntilAWindowIsChangedByHand) {
                       "event_time = \"ts\"\nwatermark = \"10 minutes\"\nwindow = \"1 minute\"\nwindow_column = \"minute\"\n\n"
                       "[streams.per_minute.aggregates]\norders = \"count(*)\"\nrevenue = \"sum(amount)\"\n"
                       "mean = \"avg(amount)\"\n"),
-      // The embedded broker keeps about 5 MiB per partition: enough partitions for the events.
+      // Partitions in proportion to the events, as a real topic would have.
       {{"clicks", std::max(4, events / 7500)}});
   std::mt19937_64 random(11);
   for (int send = 0; send < sends; send++) {

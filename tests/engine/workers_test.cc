@@ -114,7 +114,7 @@ void kill_and_replace_workers(int64_t total, int sends) {
                                                            : std::random_device{}();
   SCOPED_TRACE("LAKESTREAM_WORKERS_SEED=" + std::to_string(seed));
   std::mt19937_64 random(seed);
-  // The embedded broker keeps about 5 MiB a partition: a million events need more partitions.
+  // A million events are spread over more partitions, as a real topic of that size would be.
   PipelineFixture f(workers_pipeline("lake", "checkpoints", true), {{"orders", total > 100'000 ? 48 : 6}});
   std::vector<std::string> worker_args{"run", "-p", f.pipeline_file(), "--continuous", "--interval", "200ms"};
   std::vector<std::unique_ptr<BackgroundProcess>> workers;

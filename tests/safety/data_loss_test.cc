@@ -110,8 +110,8 @@ TEST(DataLoss, TopicRecreatedBeforeAPlannedBatchIsReplayedIsRefused) {
 }
 
 TEST(DataLoss, RecordsAgedOutAreRefusedThenSkippedWithFailOnDataLossFalse) {
-  // The embedded broker keeps about 5 MiB per partition: 600 kB events push the old ones out.
-  PipelineFixture f(safety_pipeline(), {{"orders", 1}});
+  // A broker that keeps 5 MiB per partition: 600 kB events push the old ones out.
+  PipelineFixture f(safety_pipeline(), {{"orders", 1}}, 5 << 20);
   f.produce("orders", safety_events(0, 3, 600000), "order_id");
   ASSERT_EQ(f.lakestream("run").exit_code, 0);
   f.produce("orders", safety_events(3, 20, 600000), "order_id");

@@ -128,6 +128,7 @@ TEST(BrokerCommand, ServesProducesResetsAndStopsCleanly) {
   EXPECT_FALSE(path_exists(file));
   std::string out = read_file(dir / "broker.out");
   EXPECT_NE(out.find("embedded Kafka broker at " + address.bootstrap), std::string::npos) << out;
+  EXPECT_NE(out.find("; each partition keeps 256 MiB (--retention)"), std::string::npos) << out;
   EXPECT_NE(out.find("address written to " + file), std::string::npos) << out;
   EXPECT_NE(out.find("stopped"), std::string::npos) << out;
 
@@ -156,6 +157,15 @@ TEST(BrokerCommand, ResetWithoutABrokerSaysSo) {
   EXPECT_EQ(reset.exit_code, 1);
   EXPECT_NE(reset.err.find("no embedded broker is running for " + dir / "none.json"), std::string::npos)
       << reset.err;
+}
+
+TEST(BrokerCommand, BadRetentionIsRefusedWithTheForm) {
+  TempDir dir;
+  auto result = run_lakestream({"broker", "--retention", "lots", "--address-file", dir / "b.json"}, dir.path());
+  EXPECT_EQ(result.exit_code, 1);
+  EXPECT_NE(result.err.find("--retention lots: give a size per partition, as in 2GiB or 512MiB"), std::string::npos)
+      << result.err;
+  EXPECT_FALSE(path_exists(dir / "b.json"));
 }
 
 TEST(BrokerCommand, BadTopicSpecIsAUsageError) {

@@ -45,11 +45,11 @@ std::map<int32_t, Watermarks> watermarks_of(const std::string& bootstrap, const 
 TEST(BrokerSafety, RecordsDroppedByRetentionAreToldBySendBrokerAndRun) {
   TempDir dir;
   std::vector<std::string> env{"LAKESTREAM_BROKER_FILE=" + dir / "run/broker.json"};
-  BackgroundProcess broker({"broker", "--name", "big", "--topic", "events:1"}, dir.path(), env);
+  BackgroundProcess broker({"broker", "--name", "big", "--topic", "events:1", "--retention", "5MiB"}, dir.path(), env);
   BrokerAddress address = wait_for_address(dir / "run/broker-big.json");
   write_text(dir / "lakestream.toml", events_pipeline("embedded:big", "events"));
 
-  // 8000 events of 1 KiB: 8 MiB into one partition, past the mock's 5 MiB.
+  // 8000 events of 1 KiB: 8 MiB into one partition, past the broker's 5 MiB.
   CommandResult sent = run_lakestream({"produce"}, dir.path(), events(0, 8000, 1024), env);
   EXPECT_EQ(sent.exit_code, 1) << sent.out << sent.err;
   EXPECT_NE(sent.out.find("delivered 8000 messages to events"), std::string::npos) << sent.out;

@@ -193,9 +193,21 @@ TEST(KafkaReaderBatches, ReadOnAfterTheQueuesFilledUpBetweenBatches) {
   EXPECT_EQ(static_cast<int64_t>(again.size()), expected);
 }
 
-TEST(KafkaReaderRetention, RecordsDeletedByRetentionFailWithTheEarliestOffset) {
-  // The embedded broker keeps about 5 MiB per partition: 8 values of 1 MB push the first ones out.
+TEST(KafkaReaderRetention, TheDefaultRetentionKeepsMoreThanTheMocksOldFiveMiB) {
   EmbeddedBroker broker({parse_topic_spec("big")});
+  KafkaSettings kafka{broker.bootstrap(), {}};
+  std::string padding(1 << 20, 'x');
+  std::stringstream lines;
+  for (int i = 0; i < 8; i++) lines << "{\"n\": " << i << ", \"pad\": \"" << padding << "\"}\n";
+  ASSERT_EQ(produce_json_lines(kafka, "big", "n", lines).delivered, 8);
+  Watermarks w = KafkaReader(kafka, "big").watermarks()[0];
+  EXPECT_EQ(w.low, 0);
+  EXPECT_EQ(w.high, 8);
+}
+
+TEST(KafkaReaderRetention, RecordsDeletedByRetentionFailWithTheEarliestOffset) {
+  // A broker that keeps 5 MiB per partition: 8 values of 1 MB push the first ones out.
+  EmbeddedBroker broker({parse_topic_spec("big")}, 1, 5 << 20);
   KafkaSettings kafka{broker.bootstrap(), {}};
   std::string padding(1 << 20, 'x');
   std::stringstream lines;

@@ -19,9 +19,11 @@ namespace lakestream::testing {
 
 class PipelineFixture {
  public:
-  // `pipeline_toml` may say bootstrap = "@BOOTSTRAP@"; it becomes the broker's address.
-  PipelineFixture(const std::string& pipeline_toml, const std::vector<TopicSpec>& topics)
-      : broker_(topics), pipeline_file_(dir_ / "lakestream.toml") {
+  // `pipeline_toml` may say bootstrap = "@BOOTSTRAP@"; it becomes the broker's address. Each
+  // partition keeps `retention_bytes`.
+  PipelineFixture(const std::string& pipeline_toml, const std::vector<TopicSpec>& topics,
+                  int64_t retention_bytes = kEmbeddedDefaultRetentionBytes)
+      : broker_(topics, 1, retention_bytes), pipeline_file_(dir_ / "lakestream.toml") {
     write_pipeline(pipeline_toml);
   }
 

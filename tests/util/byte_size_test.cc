@@ -18,5 +18,14 @@ TEST(ByteSize, RefusesWhatIsNotASize) {
     EXPECT_EQ(parse_byte_size(text), std::nullopt) << text;
 }
 
+TEST(ByteSize, FormatsInTheLargestWholeUnitAndReadsBack) {
+  EXPECT_EQ(format_byte_size(256LL << 20), "256 MiB");
+  EXPECT_EQ(format_byte_size(2LL << 30), "2 GiB");
+  EXPECT_EQ(format_byte_size(1536LL << 20), "1536 MiB");
+  EXPECT_EQ(format_byte_size(1500), "1500 B");
+  for (int64_t size : {5LL << 20, 3LL << 30, 1LL << 10, 777LL})
+    EXPECT_EQ(parse_byte_size(format_byte_size(size)), size) << size;
+}
+
 }  // namespace
 }  // namespace lakestream
