@@ -51,9 +51,13 @@ void add_run_command(CLI::App& app) {
   cmd->add_option("--progress-log-bytes", flags->options.progress_log_bytes,
                   "rotate each stream's progress log past this size")->capture_default_str();
   cmd->callback([flags] {
-    Pipeline pipeline = load_pipeline_with_stores(flags->pipeline_file);
-    // Every SQL expression of the file, before any stream runs (a mistake then stops nothing midway).
-    check_stream_expressions_once(pipeline);
+    PipelineReading reading = read_pipeline(flags->pipeline_file);
+    // Every SQL expression of the file too, before any stream runs (a mistake then stops nothing
+    // midway), and every mistake told at once.
+    check_stream_expressions_once(reading);
+    reading.mistakes.throw_if_any();
+    Pipeline pipeline = std::move(reading.pipeline);
+    use_lake_stores(pipeline);
     RunOptions options = flags->options;
     options.progress_bar = ::isatty(STDOUT_FILENO) == 1;
     std::unique_ptr<Metrics> metrics;
