@@ -82,7 +82,8 @@ class StreamGraph {
     for (const Stream* stream : pipeline_.in_dependency_order()) {
       size_t index = static_cast<size_t>(stream - pipeline_.streams.data());
       std::optional<Columns> columns = check_columns(index, table_columns);
-      if (!columns) unsure.insert(stream->table);
+      if (!columns || mistyped_.count(stream->table) || (reads_a_table(index) && unsure.count(stream->from)))
+        unsure.insert(stream->table);
       table_columns[stream->table] = std::move(columns);
     }
     return unsure;
@@ -196,6 +197,7 @@ class StreamGraph {
       if (!source || wrong(i, "source")) return std::nullopt;
       std::optional<Columns> columns = source_columns(*source, stream);
       if (!columns || wrong(i, "derived")) return std::nullopt;
+      if (mistakes_.under(dotted_key(dotted_key("sources", source->name), "schema"))) mistyped_.insert(stream.table);
       if (wrong(i, "partition_by")) return columns;
       for (const auto& column : stream.partition_by) {
         keep(i, "partition_by", [&] {
@@ -269,6 +271,7 @@ class StreamGraph {
   const Pipeline& pipeline_;
   const std::vector<TomlSection>& sections_;
   PipelineMistakes& mistakes_;
+  std::set<std::string> mistyped_;  // ingest tables with a field whose type is wrong
 };
 
 }  // namespace

@@ -15,7 +15,7 @@ namespace lakestream {
 // `sections[i]` is where `pipeline.streams[i]` is declared (for the error's line and key). Each
 // mistake is kept in `mistakes` at the offending setting; a setting `mistakes` holds already, or
 // one that depends on it (a column of a table whose source has a wrong setting), is passed over.
-// Returns the tables whose columns are not known for that reason.
+// Returns the tables whose columns, or their types, are not known for that reason.
 std::set<std::string> check_stream_graph(const Pipeline& pipeline, const std::vector<TomlSection>& sections,
                                          PipelineMistakes& mistakes);
 

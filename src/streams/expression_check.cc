@@ -63,7 +63,10 @@ class ExpressionCheck {
       for (const auto& expression : expressions_of(stream)) check_syntax(expression);
     con_.exec("CREATE SCHEMA IF NOT EXISTS lakestream_expression_check");
     for (const Stream* stream : pipeline.in_dependency_order()) {
-      if (reading_.unsure_tables.count(stream->table)) continue;  // its columns are unknown: told already
+      // What it reads has columns the file's mistakes leave unknown: whatever binds or not there
+      // would follow from those mistakes (its expressions are parsed above).
+      const std::string& input = stream->kind == StreamKind::Ingest ? stream->table : stream->from;
+      if (reading_.unsure_tables.count(input)) continue;
       switch (stream->kind) {
         case StreamKind::Ingest: check_ingest(*stream); break;
         case StreamKind::Latest: check_latest(*stream); break;
