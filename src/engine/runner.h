@@ -33,6 +33,9 @@ struct KeptAcrossRuns {
   // When each stream's last batch started (for the input rate), so that a run does not read the
   // whole progress log again to find it.
   std::map<std::string, int64_t> last_batch_start_us;
+  // Where each single-writer stream of a worker ran at the last cycle, as last told in the log
+  // ("" when here): told again only when it changes.
+  std::map<std::string, std::string> told_where;
 };
 
 struct RunOptions {
