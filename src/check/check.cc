@@ -439,7 +439,8 @@ void Checker::check_window(const Stream& stream) {
       if (r_events > arrived) why = std::to_string(r_events - arrived) + " arrived after the " + noun + " was written";
       if (arrived > b_events)
         why += (why.empty() ? "" : " and ") + std::to_string(arrived - b_events) +
-               (arrived - b_events == 1 ? " was" : " were") + " older than the watermark when it arrived";
+               (arrived - b_events == 1 ? " was older than the watermark when it arrived"
+                                        : " were older than the watermark when they arrived");
       if (why.empty()) why = "a later copy of a dedup key was counted in place of one older than the watermark";
       add("late", label + " " + counted_phrase + "; " + source +
                       (counted ? " has " + values_phrase(stream, r) : std::string(" has no events for it")) + ": " + why);

@@ -1,4 +1,5 @@
-// `lakestream broker`: serve an embedded Kafka broker; `lakestream broker reset`: wipe its topics.
+// `lakestream broker`: serve an embedded Kafka broker; `lakestream broker reset`: wipe its topics;
+// `lakestream broker add-topic`: give it one more while it runs.
 #include <iostream>
 #include <memory>
 
@@ -31,13 +32,27 @@ void add_broker_command(CLI::App& app) {
                 "finds it");
   cmd->add_option("--registry-port", args->registry_port, "the schema registry's port (default: a free one)")
       ->check(CLI::Range(0, 65535));
+  auto* add_topic = cmd->add_subcommand(
+      "add-topic", "Create a topic on the running embedded broker, which keeps its other topics and events");
+  auto added = std::make_shared<std::string>();
+  add_topic->add_option("topic", *added, "the topic to create, NAME:PARTITIONS")->required();
+  add_topic->add_option("--name", args->name, "the broker (default: the one without a name)");
+  add_topic->add_option("--address-file", args->address_file, "the address file of the broker");
   auto* reset = cmd->add_subcommand(
       "reset", "Wipe every topic of the running embedded broker and create them again empty (on new ports)");
   reset->add_option("--name", args->name, "the broker to reset (default: the one without a name)");
   reset->add_option("--address-file", args->address_file, "the address file of the broker to reset");
 
-  cmd->callback([args, reset] {
+  cmd->callback([args, reset, add_topic, added] {
     if (!args->name.empty()) embedded_broker_name("embedded:" + args->name);  // refuses a bad name
+    if (add_topic->parsed()) {
+      std::string file = args->address_file.empty() ? broker_address_file(args->name) : args->address_file;
+      TopicSpec topic = parse_topic_spec(*added);
+      request_add_topic(file, topic);
+      std::cout << "topic " << topic.name << " added to the embedded broker" << (args->name.empty() ? "" : " " + args->name)
+                << " (" << topic.partitions << (topic.partitions == 1 ? " partition)" : " partitions)") << std::endl;
+      return;
+    }
     if (reset->parsed()) {
       std::string file = args->address_file.empty() ? broker_address_file(args->name) : args->address_file;
       std::string bootstrap = request_broker_reset(file);

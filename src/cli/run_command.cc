@@ -90,7 +90,8 @@ void add_run_command(CLI::App& app) {
       return;
     }
     ContinuousOptions continuous;
-    auto interval = parse_duration_us(flags->interval);
+    // A bare 0 needs no unit: the help itself offers "0" for "each run as soon as the last is done".
+    auto interval = flags->interval == "0" ? std::optional<int64_t>(0) : parse_duration_us(flags->interval);
     if (!interval || *interval < 0)
       throw Error("--interval " + flags->interval + " is not a duration; write e.g. 30s, 1m or 1 hour (0: each run as soon "
                   "as the last is done)");
