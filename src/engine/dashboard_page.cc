@@ -92,7 +92,10 @@ async function load() {
   const table = document.getElementById("status");
   for (const s of status.streams) {
     const last = s.lastProgress;
-    const lag = s.kind === "ingest" ? s.kafkaLag.reduce((a, p) => a + p.lag, 0) + " offsets" : s.versionsBehind + " versions";
+    // With the brokers out of reach the lag is not known: say so, as status does, rather than 0.
+    const lag = s.kind !== "ingest" ? s.versionsBehind + " versions"
+              : s.kafkaLagError ? "unknown: " + s.kafkaLagError
+              : s.kafkaLag.reduce((a, p) => a + p.lag, 0) + " offsets";
     table.appendChild(row([s.name, s.health + (s.fallingBehind ? " (processing below input)" : ""),
       last ? "#" + last.batchId + " at " + last.timestamp : "none", s.numInputRows + " / " + s.numOutputRows,
       s.lateDropped + " / " + s.duplicatesDropped, lag, s.lastError || ""], s.health));

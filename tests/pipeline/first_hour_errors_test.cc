@@ -175,6 +175,20 @@ TEST(FirstHourErrors, CommandLineMistakesInLakestreamsVoiceWithTheUsage) {
   EXPECT_EQ(r.err.find("Error"), std::string::npos) << r.err;
 }
 
+// A query before any run names the stream that writes the table, not DuckDB's catalog.
+TEST(FirstHourErrors, QueryBeforeAnyRunSaysWhichStreamWritesTheTable) {
+  TempDir dir;
+  CommandResult gold = lakestream_in(dir, kPipeline, {"query", "select * from hourly_sales"});
+  EXPECT_EQ(gold.exit_code, 1);
+  EXPECT_EQ(gold.err, "lakestream: table hourly_sales has no data yet: stream hourly_sales writes it and has not "
+                      "written it yet; run `lakestream run` (its first batch creates the table)\n");
+  CommandResult quarantine = lakestream_in(dir, kPipeline, {"query", "-f", "json", "select * from bronze_orders_quarantine"});
+  EXPECT_EQ(quarantine.err, "lakestream: table bronze_orders_quarantine has no data yet: stream read_orders writes it "
+                            "when it quarantines a record, and it has not run yet; run `lakestream run`\n");
+  CommandResult other = lakestream_in(dir, kPipeline, {"query", "select * from nowhere"});
+  EXPECT_NE(other.err.find("Catalog Error"), std::string::npos) << "not a table of the pipeline: " << other.err;
+}
+
 TEST(FirstHourErrors, QueryJsonIsAlwaysJson) {
   TempDir dir;
   CommandResult r = lakestream_in(
