@@ -12,6 +12,7 @@
 #include "table/table_files.h"
 #include "util/error.h"
 #include "util/files.h"
+#include "util/plural.h"
 
 namespace lakestream {
 
@@ -155,7 +156,7 @@ class Checker {
     if (rows == offsets) {
       add("ok", table + " has " + count_of(rows, "events") + ", each offset once");
     } else {
-      add("PROBLEM", table + " has " + std::to_string(rows) + " rows for " + std::to_string(offsets) + " offsets: " +
+      add("PROBLEM", table + " has " + count_of(rows, "rows") + " for " + count_of(offsets, "offsets") + ": " +
                          std::to_string(rows - offsets) + " written more than once");
     }
     std::string quarantine = table + "_quarantine";
@@ -164,7 +165,7 @@ class Checker {
       int64_t both = con_.scalar_int("SELECT count(*) FROM " + q(quarantine) + " qq JOIN " + q(table) +
                                      " b USING (partition, \"offset\")");
       if (both > 0)
-        add("PROBLEM", std::to_string(both) + " records are both in " + table + " and in " + quarantine);
+        add("PROBLEM", counted(both, "record is", "records are") + " both in " + table + " and in " + quarantine);
       if (bad > 0)
         add("note", count_of(bad, "records") + " did not fit the schema and are in " + quarantine + " with the reason");
     }

@@ -231,7 +231,7 @@ std::string format_status(const std::vector<StreamStatus>& statuses, int64_t now
       const auto& b = *s.last_batch;
       text += "         watermark " + iso_timestamp(*b.watermark_us);
       if (b.state)
-        text += ", state " + std::to_string(b.state->rows_total) + " rows (" + std::to_string(b.state->memory_bytes) +
+        text += ", state " + counted(b.state->rows_total, "row", "rows") + " (" + std::to_string(b.state->memory_bytes) +
                 " bytes)";
       text += "\n";
     }

@@ -24,6 +24,7 @@
 #include "util/error.h"
 #include "util/fault.h"
 #include "util/stop.h"
+#include "util/plural.h"
 
 namespace lakestream {
 
@@ -431,7 +432,7 @@ class IngestRun {
         behind = left;
         progress_at = std::chrono::steady_clock::now();
       } else if (std::chrono::steady_clock::now() - progress_at > kGroupPatience) {
-        report_.partitions_held += " (" + std::to_string(left) + " offsets of other workers' partitions still unread)";
+        report_.partitions_held += " (" + counted(left, "offset", "offsets") + " of other workers' partitions still unread)";
         break;
       }
       std::this_thread::sleep_for(std::chrono::milliseconds(200));
