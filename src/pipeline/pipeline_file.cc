@@ -35,6 +35,8 @@ const std::vector<std::string> kWindowKeys{"kind",   "table",    "from",        
                                            "watermark", "dedup", "window",        "window_column", "window_end_column", "group_by",
                                            "output", "aggregates", "max_late_share", "max_staleness",
                                            "max_files_per_trigger"};
+const std::pair<const char*, const std::vector<std::string>*> kKindKeys[] = {
+    {"ingest", &kIngestKeys}, {"latest", &kLatestKeys}, {"window", &kWindowKeys}};
 // The columns ingest adds after the event's fields; a field of the same name would collide.
 const std::vector<std::string> kIngestMetadataColumns{"partition", "offset", "kafka_timestamp",
                                                       "key",       "_batch_id", "_ingested_at"};
@@ -369,7 +371,9 @@ Source read_source(const TomlSection& section, const std::string& name, Pipeline
     });
   }
   read_shared_source_settings(section, source, mistakes);
-  if (source.envelope == SourceEnvelope::Debezium) read("schema", [&] { add_change_event_fields(section, source.schema); });
+  // The change's columns follow the row's fields, whichever of those are wrong.
+  if (source.envelope == SourceEnvelope::Debezium && schema_read)
+    mistakes.keep(section.key_of("schema"), [&] { add_change_event_fields(section, source.schema); });
   return source;
 }
 
@@ -596,12 +600,10 @@ void read_limits(const TomlSection& section, Stream& stream, PipelineMistakes& m
 // Refuses keys that belong to another kind with a message that says so, then unknown keys.
 void allow_keys_of_kind(const TomlSection& section, const std::string& kind, const std::vector<std::string>& allowed,
                         PipelineMistakes& mistakes) {
-  const std::pair<const char*, const std::vector<std::string>*> kinds[] = {
-      {"ingest", &kIngestKeys}, {"latest", &kLatestKeys}, {"window", &kWindowKeys}};
   std::vector<std::string> told;  // here, not again as unknown keys
   for (const auto& entry : section.entries()) {
     if (std::find(allowed.begin(), allowed.end(), entry.name) != allowed.end()) continue;
-    for (const auto& [other_kind, keys] : kinds) {
+    for (const auto& [other_kind, keys] : kKindKeys) {
       if (std::find(keys->begin(), keys->end(), entry.name) == keys->end()) continue;
       std::string list;
       for (const auto& key : allowed) list += (list.empty() ? "" : ", ") + key;
@@ -627,28 +629,45 @@ Stream read_stream(const TomlSection& section, const std::string& name, const Pi
   stream.name = name;
   stream.line = section.line();
 
+  // The keys first, so that a misspelled one is known before the setting it meant is read (and
+  // not told missing as well); without a known kind, any kind's keys are taken.
+  const std::string kinds = "kinds: ingest (a topic into a table), latest (the newest row per key), "
+                            "window (aggregates per event-time window)";
+  std::optional<std::string> kind_written;
+  if (section.has("kind")) {
+    try {
+      kind_written = section.string("kind");
+    } catch (const Error&) {
+      // Told below, where kind is read.
+    }
+  }
+  const std::vector<std::string>* allowed = nullptr;
+  for (const auto& [name, keys] : kKindKeys)
+    if (kind_written && *kind_written == name) allowed = keys;
+  if (allowed) {
+    allow_keys_of_kind(section, *kind_written, *allowed, mistakes);
+  } else {
+    std::vector<std::string> any_kind;
+    for (const auto& [name, keys] : kKindKeys)
+      for (const auto& key : *keys)
+        if (std::find(any_kind.begin(), any_kind.end(), key) == any_kind.end()) any_kind.push_back(key);
+    section.allow_only(any_kind, &mistakes);
+  }
+
+  bool kind_known = read("kind", [&] {
+    std::string kind = section.required_string("kind", "set kind = \"ingest\", \"latest\" or \"window\"");
+    if (kind == "ingest") stream.kind = StreamKind::Ingest;
+    else if (kind == "latest") stream.kind = StreamKind::Latest;
+    else if (kind == "window") stream.kind = StreamKind::Window;
+    else section.fail("kind", "unknown kind '" + kind + "'; " + kinds + did_you_mean(kind, {"ingest", "latest", "window"}));
+  });
   read("table", [&] {
     stream.table = section.required_string("table", "name the table this stream writes, e.g. table = \"bronze_" + name + "\"");
     if (!is_identifier(stream.table)) {
       section.fail("table", "'" + stream.table + "' is not a valid table name; use letters, digits and _ (not starting with a digit)");
     }
   });
-  const std::string kinds = "kinds: ingest (a topic into a table), latest (the newest row per key), "
-                            "window (aggregates per event-time window)";
-  std::string kind;
-  bool kind_known = read("kind", [&] {
-    kind = section.required_string("kind", "set kind = \"ingest\", \"latest\" or \"window\"");
-    if (kind == "ingest") stream.kind = StreamKind::Ingest;
-    else if (kind == "latest") stream.kind = StreamKind::Latest;
-    else if (kind == "window") stream.kind = StreamKind::Window;
-    else section.fail("kind", "unknown kind '" + kind + "'; " + kinds + did_you_mean(kind, {"ingest", "latest", "window"}));
-  });
   if (!kind_known) return stream;  // which settings belong here depends on the kind
-  allow_keys_of_kind(section, kind,
-                     stream.kind == StreamKind::Ingest   ? kIngestKeys
-                     : stream.kind == StreamKind::Latest ? kLatestKeys
-                                                         : kWindowKeys,
-                     mistakes);
   read_limits(section, stream, mistakes);
 
   if (stream.kind == StreamKind::Ingest) {

@@ -66,7 +66,7 @@ class ExpressionCheck {
       // What it reads has columns the file's mistakes leave unknown: whatever binds or not there
       // would follow from those mistakes (its expressions are parsed above).
       const std::string& input = stream->kind == StreamKind::Ingest ? stream->table : stream->from;
-      if (reading_.unsure_tables.count(input)) continue;
+      if (stream->table.empty() || input.empty() || reading_.unsure_tables.count(input)) continue;
       switch (stream->kind) {
         case StreamKind::Ingest: check_ingest(*stream); break;
         case StreamKind::Latest: check_latest(*stream); break;

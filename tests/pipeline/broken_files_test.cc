@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cstdlib>
 #include <fstream>
 #include <map>
 #include <random>
@@ -207,7 +208,10 @@ class BrokenExampleFiles : public ::testing::TestWithParam<std::string> {};
 TEST_P(BrokenExampleFiles, EachMutationIsToldAtItsLineAndNothingElse) {
   std::string valid = read_text(source_dir() + "/examples/" + GetParam() + "/lakestream.toml");
   ASSERT_FALSE(valid.empty());
-  for (unsigned seed = 1; seed <= 12; ++seed) expect_told_exactly(break_file(valid, seed), GetParam(), seed);
+  // More seeds with LAKESTREAM_BROKEN_FILE_SEEDS=N (each is a run of the binary, ~40 ms).
+  const char* more = std::getenv("LAKESTREAM_BROKEN_FILE_SEEDS");
+  unsigned seeds = more ? static_cast<unsigned>(std::stoul(more)) : 12;
+  for (unsigned seed = 1; seed <= seeds; ++seed) expect_told_exactly(break_file(valid, seed), GetParam(), seed);
 }
 
 INSTANTIATE_TEST_SUITE_P(Examples, BrokenExampleFiles,
@@ -217,6 +221,37 @@ INSTANTIATE_TEST_SUITE_P(Examples, BrokenExampleFiles,
                            std::replace(name.begin(), name.end(), '-', '_');
                            return name;
                          });
+
+// Cases the generator once failed on (shop seeds 2, 7 and 11, cdc seed 3 before the fixes), kept
+// as files: a misspelled `table` or `kind` was told, then "missing" for the key it meant (and an
+// empty table name reached the SQL check); a Debezium source with a wrong field type lost the
+// change's columns, so that order_by = "_source_lsn" was told as well.
+TEST(BrokenFilesKept, AMisspelledKeyIsToldOnceAndAWrongTypeKeepsTheChangesColumns) {
+  std::string shop = read_text(source_dir() + "/examples/shop/lakestream.toml");
+  auto replaced = [](std::string text, const std::string& from, const std::string& to) {
+    text.replace(text.find(from), from.size(), to);
+    return text;
+  };
+  TempDir dir;
+  write_text(dir / "lakestream.toml", replaced(replaced(shop, "\ntable = \"bronze_orders\"", "\ntabel = \"bronze_orders\""),
+                                               "kind = \"latest\"", "knid = \"latest\""));
+  CommandResult r = run_lakestream({"run"}, dir.path());
+  EXPECT_EQ(r.err,
+            "lakestream: lakestream.toml:29: streams.read_orders.tabel: unknown key; did you mean 'table'? (allowed here: "
+            "kind, table, source, derived, partition_by, max_quarantine_share)\n"
+            "lakestream.toml:37: streams.latest_orders.knid: unknown key; did you mean 'kind'? (allowed here: kind, table, "
+            "source, derived, partition_by, max_quarantine_share, from, key, order_by, entity, max_staleness, "
+            "max_files_per_trigger, deletes, filter, event_time, watermark, dedup, window, window_column, "
+            "window_end_column, group_by, output, aggregates, max_late_share)\n"
+            "2 mistakes in lakestream.toml: fix them all, then run again\n");
+
+  std::string cdc = read_text(source_dir() + "/examples/cdc/lakestream.toml");
+  write_text(dir / "lakestream.toml", replaced(cdc, "name = \"string\"", "name = \"xstring\""));
+  r = run_lakestream({"run"}, dir.path());
+  EXPECT_EQ(r.err,
+            "lakestream: lakestream.toml:13: sources.customers.schema.name: unknown type 'xstring'; types: bigint, int, "
+            "double, boolean, string, decimal(p,s), timestamp; did you mean 'string'?\n");
+}
 
 }  // namespace
 }  // namespace lakestream::testing
