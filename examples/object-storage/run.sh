@@ -19,4 +19,8 @@ mkdir -p "$work" && cd "$work"
 echo
 echo "The emulator has stopped, and its data went with it: the tables above are gone, so the query"
 echo "line the demo printed no longer works. To keep the tables, run the demo on a real bucket:"
-echo "  AWS_REGION=... AWS_ACCESS_KEY_ID=... AWS_SECRET_ACCESS_KEY=... lakestream demo --lake s3://BUCKET/demo"
+if [ "$store" = azure ]; then
+  echo "  AZURE_STORAGE_CONNECTION_STRING=... lakestream demo --lake az://CONTAINER/demo"
+else
+  echo "  AWS_REGION=... AWS_ACCESS_KEY_ID=... AWS_SECRET_ACCESS_KEY=... lakestream demo --lake s3://BUCKET/demo"
+fi
