@@ -40,12 +40,12 @@ TEST(CheckStreamDefinition, EveryValueIsNamedByItsColumnAndRecountNamesTheGroup)
   expect_check(f,
                "ok      bronze_clicks has 5 events, each offset once\n"
                "ok      09:00 cart 1 click, total 1.5, top 1.5\n"
-               "late    09:00 home counted 2 clicks, total 3.0, top 1.5; bronze has 3 clicks, total 4.5, top 1.5: 1 "
+               "late    09:00 home counted 2 clicks, total 3, top 1.5; bronze has 3 clicks, total 4.5, top 1.5: 1 "
                "arrived after the hour was written\n"
                "waiting 10:00 home is not written yet: the watermark has not passed its end\n");
   CommandResult recount = f.lakestream("recount");
   EXPECT_EQ(recount.out,
-            "recount: clicks_per_page 2026-10-01 09:00 home: 2 clicks, total 3.0, top 1.5 -> 3 clicks, total 4.5, top 1.5\n")
+            "recount: clicks_per_page 2026-10-01 09:00 home: 2 clicks, total 3, top 1.5 -> 3 clicks, total 4.5, top 1.5\n")
       << recount.err;
 }
 
@@ -112,10 +112,11 @@ TEST(CheckStreamDefinition, ALaterCopyCountedInPlaceOfALateOneIsLate) {
   send_and_run(f, click(1, "home", "1045") + click(1, "home", "1052") + click(3, "home", "1200"));
   expect_check(f,
                "ok      bronze_clicks has 5 events, each offset once\n"
-               "ok      10:00 1 click, 2026-10-01 10:00:00+00\n"
-               "late    10:45 counted 1 click, 2026-10-01 10:52:00+00; bronze has 1 click, 2026-10-01 10:45:00+00: a later "
+               "ok      10:00 1 click, last_click 2026-10-01 10:00:00+00\n"
+               "late    10:45 counted 1 click, last_click 2026-10-01 10:52:00+00; bronze has 1 click, last_click "
+               "2026-10-01 10:45:00+00: a later "
                "copy of a dedup key was counted in place of one older than the watermark\n"
-               "ok      11:00 1 click, 2026-10-01 11:00:00+00\n"
+               "ok      11:00 1 click, last_click 2026-10-01 11:00:00+00\n"
                "waiting 12:00 is not written yet: the watermark has not passed its end\n");
 }
 
