@@ -69,11 +69,12 @@ bool single_writer_is_shared(const Pipeline& pipeline) {
 }
 
 std::optional<std::string> single_writers_run_elsewhere(const Pipeline& pipeline, const RunOptions& options) {
+  const std::vector<std::string>& process_streams = options.process_streams.value_or(options.streams);
   for (const Stream& stream : pipeline.streams) {
     std::string group = pipeline.worker_group(stream);
     if (group.empty()) continue;
-    if (!options.streams.empty() &&
-        std::find(options.streams.begin(), options.streams.end(), stream.name) == options.streams.end())
+    if (!process_streams.empty() &&
+        std::find(process_streams.begin(), process_streams.end(), stream.name) == process_streams.end())
       continue;
     const Source& source = *pipeline.find_source(stream.source);
     if (joined_group(pipeline.kafka, group, source.topic).held().count(0)) return std::nullopt;

@@ -40,6 +40,9 @@ struct KeptAcrossRuns {
 
 struct RunOptions {
   std::vector<std::string> streams;  // empty: every stream of the pipeline
+  // The streams the whole process runs, when a continuous run splits them into stages (`streams`
+  // is then one stage's): whether the process is an ingest worker depends on all of them.
+  std::optional<std::vector<std::string>> process_streams;
   bool quiet = false;                // no line per batch
   std::string run_id;                // Spark's runId: the same for every run of one process; new when empty
   int64_t progress_log_bytes = ProgressLog::kDefaultMaxBytes;  // rotate the progress logs past this size
