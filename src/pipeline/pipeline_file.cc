@@ -618,6 +618,26 @@ void allow_keys_of_kind(const TomlSection& section, const std::string& kind, con
   section.allow_only(allowed, &mistakes, told);
 }
 
+// The keys of a stream's section: those of its kind, or without a known kind those of any kind
+// (which settings are wrong for it cannot be told then).
+void check_stream_keys(const TomlSection& section, PipelineMistakes& mistakes) {
+  std::optional<std::string> kind_written;
+  if (section.has("kind")) {
+    try {
+      kind_written = section.string("kind");
+    } catch (const Error&) {
+      // Told where kind is read.
+    }
+  }
+  std::vector<std::string> any_kind;
+  for (const auto& [kind, keys] : kKindKeys) {
+    if (kind_written && *kind_written == kind) return allow_keys_of_kind(section, kind, *keys, mistakes);
+    for (const auto& key : *keys)
+      if (std::find(any_kind.begin(), any_kind.end(), key) == any_kind.end()) any_kind.push_back(key);
+  }
+  section.allow_only(any_kind, &mistakes);
+}
+
 // A stream's settings each on its own. `declared_sources` are the names under [sources], read
 // or not: a source with mistakes of its own is declared still.
 Stream read_stream(const TomlSection& section, const std::string& name, const Pipeline& pipeline,
@@ -630,30 +650,10 @@ Stream read_stream(const TomlSection& section, const std::string& name, const Pi
   stream.line = section.line();
 
   // The keys first, so that a misspelled one is known before the setting it meant is read (and
-  // not told missing as well); without a known kind, any kind's keys are taken.
+  // not told missing as well).
+  check_stream_keys(section, mistakes);
   const std::string kinds = "kinds: ingest (a topic into a table), latest (the newest row per key), "
                             "window (aggregates per event-time window)";
-  std::optional<std::string> kind_written;
-  if (section.has("kind")) {
-    try {
-      kind_written = section.string("kind");
-    } catch (const Error&) {
-      // Told below, where kind is read.
-    }
-  }
-  const std::vector<std::string>* allowed = nullptr;
-  for (const auto& [name, keys] : kKindKeys)
-    if (kind_written && *kind_written == name) allowed = keys;
-  if (allowed) {
-    allow_keys_of_kind(section, *kind_written, *allowed, mistakes);
-  } else {
-    std::vector<std::string> any_kind;
-    for (const auto& [name, keys] : kKindKeys)
-      for (const auto& key : *keys)
-        if (std::find(any_kind.begin(), any_kind.end(), key) == any_kind.end()) any_kind.push_back(key);
-    section.allow_only(any_kind, &mistakes);
-  }
-
   bool kind_known = read("kind", [&] {
     std::string kind = section.required_string("kind", "set kind = \"ingest\", \"latest\" or \"window\"");
     if (kind == "ingest") stream.kind = StreamKind::Ingest;
