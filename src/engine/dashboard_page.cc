@@ -93,9 +93,10 @@ async function load() {
   for (const s of status.streams) {
     const last = s.lastProgress;
     // With the brokers out of reach the lag is not known: say so, as status does, rather than 0.
-    const lag = s.kind !== "ingest" ? s.versionsBehind + " versions"
+    const counted = (n, one, many) => n + " " + (n === 1 ? one : many);
+    const lag = s.kind !== "ingest" ? counted(s.versionsBehind, "version", "versions")
               : s.kafkaLagError ? "unknown: " + s.kafkaLagError
-              : s.kafkaLag.reduce((a, p) => a + p.lag, 0) + " offsets";
+              : counted(s.kafkaLag.reduce((a, p) => a + p.lag, 0), "offset", "offsets");
     table.appendChild(row([s.name, s.health + (s.fallingBehind ? " (processing below input)" : ""),
       last ? "#" + last.batchId + " at " + last.timestamp : "none", s.numInputRows + " / " + s.numOutputRows,
       s.lateDropped + " / " + s.duplicatesDropped, lag, s.lastError || ""], s.health));
@@ -103,7 +104,7 @@ async function load() {
   const streams = document.getElementById("streams");
   for (const s of progress.streams) {
     const h = document.createElement("h2");
-    h.textContent = s.name + " \u2192 " + s.table + " (" + s.points.length + " batches)";
+    h.textContent = s.name + " \u2192 " + s.table + " (" + (s.points.length === 1 ? "1 batch)" : s.points.length + " batches)");
     streams.appendChild(h);
     const grid = document.createElement("div");
     grid.className = "charts";
