@@ -42,7 +42,7 @@ std::string place_of(const std::string& expression, const sql::SyntaxMistake& mi
   if (expression[at] == ';') return "a ';' at character " + std::to_string(at + 1) + " ends it and more follows";
   std::string rest = expression.substr(at, 24);
   if (at + rest.size() < expression.size()) rest += "...";
-  return "a syntax error at character " + std::to_string(at + 1) + ", at '" + rest + "'";
+  return "a syntax error at character " + std::to_string(at + 1) + ", where it reads \"" + rest + "\"";
 }
 
 // One SQL expression of the file, where it is.

@@ -87,6 +87,11 @@ TEST(FirstHourErrors, AMisspelledKeyAnUnwrittenTableAndAnUnfinishedFilterInOneRu
             "lakestream.toml:48: streams.hourly_sales.filter: 'status == 'placed' and' is not a SQL expression: it ends "
             "too soon, after 'and'\n"
             "3 mistakes in lakestream.toml: fix them all, then run again\n");
+  // A mistake inside the expression is pointed at where the user wrote it.
+  toml = read_file(source_dir() + "/examples/shop/lakestream.toml");
+  r = lakestream_in(dir, with(toml, "filter = \"status = 'placed'\"", "filter = \"status = = 'placed'\""), {"run"});
+  EXPECT_EQ(r.err, "lakestream: lakestream.toml:48: streams.hourly_sales.filter: 'status = = 'placed'' is not a SQL "
+                   "expression: a syntax error at character 10, where it reads \"= 'placed'\"\n");
 }
 
 // docs/pipeline-file.md (`lakestream help pipeline-file`) shows what a run prints for three
