@@ -38,7 +38,7 @@ class BlockedSignals {
  public:
   BlockedSignals() {
     sigemptyset(&set_);
-    for (int sig : {SIGTERM, SIGINT, SIGHUP}) sigaddset(&set_, sig);
+    for (int sig : {SIGTERM, SIGINT, SIGHUP, SIGUSR1}) sigaddset(&set_, sig);
     pthread_sigmask(SIG_BLOCK, &set_, &previous_);
   }
   ~BlockedSignals() { pthread_sigmask(SIG_SETMASK, &previous_, nullptr); }
@@ -52,6 +52,23 @@ class BlockedSignals {
  private:
   sigset_t set_, previous_;
 };
+
+// The files of an add-topic request and of its answer, beside the address file.
+std::string add_topic_request_file(const std::string& address_file) { return address_file + ".add-topic"; }
+std::string add_topic_answer_file(const std::string& address_file) { return address_file + ".add-topic-answer"; }
+
+// Creates the topic a request file names; the answer is "ok" or what went wrong.
+std::string add_requested_topic(EmbeddedBroker& broker, const std::string& address_file) {
+  try {
+    std::string request = read_file(add_topic_request_file(address_file));
+    while (!request.empty() && (request.back() == '\n' || request.back() == '\r')) request.pop_back();
+    TopicSpec topic = parse_topic_spec(request);
+    broker.create_topic(topic);
+    return "ok";
+  } catch (const Error& e) {
+    return e.what();
+  }
+}
 
 }  // namespace
 
@@ -80,13 +97,27 @@ void serve_broker(const BrokerServeOptions& options, std::ostream& out) {
                          "\" finds it)\n"
                    : "")
       << "serving until SIGTERM or Ctrl-C; SIGHUP or `lakestream broker reset"
-      << (options.name.empty() ? "" : " --name " + options.name) << "` wipes the topics" << std::endl;
+      << (options.name.empty() ? "" : " --name " + options.name) << "` wipes the topics; `lakestream broker add-topic "
+      << "NAME:PARTITIONS" << (options.name.empty() ? "" : " --name " + options.name) << "` adds one" << std::endl;
 
   auto watch = std::make_unique<RetentionWatch>(broker.bootstrap(), broker.topics(), broker.retention_bytes());
   for (;;) {
     int sig = signals.wait_for(1000);
     if (sig == 0) {
       for (const auto& line : watch->dropped_since_last()) out << log_time_now() << " " << line << std::endl;
+      continue;
+    }
+    if (sig == SIGUSR1) {
+      std::string answer = add_requested_topic(broker, file);
+      if (answer == "ok") {
+        watch = std::make_unique<RetentionWatch>(broker.bootstrap(), broker.topics());
+        address.topics = broker.topics();
+        write_broker_address(file, address);
+        const TopicSpec& added = broker.topics().back();
+        out << log_time_now() << " topic " << added.name << " added (" << added.partitions
+            << (added.partitions == 1 ? " partition)" : " partitions)") << std::endl;
+      }
+      write_file_atomic(add_topic_answer_file(file), answer);
       continue;
     }
     if (sig != SIGHUP) break;
@@ -102,6 +133,33 @@ void serve_broker(const BrokerServeOptions& options, std::ostream& out) {
   // Remove the file only while it is still ours (another broker may have taken it over).
   if (auto current = read_broker_address(file); current && current->pid == getpid()) remove_all(file);
   out << "stopped" << std::endl;
+}
+
+void request_add_topic(const std::string& address_file, const TopicSpec& topic, int timeout_ms) {
+  std::string file = absolute_path(address_file);
+  auto running = read_broker_address(file);
+  if (!running || !process_alive(running->pid))
+    throw Error("no embedded broker is running for " + file + ": start one with `lakestream broker --topic " +
+                topic.name + ":" + std::to_string(topic.partitions) + "`");
+  std::string answer_file = add_topic_answer_file(file);
+  remove_all(answer_file);
+  write_file_atomic(add_topic_request_file(file), topic.name + ":" + std::to_string(topic.partitions) + "\n");
+  if (kill(running->pid, SIGUSR1) != 0)
+    throw Error("cannot signal the embedded broker (pid " + std::to_string(running->pid) + "): " +
+                std::string(strerror(errno)));
+  auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(timeout_ms);
+  while (std::chrono::steady_clock::now() < deadline) {
+    if (path_exists(answer_file)) {
+      std::string answer = read_file(answer_file);
+      remove_all(answer_file);
+      remove_all(add_topic_request_file(file));
+      if (answer != "ok") throw Error(answer);
+      return;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  throw Error("the embedded broker (pid " + std::to_string(running->pid) + ") did not answer within " +
+              std::to_string(timeout_ms / 1000) + " s; is it stuck? stop it and start it again");
 }
 
 std::string request_broker_reset(const std::string& address_file, int timeout_ms) {

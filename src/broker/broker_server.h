@@ -23,10 +23,16 @@ struct BrokerServeOptions {
 
 // Starts the broker, writes its address file, prints the address to `out`, and serves until
 // SIGTERM or SIGINT (then removes the file and returns). SIGHUP wipes every topic and creates it
-// again empty, on new ports, and rewrites the file. Every second it prints what retention dropped
+// again empty, on new ports, and rewrites the file; SIGUSR1 creates the topic request_add_topic
+// asks for. Every second it prints what retention dropped
 // (see retention_watch.h). Error when another broker already owns the file (the same name). Call
 // from the main thread before other threads exist: it blocks those signals.
 void serve_broker(const BrokerServeOptions& options, std::ostream& out);
+
+// Asks the broker whose address is in `address_file` to create `topic` while it runs (its events
+// stay): the request goes in a file beside the address file, then SIGUSR1; the broker answers in
+// another. Error when no broker runs there, the topic exists, or it does not answer in time.
+void request_add_topic(const std::string& address_file, const TopicSpec& topic, int timeout_ms = 10000);
 
 // Sends SIGHUP to the broker whose address is in `address_file` and waits
 // up to `timeout_ms` until the file shows its new address; returns it. Error when no broker is

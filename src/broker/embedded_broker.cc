@@ -20,6 +20,7 @@
 #include <set>
 
 #include "util/error.h"
+#include "util/plural.h"
 
 namespace lakestream {
 
@@ -130,7 +131,7 @@ void EmbeddedBroker::create_topic(const TopicSpec& topic) {
   for (const auto& existing : topics_) {
     if (existing.name == topic.name)
       throw Error("topic " + topic.name + " already exists on the embedded broker (" +
-                  std::to_string(existing.partitions) + " partitions)");
+                  counted(existing.partitions, "partition", "partitions") + ")");
   }
   rd_kafka_resp_err_t err = rd_kafka_mock_topic_create(mock_, topic.name.c_str(), topic.partitions, 1);
   if (err) throw Error("cannot create topic " + topic.name + " on the embedded broker: " + rd_kafka_err2str(err));

@@ -12,6 +12,7 @@
 #include "table/table_files.h"
 #include "util/error.h"
 #include "util/files.h"
+#include "util/plural.h"
 
 namespace lakestream {
 
@@ -155,7 +156,7 @@ class Checker {
     if (rows == offsets) {
       add("ok", table + " has " + count_of(rows, "events") + ", each offset once");
     } else {
-      add("PROBLEM", table + " has " + std::to_string(rows) + " rows for " + std::to_string(offsets) + " offsets: " +
+      add("PROBLEM", table + " has " + count_of(rows, "rows") + " for " + count_of(offsets, "offsets") + ": " +
                          std::to_string(rows - offsets) + " written more than once");
     }
     std::string quarantine = table + "_quarantine";
@@ -164,7 +165,7 @@ class Checker {
       int64_t both = con_.scalar_int("SELECT count(*) FROM " + q(quarantine) + " qq JOIN " + q(table) +
                                      " b USING (partition, \"offset\")");
       if (both > 0)
-        add("PROBLEM", std::to_string(both) + " records are both in " + table + " and in " + quarantine);
+        add("PROBLEM", counted(both, "record is", "records are") + " both in " + table + " and in " + quarantine);
       if (bad > 0)
         add("note", count_of(bad, "records") + " did not fit the schema and are in " + quarantine + " with the reason");
     }
@@ -443,7 +444,8 @@ void Checker::check_window(const Stream& stream) {
       if (r_events > arrived) why = std::to_string(r_events - arrived) + " arrived after the " + noun + " was written";
       if (arrived > b_events)
         why += (why.empty() ? "" : " and ") + std::to_string(arrived - b_events) +
-               (arrived - b_events == 1 ? " was" : " were") + " older than the watermark when it arrived";
+               (arrived - b_events == 1 ? " was older than the watermark when it arrived"
+                                        : " were older than the watermark when they arrived");
       if (why.empty()) why = "a later copy of a dedup key was counted in place of one older than the watermark";
       add("late", label + " " + counted_phrase + "; " + source +
                       (counted ? " has " + values_phrase(stream, r) : std::string(" has no events for it")) + ": " + why);

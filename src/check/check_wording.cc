@@ -23,12 +23,18 @@ std::string window_noun(int64_t window_us) {
 }
 
 std::string values_phrase(const Stream& stream, const std::vector<std::optional<std::string>>& values) {
+  // A count and one sum read as "3 orders, 68.50" (the sum of what was counted); any other value
+  // is named by its column, or a reader cannot tell which is which.
+  const auto& aggregates = stream.aggregates;
+  bool count_and_sum = aggregates.size() == 2 && aggregates[0].function == "count" && aggregates[1].function == "sum";
   std::string phrase;
-  for (size_t i = 0; i < stream.aggregates.size() && i < values.size(); i++) {
-    const auto& a = stream.aggregates[i];
+  for (size_t i = 0; i < aggregates.size() && i < values.size(); i++) {
+    const auto& a = aggregates[i];
     std::string v = values[i] ? *values[i] : "NULL";
     if (!phrase.empty()) phrase += ", ";
-    phrase += a.function == "count" && values[i] ? count_of(std::stoll(v), a.name) : v;
+    if (a.function == "count" && values[i]) phrase += count_of(std::stoll(v), a.name);
+    else if (count_and_sum) phrase += v;
+    else phrase += a.name + " " + v;
   }
   return phrase;
 }

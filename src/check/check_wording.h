@@ -17,8 +17,9 @@ std::string count_of(int64_t n, const std::string& noun);
 // What one window is called: "hour", "day", "minute", else "window".
 std::string window_noun(int64_t window_us);
 
-// A window's values as a phrase: count aggregates as "4 orders", others as their value; the
-// values are in the order of the stream's aggregates.
+// A window's values as a phrase, in the order of the stream's aggregates: a count as "4 orders",
+// another value with its column's name ("total_amount 375.35"), except in a window of exactly a
+// count and a sum, where the sum follows bare ("4 orders, 90.50").
 std::string values_phrase(const Stream& stream, const std::vector<std::optional<std::string>>& values);
 
 // A value as its column's type (DuckDB's name) prints it: a double rounded to 12 significant

@@ -7,6 +7,7 @@
 #include "check/lake_views.h"
 #include "sql/duckdb.h"
 #include "util/error.h"
+#include "util/plural.h"
 
 namespace lakestream {
 
@@ -107,7 +108,7 @@ LatenessProfile lateness_profile(const Pipeline& pipeline, const std::string& st
 }
 
 std::string format_lateness(const LatenessProfile& p) {
-  std::string text = "lateness of " + p.stream + ": " + std::to_string(p.events) + " events of " + p.source_table +
+  std::string text = "lateness of " + p.stream + ": " + counted(p.events, "event", "events") + " of " + p.source_table +
                      " in the order the stream reads them (batch by batch); the latest arrived " +
                      compact_duration(p.max_lateness_us) + " behind the newest event time of the batches before it\n";
   char line[256];

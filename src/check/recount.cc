@@ -68,17 +68,31 @@ std::vector<RecountChange> recount_table(sql::Connection& con, const Pipeline& p
       }
     }
     differs = "NOT (true" + differs + ")";
+    // The window's group follows its start, as in check's lines ("09:00 US purchase"): a change
+    // of one group among many must say which.
+    auto group_values = [&](const std::string& alias) {
+      std::string values;
+      for (const auto& g : stream.group_by) values += ", coalesce(" + alias + "." + q(g) + "::VARCHAR, 'NULL')";
+      return values;
+    };
+    size_t groups = stream.group_by.size();
+    auto label_of = [&](const std::vector<std::optional<std::string>>& row) {
+      std::string label = *row[0];
+      for (size_t i = 0; i < groups; i++) label += " " + row[1 + i].value_or("NULL");
+      return label;
+    };
     std::string joined = "FROM (" + delta::scan_sql(gold) + ") g LEFT JOIN recount_values r ON " + match;
-    sql::Rows changed = con.query("SELECT strftime(g." + q(stream.window_column) + ", '%Y-%m-%d %H:%M')" + before_values +
-                                  after_values + " " + joined + " WHERE r.ws IS NOT NULL AND (" + differs + ") ORDER BY 1");
+    sql::Rows changed = con.query("SELECT strftime(g." + q(stream.window_column) + ", '%Y-%m-%d %H:%M')" +
+                                  group_values("g") + before_values + after_values + " " + joined +
+                                  " WHERE r.ws IS NOT NULL AND (" + differs + ") ORDER BY ALL");
     size_t n = stream.aggregates.size();
     for (const auto& row : changed.rows) {
       std::vector<std::optional<std::string>> before, after;
       for (size_t i = 0; i < n; i++) {
-        before.push_back(value_text(types[i], row[1 + i]));
-        after.push_back(value_text(types[i], row[1 + n + i]));
+        before.push_back(value_text(types[i], row[1 + groups + i]));
+        after.push_back(value_text(types[i], row[1 + groups + n + i]));
       }
-      changes.push_back({stream.table, *row[0], values_phrase(stream, before), values_phrase(stream, after)});
+      changes.push_back({stream.table, label_of(row), values_phrase(stream, before), values_phrase(stream, after)});
     }
     // A closed window the stream never wrote (every event of it came after the watermark passed
     // its end) is written too, as the nightly batch would: gold then equals the batch truth.
@@ -97,12 +111,12 @@ std::vector<RecountChange> recount_table(sql::Connection& con, const Pipeline& p
     std::string unwritten = "FROM recount_values r WHERE epoch_us(r.ws) + " + std::to_string(stream.window_us) +
                             " <= " + std::to_string(watermark_us) + " AND " + range.contains_sql("r.ws") +
                             " AND NOT EXISTS (SELECT 1 FROM (" + delta::scan_sql(gold) + ") g WHERE " + match + ")";
-    sql::Rows added_windows = con.query("SELECT strftime(r.ws, '%Y-%m-%d %H:%M')" + after_values + " " + unwritten +
-                                        " ORDER BY 1");
+    sql::Rows added_windows = con.query("SELECT strftime(r.ws, '%Y-%m-%d %H:%M')" + group_values("r") + after_values +
+                                        " " + unwritten + " ORDER BY ALL");
     for (const auto& row : added_windows.rows) {
       std::vector<std::optional<std::string>> after;
-      for (size_t i = 0; i < n; i++) after.push_back(value_text(types[i], row[1 + i]));
-      changes.push_back({stream.table, *row[0], "not written", values_phrase(stream, after)});
+      for (size_t i = 0; i < n; i++) after.push_back(value_text(types[i], row[1 + groups + i]));
+      changes.push_back({stream.table, label_of(row), "not written", values_phrase(stream, after)});
     }
     if (changes.empty()) return changes;
 

@@ -13,7 +13,7 @@ namespace lakestream {
 
 struct RecountChange {
   std::string table;
-  std::string window;  // its label, e.g. "09:00"
+  std::string window;  // its label, the group after the start as check says it: "09:00 US purchase"
   std::string before;  // "3 orders, 68.50"
   std::string after;   // "4 orders, 90.50"
 };

@@ -1,5 +1,6 @@
 // `lakestream broker`: serve an embedded Kafka broker; `lakestream broker reset`: wipe its topics;
-// `lakestream broker bench`: measure its cost at the tail of a short and a long log.
+// `lakestream broker bench`: measure its cost at the tail of a short and a long log;
+// `lakestream broker add-topic`: give it one more while it runs.
 #include <iostream>
 #include <memory>
 #include <optional>
@@ -41,6 +42,12 @@ void add_broker_command(CLI::App& app) {
                 "finds it");
   cmd->add_option("--registry-port", args->registry_port, "the schema registry's port (default: a free one)")
       ->check(CLI::Range(0, 65535));
+  auto* add_topic = cmd->add_subcommand(
+      "add-topic", "Create a topic on the running embedded broker, which keeps its other topics and events");
+  auto added = std::make_shared<std::string>();
+  add_topic->add_option("topic", *added, "the topic to create, NAME:PARTITIONS")->required();
+  add_topic->add_option("--name", args->name, "the broker (default: the one without a name)");
+  add_topic->add_option("--address-file", args->address_file, "the address file of the broker");
   auto* reset = cmd->add_subcommand(
       "reset", "Wipe every topic of the running embedded broker and create them again empty (on new ports)");
   reset->add_option("--name", args->name, "the broker to reset (default: the one without a name)");
@@ -60,7 +67,7 @@ void add_broker_command(CLI::App& app) {
   bench->add_option("--dir", bench_options->dir, "the folder for the broker's address file (wiped first)")
       ->capture_default_str();
 
-  cmd->callback([args, reset, bench, bench_options] {
+  cmd->callback([args, reset, bench, bench_options, add_topic, added] {
     if (bench->parsed()) {
       bench::BrokerFetchResult result = bench::measure_broker_fetch(*bench_options, std::cerr);
       std::cout << bench::format_broker_fetch(result);
@@ -68,6 +75,14 @@ void add_broker_command(CLI::App& app) {
       return;
     }
     if (!args->name.empty()) embedded_broker_name("embedded:" + args->name);  // refuses a bad name
+    if (add_topic->parsed()) {
+      std::string file = args->address_file.empty() ? broker_address_file(args->name) : args->address_file;
+      TopicSpec topic = parse_topic_spec(*added);
+      request_add_topic(file, topic);
+      std::cout << "topic " << topic.name << " added to the embedded broker" << (args->name.empty() ? "" : " " + args->name)
+                << " (" << topic.partitions << (topic.partitions == 1 ? " partition)" : " partitions)") << std::endl;
+      return;
+    }
     if (reset->parsed()) {
       std::string file = args->address_file.empty() ? broker_address_file(args->name) : args->address_file;
       std::string bootstrap = request_broker_reset(file);

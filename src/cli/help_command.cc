@@ -14,7 +14,8 @@ void add_help_command(CLI::App& app) {
   cmd->add_option("topic", *topic, "a command, or pipeline-file");
   cmd->callback([&app, topic] {
     if (topic->empty()) {
-      std::cout << app.help();
+      // app.help() would show the help of the command given, this one; --help shows the commands.
+      std::cout << app.get_formatter()->make_help(&app, app.get_name(), CLI::AppFormatMode::Normal);
       return;
     }
     if (*topic == "pipeline-file") {

@@ -10,6 +10,7 @@
 #include "table/compaction.h"
 #include "util/byte_size.h"
 #include "util/error.h"
+#include "util/plural.h"
 
 namespace lakestream::cli {
 
@@ -39,8 +40,9 @@ void add_optimize_command(CLI::App& app) {
       std::cout << "optimize: " << *table << " has no two small files to merge; nothing changed\n";
       return;
     }
-    std::cout << "optimize: " << *table << " version " << result.version << ": " << result.files_removed << " files ("
-              << result.bytes_removed << " bytes) -> " << result.files_added << " (" << result.bytes_added
+    std::cout << "optimize: " << *table << " version " << result.version << ": "
+              << counted(result.files_removed, "file", "files") << " (" << result.bytes_removed << " bytes) -> "
+              << counted(result.files_added, "file", "files") << " (" << result.bytes_added
               << " bytes), dataChange=false\n";
   });
 }

@@ -12,6 +12,7 @@
 #include "util/byte_size.h"
 #include "util/error.h"
 #include "util/files.h"
+#include "util/plural.h"
 
 namespace lakestream::cli {
 
@@ -57,18 +58,19 @@ void produce(const Args& args) {
     if (!in) throw Error("cannot open " + args.file + " to read JSON lines from: " + std::strerror(errno));
     result = produce_json_lines(kafka, topic, key, in);
   }
-  std::cout << "delivered " << result.delivered << " messages to " << topic;
+  std::cout << "delivered " << counted(result.delivered, "message", "messages") << " to " << topic;
   if (result.without_key) std::cout << " (" << result.without_key << " without a key: no field '" << key << "')";
   std::cout << std::endl;
   if (result.failed)
-    throw Error(std::to_string(result.failed) + " messages were not delivered to " + topic +
+    throw Error(counted(result.failed, "message was", "messages were") + " not delivered to " + topic +
                 "; the first error: " + result.first_error);
   if (result.gone)
-    throw Error(std::to_string(result.gone) + " of the " + std::to_string(result.delivered) + " messages sent to " +
-                topic + " are already gone: the brokers' retention deleted them (" + result.gone_detail +
-                "). A stream that has not read them will not see them. The embedded broker keeps its --retention "
-                "per partition (" + format_byte_size(kEmbeddedDefaultRetentionBytes) + " unless set): start it with more (lakestream broker --retention 2GiB), give "
-                "the topic more partitions (lakestream broker --topic " + topic +
+    throw Error(std::to_string(result.gone) + " of the " + counted(result.delivered, "message", "messages") + " sent to " +
+                topic + (result.gone == 1 ? " is" : " are") + " already gone: the brokers' retention deleted them (" +
+                result.gone_detail + "). A stream that has not read them will not see them. The embedded broker keeps "
+                "its --retention per partition (" + format_byte_size(kEmbeddedDefaultRetentionBytes) + " unless set): "
+                "start it with more (lakestream broker --retention 2GiB), give the topic more partitions (lakestream "
+                "broker --topic " + topic +
                 ":16), or send less at a time and run the pipeline in between");
 }
 

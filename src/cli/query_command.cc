@@ -1,6 +1,7 @@
 // `lakestream query [-p FILE] [--format table|csv|json] "SQL"`: reads the lake's tables with SQL.
 #include <algorithm>
 #include <iostream>
+#include <regex>
 
 #include "check/lake_views.h"
 #include "checkpoint/replays.h"
@@ -43,24 +44,75 @@ void print_table(const sql::Rows& rows, std::ostream& out) {
   out << "(" << rows.size() << (rows.size() == 1 ? " row)\n" : " rows)\n");
 }
 
-// The query's columns made fit for JSON: a NaN or infinite double becomes null (JSON has no
-// such numbers) and a timestamp an ISO-8601 string in UTC ("2026-10-01T09:00:00.000000Z").
-std::string json_ready(sql::Connection& con, const std::string& query) {
+// The query's columns made fit for reading: bytes that are UTF-8 text (a quarantined record's
+// value) as that text, not as DuckDB's \x22 escapes. For JSON also a NaN or infinite double
+// becomes null (JSON has no such numbers) and a timestamp an ISO-8601 string in UTC
+// ("2026-10-01T09:00:00.000000Z").
+std::string printable(sql::Connection& con, const std::string& query, bool json) {
   sql::Rows described = con.query("DESCRIBE SELECT * FROM (" + query + ") q");
   std::string columns;
+  bool changed = false;
   for (size_t r = 0; r < described.size(); r++) {
     std::string name = sql::quote_ident(described.text(r, "column_name"));
     std::string type = described.text(r, "column_type");
     std::string column = "q." + name;
-    if (type == "DOUBLE" || type == "FLOAT")
+    std::string as_is = column;
+    if (type == "BLOB")
+      column = "coalesce(try(decode(" + column + ")), " + column + "::VARCHAR)";
+    else if (json && (type == "DOUBLE" || type == "FLOAT"))
       column = "CASE WHEN isfinite(" + column + ") THEN " + column + " END";
-    else if (type == "TIMESTAMP WITH TIME ZONE")
+    else if (json && type == "TIMESTAMP WITH TIME ZONE")
       column = "strftime(timezone('UTC', " + column + "), '%Y-%m-%dT%H:%M:%S.%fZ')";
-    else if (type.rfind("TIMESTAMP", 0) == 0)
+    else if (json && type.rfind("TIMESTAMP", 0) == 0)
       column = "strftime(" + column + "::TIMESTAMP, '%Y-%m-%dT%H:%M:%S.%fZ')";
+    changed = changed || column != as_is;
     columns += (columns.empty() ? "" : ", ") + column + " AS " + name;
   }
-  return "SELECT " + columns + " FROM (" + query + ") q";
+  return changed ? "SELECT " + columns + " FROM (" + query + ") q" : query;
+}
+
+// A table of the pipeline that DuckDB does not find has not been written yet: say which stream
+// writes it and what to do, rather than DuckDB's Catalog Error (and its "did you mean" among its
+// own catalog's tables).
+void explain_missing_table(const Pipeline& pipeline, sql::Connection& con, const Error& e) {
+  std::smatch m;
+  std::string text = e.what();
+  if (!std::regex_search(text, m, std::regex("Table with name ([A-Za-z0-9_]+) does not exist"))) return;
+  std::string table = m[1];
+  auto exists = [&](const std::string& name) {
+    return con.scalar_int("SELECT count(*) FROM duckdb_views() WHERE view_name = " + sql::quote_literal(name)) > 0;
+  };
+  for (const Stream& stream : pipeline.streams) {
+    if (table == stream.table)
+      throw Error("table " + table + " has no data yet: stream " + stream.name + " writes it and has not written it " +
+                  "yet; run `lakestream run` (its first batch creates the table)");
+    bool quarantine = stream.kind == StreamKind::Ingest && table == stream.table + "_quarantine";
+    if (quarantine || (!stream.deleted_table().empty() && table == stream.deleted_table())) {
+      std::string what = quarantine ? "when it quarantines a record" : "when it applies a delete";
+      throw Error("table " + table + " has no data yet: stream " + stream.name + " writes it " + what + ", and " +
+                  (exists(stream.table) ? "none has come so far" : "it has not run yet; run `lakestream run`"));
+    }
+  }
+}
+
+// The query's rows, printable (for JSON, each row one JSON text); a table of the pipeline not
+// written yet is told as such.
+sql::Rows run_query(const Pipeline& pipeline, sql::Connection& con, const std::string& query, bool json) {
+  try {
+    std::string shown = query;
+    try {
+      shown = printable(con, query, json);
+    } catch (const Error&) {
+      if (json) throw;  // a statement that is no query (SHOW TABLES) runs as written, for a table
+    }
+    // The row's alias is one no column of a user's query takes (`to_json(j)` of a column j would
+    // give that column, not the row).
+    if (json) shown = "SELECT to_json(__lakestream_row)::VARCHAR FROM (" + shown + ") __lakestream_row";
+    return con.query(shown);
+  } catch (const Error& e) {
+    explain_missing_table(pipeline, con, e);
+    throw;
+  }
 }
 
 }  // namespace
@@ -80,14 +132,11 @@ void add_query_command(CLI::App& app) {
     create_lake_views(con, pipeline);
     if (*format == "json") {
       // DuckDB renders each row as a JSON object, with numbers as numbers.
-      // The row's alias is one no column of a user's query takes (`to_json(j)` of a column j
-      // would give that column, not the row).
-      sql::Rows rows = con.query("SELECT to_json(__lakestream_row)::VARCHAR FROM (" + json_ready(con, *text) +
-                                 ") __lakestream_row");
+      sql::Rows rows = run_query(pipeline, con, *text, true);
       for (const auto& row : rows.rows) std::cout << (row[0] ? *row[0] : "null") << "\n";
       return;
     }
-    sql::Rows rows = con.query(*text);
+    sql::Rows rows = run_query(pipeline, con, *text, false);
     if (*format == "csv") {
       for (size_t i = 0; i < rows.columns.size(); i++) std::cout << (i ? "," : "") << csv_field(rows.columns[i]);
       std::cout << "\n";

@@ -51,15 +51,20 @@ void add_run_command(CLI::App& app) {
   cmd->add_option("--progress-log-bytes", flags->options.progress_log_bytes,
                   "rotate each stream's progress log past this size")->capture_default_str();
   cmd->callback([flags] {
-    Pipeline pipeline = load_pipeline_with_stores(flags->pipeline_file);
-    // Every SQL expression of the file, before any stream runs (a mistake then stops nothing midway).
-    check_stream_expressions_once(pipeline);
+    PipelineReading reading = read_pipeline(flags->pipeline_file);
+    // Every SQL expression of the file too, before any stream runs (a mistake then stops nothing
+    // midway), and every mistake told at once.
+    check_stream_expressions_once(reading);
+    reading.mistakes.throw_if_any();
+    Pipeline pipeline = std::move(reading.pipeline);
+    use_lake_stores(pipeline);
     RunOptions options = flags->options;
     options.progress_bar = ::isatty(STDOUT_FILENO) == 1;
     std::unique_ptr<Metrics> metrics;
     std::unique_ptr<HttpServer> server;
     ContinuousOptions continuous;
-    auto interval = parse_duration_us(flags->interval);
+    // A bare 0 needs no unit: the help itself offers "0" for "each run as soon as the last is done".
+    auto interval = flags->interval == "0" ? std::optional<int64_t>(0) : parse_duration_us(flags->interval);
     if (!interval || *interval < 0)
       throw Error("--interval " + flags->interval + " is not a duration; write e.g. 30s, 1m or 1 hour (0: each run as soon "
                   "as the last is done)");

@@ -225,6 +225,7 @@ int run_continuously(const Pipeline& pipeline, RunOptions options, const Continu
     } else {
       RunOptions one = options;
       one.streams = {stream->name};
+      one.process_streams = options.streams;  // a worker's single writers run where partition 0 is
       // With interval 0, it waits for the ingest stage's next bronze version (a stream whose
       // source is written by another process sees it within max_idle_seconds).
       stages.push_back({one, " (stream " + stream->name + ")", IdleWait::ForNewVersions});

@@ -92,7 +92,11 @@ async function load() {
   const table = document.getElementById("status");
   for (const s of status.streams) {
     const last = s.lastProgress;
-    const lag = s.kind === "ingest" ? s.kafkaLag.reduce((a, p) => a + p.lag, 0) + " offsets" : s.versionsBehind + " versions";
+    // With the brokers out of reach the lag is not known: say so, as status does, rather than 0.
+    const counted = (n, one, many) => n + " " + (n === 1 ? one : many);
+    const lag = s.kind !== "ingest" ? counted(s.versionsBehind, "version", "versions")
+              : s.kafkaLagError ? "unknown: " + s.kafkaLagError
+              : counted(s.kafkaLag.reduce((a, p) => a + p.lag, 0), "offset", "offsets");
     table.appendChild(row([s.name, s.health + (s.fallingBehind ? " (processing below input)" : ""),
       last ? "#" + last.batchId + " at " + last.timestamp : "none", s.numInputRows + " / " + s.numOutputRows,
       s.lateDropped + " / " + s.duplicatesDropped, lag, s.lastError || ""], s.health));
@@ -100,7 +104,7 @@ async function load() {
   const streams = document.getElementById("streams");
   for (const s of progress.streams) {
     const h = document.createElement("h2");
-    h.textContent = s.name + " \u2192 " + s.table + " (" + s.points.length + " batches)";
+    h.textContent = s.name + " \u2192 " + s.table + " (" + (s.points.length === 1 ? "1 batch)" : s.points.length + " batches)");
     streams.appendChild(h);
     const grid = document.createElement("div");
     grid.className = "charts";

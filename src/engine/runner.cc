@@ -41,6 +41,25 @@ std::optional<int64_t> previous_batch_start(const ProgressLog& log) {
   return std::nullopt;
 }
 
+// A worker says where a single-writer stream runs: a plain run every time it does not run it
+// here; a continuous run (a service log) at its first cycle and whenever it moves, and not at
+// every cycle in between.
+void tell_where_it_runs(const Stream& stream, const std::optional<std::string>& elsewhere, const RunOptions& options,
+                        std::ostream& out) {
+  if (options.quiet) return;
+  if (!options.service_log || !options.kept) {
+    if (elsewhere) out << stream.name << ": " << *elsewhere << "\n" << std::flush;
+    return;
+  }
+  std::string where = elsewhere.value_or("");
+  auto told = options.kept->told_where.find(stream.name);
+  bool first = told == options.kept->told_where.end();
+  if ((first && where.empty()) || (!first && told->second == where)) return;
+  options.kept->told_where[stream.name] = where;
+  out << log_time_now() << " " << stream.name << ": "
+      << (where.empty() ? "runs on this worker now, which holds partition 0" : where) << "\n" << std::flush;
+}
+
 }  // namespace
 
 bool single_writer_is_shared(const Pipeline& pipeline) {
@@ -50,11 +69,12 @@ bool single_writer_is_shared(const Pipeline& pipeline) {
 }
 
 std::optional<std::string> single_writers_run_elsewhere(const Pipeline& pipeline, const RunOptions& options) {
+  const std::vector<std::string>& process_streams = options.process_streams.value_or(options.streams);
   for (const Stream& stream : pipeline.streams) {
     std::string group = pipeline.worker_group(stream);
     if (group.empty()) continue;
-    if (!options.streams.empty() &&
-        std::find(options.streams.begin(), options.streams.end(), stream.name) == options.streams.end())
+    if (!process_streams.empty() &&
+        std::find(process_streams.begin(), process_streams.end(), stream.name) == process_streams.end())
       continue;
     const Source& source = *pipeline.find_source(stream.source);
     if (joined_group(pipeline.kafka, group, source.topic).held().count(0)) return std::nullopt;
@@ -77,11 +97,10 @@ std::vector<StreamReport> run_pipeline(const Pipeline& pipeline, const RunOption
         std::find(options.streams.begin(), options.streams.end(), stream->name) == options.streams.end())
       continue;
     if (stop_requested()) break;
-    if (stream->kind != StreamKind::Ingest) {
-      if (auto elsewhere = single_writers_run_elsewhere(pipeline, options)) {
-        if (!options.quiet && !options.service_log) out << stream->name << ": " << *elsewhere << "\n" << std::flush;
-        continue;
-      }
+    if (stream->kind != StreamKind::Ingest && single_writer_is_shared(pipeline)) {
+      auto elsewhere = single_writers_run_elsewhere(pipeline, options);
+      tell_where_it_runs(*stream, elsewhere, options, out);
+      if (elsewhere) continue;
     }
     ProgressLog log(pipeline.checkpoint_path(stream->name), options.progress_log_bytes);
     // Read from the log at the first batch: a run with nothing new does not parse the whole log;

@@ -36,10 +36,16 @@ struct KeptAcrossRuns {
   // When each stream's last batch started (for the input rate), so that a run does not read the
   // whole progress log again to find it.
   std::map<std::string, int64_t> last_batch_start_us;
+  // Where each single-writer stream of a worker ran at the last cycle, as last told in the log
+  // ("" when here): told again only when it changes.
+  std::map<std::string, std::string> told_where;
 };
 
 struct RunOptions {
   std::vector<std::string> streams;  // empty: every stream of the pipeline
+  // The streams the whole process runs, when a continuous run splits them into stages (`streams`
+  // is then one stage's): whether the process is an ingest worker depends on all of them.
+  std::optional<std::vector<std::string>> process_streams;
   bool quiet = false;                // no line per batch
   std::string run_id;                // Spark's runId: the same for every run of one process; new when empty
   int64_t progress_log_bytes = ProgressLog::kDefaultMaxBytes;  // rotate the progress logs past this size

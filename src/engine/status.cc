@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cstdio>
 #include <map>
+#include <set>
+#include <sstream>
 
 #include "checkpoint/checkpoint.h"
 #include "checkpoint/progress_log.h"
@@ -133,6 +135,50 @@ std::string health_of(const StreamStatus& s, int64_t last_batch_us, int64_t now_
   return "ok";
 }
 
+std::set<std::string> partition_set(const std::string& partitions) {
+  std::set<std::string> set;
+  std::stringstream in(partitions);
+  for (std::string p; std::getline(in, p, ',');)
+    if (!p.empty() && p != "none") set.insert(p);
+  return set;
+}
+
+// A worker whose partitions another worker held in a later batch is gone from them: it stopped,
+// or left the group. Each worker is its newest batch, so "later" compares those.
+void mark_stopped_workers(std::vector<StreamStatus::Worker>& workers) {
+  for (auto& worker : workers) {
+    std::set<std::string> held = partition_set(worker.partitions);
+    for (const auto& other : workers) {
+      if (&other == &worker || other.at_us.value_or(0) <= worker.at_us.value_or(0)) continue;
+      std::set<std::string> now = partition_set(other.partitions);
+      if (std::none_of(held.begin(), held.end(), [&](const std::string& p) { return now.count(p); })) continue;
+      if (!worker.taken_by.empty() && other.timestamp <= worker.taken_at) continue;  // the newest holder
+      worker.taken_by = other.name;
+      worker.taken_at = other.timestamp;
+    }
+  }
+}
+
+// Which worker runs the single-writer streams: the one whose newest batch held partition 0 of the
+// first worker stream's topic, and has not stopped since.
+void name_single_writer_worker(const Pipeline& pipeline, std::vector<StreamStatus>& statuses) {
+  const Stream* worker_stream = nullptr;
+  for (const Stream& stream : pipeline.streams)
+    if (!worker_stream && !pipeline.worker_group(stream).empty()) worker_stream = &stream;
+  if (!worker_stream) return;
+  auto ingest = std::find_if(statuses.begin(), statuses.end(),
+                             [&](const StreamStatus& s) { return s.name == worker_stream->name; });
+  if (ingest == statuses.end()) return;
+  for (const auto& worker : ingest->workers) {
+    if (!worker.taken_by.empty() || !partition_set(worker.partitions).count("0")) continue;
+    for (auto& s : statuses) {
+      if (s.kind == "ingest") continue;
+      s.runs_on = worker.name;
+      s.runs_on_because = "it holds partition 0 of " + pipeline.find_source(worker_stream->source)->topic;
+    }
+  }
+}
+
 std::string ago(int64_t then_us, int64_t now_us) {
   int64_t s = (now_us - then_us) / 1000000;
   if (s < 0) s = 0;
@@ -164,12 +210,17 @@ std::vector<StreamStatus> pipeline_status(const Pipeline& pipeline, int64_t now_
       s.late_dropped += b.late_dropped;
       s.duplicates_dropped += b.duplicates_dropped;
       s.quarantined += b.quarantined;
-      s.last_batch = b;
-      s.last_record = record;
+      if (b.batch_id >= 0) {  // a worker's batch that another owner had committed wrote no version
+        s.last_batch = b;
+        s.last_record = record;
+      }
       if (!b.worker.empty()) {
         auto seen = std::find_if(s.workers.begin(), s.workers.end(), [&](const auto& w) { return w.name == b.worker; });
-        if (seen == s.workers.end()) seen = s.workers.insert(s.workers.end(), {b.worker, "", "", std::nullopt});
-        *seen = {b.worker, b.partitions_held, b.timestamp, b.started_at_us};
+        if (seen == s.workers.end()) seen = s.workers.insert(s.workers.end(), StreamStatus::Worker{});
+        seen->name = b.worker;
+        seen->partitions = b.partitions_held;
+        seen->timestamp = b.timestamp;
+        seen->at_us = b.started_at_us;
       }
     }
     int64_t last_batch_us = s.last_batch ? s.last_batch->started_at_us.value_or(0) : 0;
@@ -182,8 +233,10 @@ std::vector<StreamStatus> pipeline_status(const Pipeline& pipeline, int64_t now_
     else add_versions_behind(pipeline, *stream, s);
     s.health = health_of(s, last_batch_us, now_us);
     s.footprint = footprint_of(pipeline, *stream);
+    mark_stopped_workers(s.workers);
     statuses.push_back(std::move(s));
   }
+  name_single_writer_worker(pipeline, statuses);
   return statuses;
 }
 
@@ -202,9 +255,15 @@ std::string format_status(const std::vector<StreamStatus>& statuses, int64_t now
     } else {
       text += "         no batch yet\n";
     }
-    for (const auto& w : s.workers)
-      text += "         worker " + w.name + " held partitions " + w.partitions + " at " + w.timestamp +
-              (w.at_us ? " (" + ago(*w.at_us, now_us) + ")" : "") + "\n";
+    for (const auto& w : s.workers) {
+      std::string when = w.timestamp + (w.at_us ? " (" + ago(*w.at_us, now_us) + ")" : "");
+      if (w.taken_by.empty())
+        text += "         worker " + w.name + " held partitions " + w.partitions + " at " + when + "\n";
+      else
+        text += "         worker " + w.name + " stopped: it held partitions " + w.partitions + " until " + when +
+                "; worker " + w.taken_by + " holds them since " + w.taken_at + "\n";
+    }
+    if (!s.runs_on.empty()) text += "         runs on worker " + s.runs_on + " (" + s.runs_on_because + ")\n";
     text += "         logged: " + counted(s.batches_logged, "batch", "batches") + ", " + counted(s.rows_in, "row", "rows") + " in, " +
             std::to_string(s.rows_out) + " out";
     if (s.quarantined) text += ", " + std::to_string(s.quarantined) + " quarantined";
@@ -216,7 +275,7 @@ std::string format_status(const std::vector<StreamStatus>& statuses, int64_t now
       const auto& b = *s.last_batch;
       text += "         watermark " + iso_timestamp(*b.watermark_us);
       if (b.state)
-        text += ", state " + std::to_string(b.state->rows_total) + " rows (" + std::to_string(b.state->memory_bytes) +
+        text += ", state " + counted(b.state->rows_total, "row", "rows") + " (" + std::to_string(b.state->memory_bytes) +
                 " bytes)";
       text += "\n";
     }
@@ -278,11 +337,17 @@ nlohmann::json status_json(const std::vector<StreamStatus>& statuses) {
       if (!s.workers.empty()) {
         nlohmann::json workers = nlohmann::json::array();
         for (const auto& w : s.workers)
-          workers.push_back({{"worker", w.name}, {"partitionsHeld", w.partitions}, {"timestamp", w.timestamp}});
+          workers.push_back({{"worker", w.name},
+                             {"partitionsHeld", w.partitions},
+                             {"timestamp", w.timestamp},
+                             {"stopped", !w.taken_by.empty()},
+                             {"takenBy", w.taken_by.empty() ? nlohmann::json() : nlohmann::json(w.taken_by)},
+                             {"takenAt", w.taken_at.empty() ? nlohmann::json() : nlohmann::json(w.taken_at)}});
         j["workers"] = workers;
       }
     } else {
       j["versionsBehind"] = s.versions_behind;
+      if (!s.runs_on.empty()) j["runsOnWorker"] = s.runs_on;
     }
     streams.push_back(j);
   }

@@ -47,6 +47,10 @@ struct StreamStatus {
     std::string partitions;  // "0,2" or "none"
     std::string timestamp;
     std::optional<int64_t> at_us;
+    // A worker whose partitions a later batch of another worker held: it stopped (or left the
+    // group). The worker that holds them now, and since when.
+    std::string taken_by;
+    std::string taken_at;
   };
   std::vector<Worker> workers;
   // What the stream keeps, for a service that runs for weeks: its table's live data files and
@@ -57,6 +61,10 @@ struct StreamStatus {
     std::optional<int64_t> state_bytes;
   };
   std::optional<Footprint> footprint;  // none when the table is not there yet or cannot be read
+  // Latest and window streams of a pipeline with ingest workers: the worker that runs them (the
+  // one holding partition 0), as the workers' newest batches tell; empty when none tells.
+  std::string runs_on;
+  std::string runs_on_because;  // "it holds partition 0 of orders"
 };
 
 // Every stream's status at `now_us` (wall clock, microseconds).

@@ -5,7 +5,7 @@
 #include <algorithm>
 #include <filesystem>
 
-#include "pipeline/env_vars.h"
+#include "pipeline/setting_values.h"
 #include "storage/object_store.h"
 #include "util/byte_size.h"
 #include "util/error.h"
@@ -21,12 +21,6 @@ const std::vector<std::string> kStorageKeys{"endpoint",      "region",        "p
                                             "secret_access_key", "session_token", "profile", "account",
                                             "account_key",   "sas_token",     "connection_string", "part_size",
                                             "list_page_size", "max_attempts"};
-
-std::string expanded(const TomlSection& section, const std::string& name, const std::string& value) {
-  ExpandedText result = expand_env_vars(value);
-  if (!result.problem.empty()) section.fail(name, result.problem);
-  return result.text;
-}
 
 std::string absolute_folder(const std::string& base, const std::string& dir) {
   fs::path path = fs::path(dir).is_absolute() ? fs::path(dir) : fs::path(base) / dir;

@@ -5,9 +5,12 @@
 #include <cstdint>
 #include <map>
 #include <optional>
+#include <set>
 #include <string>
 #include <utility>
 #include <vector>
+
+#include "pipeline/pipeline_mistakes.h"
 
 namespace lakestream {
 
@@ -212,8 +215,23 @@ struct Pipeline {
   std::vector<const Stream*> in_dependency_order() const;
 };
 
-// Reads and validates a pipeline file. Any problem throws Error naming the file, the line and
+// A pipeline file as read, with every mistake found in it. `pipeline` holds what could be read
+// (whole only when there is no mistake): a later check (the SQL expressions', in streams/) adds
+// the mistakes it finds before all are told at once.
+struct PipelineReading {
+  Pipeline pipeline;
+  PipelineMistakes mistakes;
+  // The tables whose columns the mistakes leave unknown (and the tables made from them): a check
+  // of what a stream reads from one of them would only tell a mistake that follows.
+  std::set<std::string> unsure_tables;
+};
+
+// Reads and validates a pipeline file, keeping its mistakes, each naming the file, the line and
 // the key: "lakestream.toml:12: streams.hourly_sales.window: '1 hours' is not a duration ...".
+// Throws Error only when the file cannot be read or is not TOML.
+PipelineReading read_pipeline(const std::string& path);
+
+// read_pipeline, then every mistake thrown in one Error (PipelineMistakes::throw_if_any).
 Pipeline load_pipeline(const std::string& path);
 
 // Parses "90s", "15 minutes", "1 hour", "2h", "1 day", "500ms" into microseconds; nullopt if not.

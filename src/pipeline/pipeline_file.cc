@@ -1,6 +1,7 @@
 // Reading lakestream.toml into a validated Pipeline: the one place that knows the file format
-// (docs/pipeline-file.md). Each setting is checked where it is read, so every error can name
-// the file, the line and the key, and say what is allowed.
+// (docs/pipeline-file.md), with [kafka] and the streams here, [lake] and the sources in files of
+// their own. Each setting is checked where it is read, so every error can name the file, the
+// line and the key, and say what is allowed.
 #include <fcntl.h>
 #include <unistd.h>
 
@@ -9,12 +10,14 @@
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
-#include <regex>
+#include <functional>
 
 #include "pipeline/did_you_mean.h"
-#include "pipeline/env_vars.h"
 #include "pipeline/lake_section.h"
 #include "pipeline/pipeline.h"
+#include "pipeline/pipeline_mistakes.h"
+#include "pipeline/setting_values.h"
+#include "pipeline/source_section.h"
 #include "pipeline/stream_graph.h"
 #include "pipeline/toml_section.h"
 #include "storage/storage_url.h"
@@ -33,29 +36,9 @@ const std::vector<std::string> kWindowKeys{"kind",   "table",    "from",        
                                            "watermark", "dedup", "window",        "window_column", "window_end_column", "group_by",
                                            "output", "aggregates", "max_late_share", "max_staleness",
                                            "max_files_per_trigger"};
-// The columns ingest adds after the event's fields; a field of the same name would collide.
-const std::vector<std::string> kIngestMetadataColumns{"partition", "offset", "kafka_timestamp",
-                                                      "key",       "_batch_id", "_ingested_at"};
-constexpr const char* kTypeList = "bigint, int, double, boolean, string, decimal(p,s), timestamp";
+const std::pair<const char*, const std::vector<std::string>*> kKindKeys[] = {
+    {"ingest", &kIngestKeys}, {"latest", &kLatestKeys}, {"window", &kWindowKeys}};
 constexpr const char* kDurationHint = "write e.g. \"1 hour\", \"15 minutes\", \"90s\"";
-
-std::string lower(std::string text) {
-  for (char& c : text) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return text;
-}
-
-std::string trim(const std::string& text) {
-  size_t begin = text.find_first_not_of(" \t\r\n");
-  if (begin == std::string::npos) return "";
-  size_t end = text.find_last_not_of(" \t\r\n");
-  return text.substr(begin, end - begin + 1);
-}
-
-bool is_identifier(const std::string& name) {
-  if (name.empty() || std::isdigit(static_cast<unsigned char>(name.front()))) return false;
-  return std::all_of(name.begin(), name.end(),
-                     [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; });
-}
 
 std::string read_pipeline_text(const std::string& path) {
   int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
@@ -82,36 +65,9 @@ void require_identifier(const TomlSection& parent, const std::string& name, cons
   }
 }
 
-std::string expanded(const TomlSection& section, const std::string& name, const std::string& value) {
-  ExpandedText result = expand_env_vars(value);
-  if (!result.problem.empty()) section.fail(name, result.problem);
-  return result.text;
-}
-
-// A consumer group's name for ingest workers: Kafka allows up to 249 of [A-Za-z0-9._-] in a
-// group id of its own tools' making; lakestream appends ".<stream>".
-std::string read_group_name(const TomlSection& section) {
-  std::string group = section.required_string("group", "name the consumer group the workers share, e.g. \"shop-ingest\"");
-  static const std::regex valid("[A-Za-z0-9._-]{1,200}");
-  if (!std::regex_match(group, valid))
-    section.fail("group", "'" + group + "' is not a group name: use 1 to 200 letters, digits, '.', '_' or '-'");
-  return group;
-}
-
-KafkaSettings read_kafka(const TomlSection& root) {
-  auto kafka = root.table("kafka");
-  if (!kafka) {
-    throw_at(root.file(), 1, "kafka.bootstrap",
-             "missing; add [kafka] with bootstrap = \"embedded\" (the local `lakestream broker`) or \"host:9092\"");
-  }
-  kafka->allow_only({"bootstrap", "group", "properties"});
-  KafkaSettings settings;
-  settings.bootstrap = expanded(
-      *kafka, "bootstrap",
-      kafka->required_string("bootstrap", "set bootstrap = \"embedded\" (the local `lakestream broker`) or \"host:9092,host2:9092\""));
-  if (kafka->has("group")) settings.group = read_group_name(*kafka);
-  if (auto properties = kafka->table("properties")) {
-    for (const auto& entry : properties->entries()) {
+void read_kafka_properties(const TomlSection& kafka, KafkaSettings& settings, PipelineMistakes& mistakes) {
+  if (auto properties = kafka.table("properties")) {
+    for (const auto& entry : properties->entries()) mistakes.keep(properties->key_of(entry.name), [&] {
       if (entry.name == "bootstrap.servers" || entry.name == "metadata.broker.list") {
         // Two places for one setting would leave the reader guessing which one wins.
         properties->fail(entry.name, "set the brokers with kafka.bootstrap instead, e.g. bootstrap = \"host:9092\"");
@@ -123,195 +79,24 @@ KafkaSettings read_kafka(const TomlSection& root) {
       else if (entry.value->is_boolean()) value = entry.value->as_boolean()->get() ? "true" : "false";
       else properties->fail(entry.name, "must be a string, an integer or a boolean, not " + toml_type_words(*entry.value));
       settings.properties.emplace_back(entry.name, expanded(*properties, entry.name, value));
-    }
+    });
   }
-  return settings;
 }
 
-std::string type_hint(const std::string& type_text) {
-  static const std::pair<const char*, const char*> kAliases[] = {
-      {"integer", "int"},       {"long", "bigint"},      {"float", "double"},      {"real", "double"},
-      {"bool", "boolean"},      {"varchar", "string"},   {"text", "string"},       {"timestamptz", "timestamp"},
-      {"datetime", "timestamp"}, {"numeric", "decimal(p,s)"}, {"decimal", "decimal(p,s)"},
-  };
-  std::string word = lower(trim(type_text));
-  for (const auto& [alias, type] : kAliases) {
-    if (word == alias) return "; did you mean '" + std::string(type) + "'?";
+void read_kafka(const TomlSection& root, KafkaSettings& settings, PipelineMistakes& mistakes) {
+  auto kafka = root.table("kafka");
+  if (!kafka) {
+    throw_at(root.file(), 1, "kafka.bootstrap",
+             "missing; add [kafka] with bootstrap = \"embedded\" (the local `lakestream broker`) or \"host:9092\"");
   }
-  return did_you_mean(word, {"bigint", "int", "double", "boolean", "string", "timestamp"});
-}
-
-Schema read_schema(const TomlSection& schema) {
-  Schema result;
-  for (const auto& entry : schema.entries()) {
-    if (entry.name.empty() || entry.name.find_first_of(" ,;{}()\n\t=") != std::string::npos) {
-      schema.fail(entry.name, "field name '" + entry.name +
-                                  "' cannot be a column name (Parquet and Delta refuse spaces and ,;{}()=)");
-    }
-    for (const auto& metadata : kIngestMetadataColumns) {
-      if (lower(entry.name) == metadata) {
-        schema.fail(entry.name, "field name '" + entry.name + "' collides with the column ingest adds (" +
-                                    metadata + "); the bronze table holds partition, offset, kafka_timestamp, key, "
-                                    "_batch_id and _ingested_at after the event's fields");
-      }
-    }
-    for (const auto& earlier : result.fields) {
-      if (lower(earlier.name) == lower(entry.name)) {
-        schema.fail(entry.name, "field '" + entry.name + "' differs from field '" + earlier.name +
-                                    "' only in case; SQL column names ignore case, so rename one");
-      }
-    }
-    if (!entry.value->is_string()) {
-      schema.fail(entry.name, "the type must be a string like \"bigint\", not " + toml_type_words(*entry.value) +
-                                  "; types: " + kTypeList);
-    }
-    const std::string& type_text = entry.value->as_string()->get();
-    auto field = parse_field_type(entry.name, type_text);
-    if (!field) {
-      if (lower(trim(type_text)).starts_with("decimal(")) {
-        schema.fail(entry.name, "'" + type_text + "' is not a valid decimal; write decimal(p,s) with precision p "
-                                "from 1 to 38 and scale s from 0 to p, e.g. decimal(18,2)");
-      }
-      schema.fail(entry.name, "unknown type '" + type_text + "'; types: " + kTypeList + type_hint(type_text));
-    }
-    result.fields.push_back(*field);
-  }
-  if (result.fields.empty()) schema.fail_here("declares no field; add one line per event field, e.g. order_id = \"bigint\"");
-  return result;
-}
-
-bool is_valid_topic_name(const std::string& topic) {
-  // Kafka's own rule: at most 249 of [a-zA-Z0-9._-], and not "." or "..".
-  if (topic.empty() || topic.size() > 249 || topic == "." || topic == "..") return false;
-  return std::all_of(topic.begin(), topic.end(), [](char c) {
-    return std::isalnum(static_cast<unsigned char>(c)) || c == '.' || c == '_' || c == '-';
+  kafka->allow_only({"bootstrap", "group", "properties"}, &mistakes);
+  mistakes.read(kafka->key_of("bootstrap"), [&] {
+    settings.bootstrap = expanded(*kafka, "bootstrap",
+                                  kafka->required_string("bootstrap", "set bootstrap = \"embedded\" (the local `lakestream "
+                                                                      "broker`) or \"host:9092,host2:9092\""));
   });
-}
-
-// `column` must be a field of `schema`; else an error at `setting`.
-void require_field(const TomlSection& section, const std::string& setting, const Schema& schema,
-                   const std::string& column) {
-  if (schema.find(column)) return;
-  std::vector<std::string> names;
-  std::string list;
-  for (const auto& field : schema.fields) {
-    names.push_back(field.name);
-    list += (list.empty() ? "" : ", ") + field.name;
-  }
-  section.fail(setting, "field '" + column + "' is not in the schema" + did_you_mean(column, names) + " (fields: " + list + ")");
-}
-
-// The settings of every source, whatever its format.
-void read_shared_source_settings(const TomlSection& section, Source& source) {
-  source.topic = section.string("topic").value_or(source.name);
-  if (!is_valid_topic_name(source.topic)) {
-    section.fail("topic", "'" + source.topic + "' is not a valid Kafka topic name; use up to 249 letters, digits, '.', '_' and '-'");
-  }
-  if (auto starting = section.string("starting_offsets")) {
-    if (*starting != "earliest" && *starting != "latest") {
-      section.fail("starting_offsets", "'" + *starting + "' is not allowed; write \"earliest\" (all the topic holds) "
-                                        "or \"latest\" (only what arrives from now on)");
-    }
-    source.start_at_latest = *starting == "latest";
-  }
-  if (auto cap = section.positive_integer("max_offsets_per_trigger")) source.max_offsets_per_trigger = *cap;
-  if (auto cap = section.positive_integer("max_value_bytes")) source.max_value_bytes = *cap;
-  source.fail_on_data_loss = section.boolean("fail_on_data_loss").value_or(true);
-  if (section.has("group")) source.group = read_group_name(section);
-  if (section.has("sent_twice_by")) {
-    source.sent_twice_by = section.required_string("sent_twice_by", "name who sends events twice, e.g. \"the shop's system\"");
-  }
-}
-
-// format = "avro": the registry and its client settings; the columns come from the registry.
-void read_schema_registry(const TomlSection& section, Source& source) {
-  source.format = SourceFormat::Avro;
-  for (const char* json_only : {"schema", "required", "key"})
-    if (section.has(json_only))
-      section.fail(json_only, "is for JSON sources; an Avro source's fields are those of its writer schemas in the "
-                              "schema registry");
-  source.schema_registry.url = expanded(
-      section, "schema_registry",
-      section.required_string("schema_registry", "set the schema registry of the Avro schemas, e.g. "
-                                                 "schema_registry = \"http://registry:8081\" (or \"embedded\")"));
-  if (auto properties = section.table("schema_registry_properties")) {
-    static const std::vector<std::string> known = {"basic.auth.user.info", "ssl.ca.location", "ssl.certificate.location",
-                                                   "ssl.key.location", "ssl.key.password"};
-    properties->allow_only(known);
-    for (const auto& entry : properties->entries()) {
-      if (!entry.value->is_string())
-        properties->fail(entry.name, "must be a string, not " + toml_type_words(*entry.value));
-      source.schema_registry.properties.emplace_back(
-          entry.name, expanded(*properties, entry.name, entry.value->as_string()->get()));
-    }
-  }
-  read_shared_source_settings(section, source);
-}
-
-// envelope = "debezium": each value is a change event; the schema (JSON) or the writer schema's
-// after record (Avro) declares its row.
-void read_envelope(const TomlSection& section, Source& source) {
-  auto envelope = section.string("envelope");
-  if (!envelope || *envelope == "none") return;
-  if (*envelope != "debezium")
-    section.fail("envelope", "'" + *envelope + "' is not an envelope; write \"debezium\" (Debezium's change events: "
-                             "op, before, after, source) or leave it out (each value is the event)");
-  source.envelope = SourceEnvelope::Debezium;
-}
-
-// The bronze columns of a change event after the row's fields: its op and its source position.
-void add_change_event_fields(const TomlSection& section, Schema& schema) {
-  const std::pair<const char*, FieldType> added[] = {
-      {kDebeziumOpColumn, FieldType::String}, {kDebeziumTsColumn, FieldType::BigInt}, {kDebeziumLsnColumn, FieldType::BigInt}};
-  for (const auto& [name, type] : added) {
-    if (schema.find(name))
-      section.fail("schema", "field '" + std::string(name) + "' is a column envelope = \"debezium\" adds (_op, "
-                             "_source_ts_ms, _source_lsn); declare the row's own fields only");
-    Field field;
-    field.name = name;
-    field.type = type;
-    schema.fields.push_back(field);
-  }
-}
-
-Source read_source(const TomlSection& sources, const std::string& name) {
-  require_identifier(sources, name, "source");
-  auto section = sources.table(name);
-  section->allow_only({"topic", "key", "starting_offsets", "max_offsets_per_trigger", "max_value_bytes",
-                       "sent_twice_by", "required", "fail_on_data_loss", "group", "schema", "format", "schema_registry",
-                       "schema_registry_properties", "envelope"});
-  Source source;
-  source.name = name;
-  source.line = section->line();
-  read_envelope(*section, source);
-  std::string format = section->string("format").value_or("json");
-  if (format != "json" && format != "avro")
-    section->fail("format", "'" + format + "' is not a format; write \"json\" (JSON text) or \"avro\" (Avro in "
-                            "Confluent's wire format, with schema_registry)");
-  if (format == "avro") {
-    read_schema_registry(*section, source);
-    return source;
-  }
-  for (const char* avro_only : {"schema_registry", "schema_registry_properties"})
-    if (section->has(avro_only))
-      section->fail(avro_only, "is for format = \"avro\"; a JSON source declares its fields in [" + section->key() +
-                                   ".schema]");
-  source.schema = read_schema(section->required_table(
-      "schema", "declare the event's fields in [" + section->key() + ".schema], e.g. order_id = \"bigint\""));
-
-  if (auto key = section->string("key")) {
-    require_field(*section, "key", source.schema, *key);
-    source.key_field = *key;
-  }
-  read_shared_source_settings(*section, source);
-  for (const auto& column : section->string_list("required").value_or(std::vector<std::string>{})) {
-    require_field(*section, "required", source.schema, column);
-    for (auto& field : source.schema.fields) {
-      if (field.name == column) field.required = true;
-    }
-  }
-  if (source.envelope == SourceEnvelope::Debezium) add_change_event_fields(*section, source.schema);
-  return source;
+  if (kafka->has("group")) mistakes.read(kafka->key_of("group"), [&] { settings.group = read_group_name(*kafka); });
+  mistakes.read(kafka->key_of("properties"), [&] { read_kafka_properties(*kafka, settings, mistakes); });
 }
 
 // A list of column names: not empty strings, none twice.
@@ -392,61 +177,90 @@ Aggregate read_aggregate(const TomlSection& aggregates, const TomlSection::Entry
   return aggregate;
 }
 
-void read_window_settings(const TomlSection& section, Stream& stream) {
-  if (auto filter = section.string("filter")) {
-    stream.filter = trim(*filter);
-    stream.sql_lines["filter"] = section.line_of("filter");
-  }
-  stream.event_time = section.required_string("event_time", "name the event-time column, e.g. event_time = \"event_time\"");
-  stream.watermark_delay_us = duration_setting(section, "watermark", "watermark delay (how late an event may be)");
-  stream.dedup = column_list(section, "dedup", false, "name the columns that identify a duplicate, e.g. [\"order_id\"]");
-  stream.window_us = duration_setting(section, "window", "window size");
-  if (stream.window_us <= 0) section.fail("window", "a window must be longer than 0; " + std::string(kDurationHint));
-  if (section.has("window_column")) {
-    stream.window_column = section.required_string("window_column", "name the window-start column, e.g. \"hour\"");
-    if (!is_identifier(stream.window_column)) {
-      section.fail("window_column", "'" + stream.window_column + "' is not a valid column name; use letters, digits and _ (not starting with a digit)");
-    }
-  }
-  if (section.has("window_end_column")) {
-    stream.window_end_column =
-        section.required_string("window_end_column", "name the window-end column, e.g. \"window_end\"");
-    if (!is_identifier(stream.window_end_column) || stream.window_end_column == stream.window_column) {
-      section.fail("window_end_column", "'" + stream.window_end_column + "' is not a valid column name of its own; use "
-                   "letters, digits and _ (not starting with a digit), other than window_column");
-    }
-  }
-  stream.group_by = column_list(section, "group_by", false, "name the grouping columns, e.g. [\"customer_id\"]");
-  if (auto output = section.string("output")) {
-    if (*output != "append" && *output != "update") {
-      section.fail("output", "'" + *output + "' is not an output mode; write \"append\" (a window written once, when "
-                             "final) or \"update\" (windows upserted every batch)");
-    }
-    stream.output = *output == "update" ? OutputMode::Update : OutputMode::Append;
-  }
+// [streams.X.aggregates], each on its own.
+void read_aggregates(const TomlSection& section, Stream& stream, PipelineMistakes& mistakes) {
   auto aggregates = section.required_table("aggregates", "add [" + section.key() + ".aggregates] with e.g. orders = \"count(*)\"");
   std::vector<std::string> output_columns{stream.window_column};
   if (!stream.window_end_column.empty()) output_columns.push_back(stream.window_end_column);
   output_columns.insert(output_columns.end(), stream.group_by.begin(), stream.group_by.end());
   for (const auto& entry : aggregates.entries()) {
-    stream.aggregates.push_back(read_aggregate(aggregates, entry));
-    stream.sql_lines["aggregates." + entry.name] = aggregates.line_of(entry.name);
-    for (const auto& column : output_columns) {
-      if (lower(column) == lower(entry.name)) {
-        aggregates.fail(entry.name, "the table " + stream.table + " already has a column '" + column +
-                                        "' (window_column or group_by); name the aggregate differently");
+    mistakes.keep(aggregates.key_of(entry.name), [&] {
+      stream.aggregates.push_back(read_aggregate(aggregates, entry));
+      stream.sql_lines["aggregates." + entry.name] = aggregates.line_of(entry.name);
+      for (const auto& column : output_columns) {
+        if (lower(column) == lower(entry.name)) {
+          aggregates.fail(entry.name, "the table " + stream.table + " already has a column '" + column +
+                                          "' (window_column or group_by); name the aggregate differently");
+        }
       }
-    }
-    output_columns.push_back(entry.name);
+      output_columns.push_back(entry.name);
+    });
   }
-  if (stream.aggregates.empty()) aggregates.fail_here("declares no aggregate; add e.g. orders = \"count(*)\"");
+  if (aggregates.entries().empty()) aggregates.fail_here("declares no aggregate; add e.g. orders = \"count(*)\"");
+}
+
+void read_window_settings(const TomlSection& section, Stream& stream, PipelineMistakes& mistakes) {
+  auto read = [&](const char* setting, const std::function<void()>& read_it) {
+    return mistakes.read(section.key_of(setting), read_it);
+  };
+  read("filter", [&] {
+    if (auto filter = section.string("filter")) {
+      stream.filter = trim(*filter);
+      stream.sql_lines["filter"] = section.line_of("filter");
+    }
+  });
+  read("event_time", [&] {
+    stream.event_time = section.required_string("event_time", "name the event-time column, e.g. event_time = \"event_time\"");
+  });
+  read("watermark", [&] {
+    stream.watermark_delay_us = duration_setting(section, "watermark", "watermark delay (how late an event may be)");
+  });
+  read("dedup", [&] {
+    stream.dedup = column_list(section, "dedup", false, "name the columns that identify a duplicate, e.g. [\"order_id\"]");
+  });
+  read("window", [&] {
+    stream.window_us = duration_setting(section, "window", "window size");
+    if (stream.window_us <= 0) section.fail("window", "a window must be longer than 0; " + std::string(kDurationHint));
+  });
+  if (section.has("window_column")) {
+    read("window_column", [&] {
+      stream.window_column = section.required_string("window_column", "name the window-start column, e.g. \"hour\"");
+      if (!is_identifier(stream.window_column)) {
+        section.fail("window_column", "'" + stream.window_column + "' is not a valid column name; use letters, digits and _ (not starting with a digit)");
+      }
+    });
+  }
+  if (section.has("window_end_column")) {
+    read("window_end_column", [&] {
+      stream.window_end_column =
+          section.required_string("window_end_column", "name the window-end column, e.g. \"window_end\"");
+      if (!is_identifier(stream.window_end_column) || stream.window_end_column == stream.window_column) {
+        section.fail("window_end_column", "'" + stream.window_end_column + "' is not a valid column name of its own; use "
+                     "letters, digits and _ (not starting with a digit), other than window_column");
+      }
+    });
+  }
+  read("group_by", [&] {
+    stream.group_by = column_list(section, "group_by", false, "name the grouping columns, e.g. [\"customer_id\"]");
+  });
+  read("output", [&] {
+    if (auto output = section.string("output")) {
+      if (*output != "append" && *output != "update") {
+        section.fail("output", "'" + *output + "' is not an output mode; write \"append\" (a window written once, when "
+                               "final) or \"update\" (windows upserted every batch)");
+      }
+      stream.output = *output == "update" ? OutputMode::Update : OutputMode::Append;
+    }
+  });
+  read("aggregates", [&] { read_aggregates(section, stream, mistakes); });
 }
 
 // [streams.X.derived] (name = "SQL expression") and partition_by. The expressions are checked by
 // DuckDB when the stream runs; the partition columns against the table's columns in stream_graph.
-void read_partitioning(const TomlSection& section, Stream& stream, const Source& source) {
+// `source` is null when the stream's source could not be read.
+void read_derived(const TomlSection& section, Stream& stream, const Source* source, PipelineMistakes& mistakes) {
   if (auto derived = section.table("derived")) {
-    for (const auto& entry : derived->entries()) {
+    for (const auto& entry : derived->entries()) mistakes.keep(derived->key_of(entry.name), [&] {
       const std::string example = "write e.g. dt = \"date(event_time)\"";
       if (!is_identifier(entry.name))
         derived->fail(entry.name, "'" + entry.name + "' is not a valid column name; use letters, digits and _ (not starting with a digit)");
@@ -455,17 +269,23 @@ void read_partitioning(const TomlSection& section, Stream& stream, const Source&
       std::string expression = trim(entry.value->as_string()->get());
       if (expression.empty() || !parentheses_balance(expression))
         derived->fail(entry.name, "'" + expression + "' is not a SQL expression; " + example);
-      for (const auto& field : source.schema.fields)
+      for (const auto& field : source ? source->schema.fields : std::vector<Field>{})
         if (lower(field.name) == lower(entry.name))
-          derived->fail(entry.name, "source " + source.name + " already has a field '" + field.name + "'; name the derived column differently");
+          derived->fail(entry.name, "source " + source->name + " already has a field '" + field.name + "'; name the derived column differently");
       for (const auto& column : kIngestMetadataColumns)
         if (lower(column) == lower(entry.name))
           derived->fail(entry.name, "'" + column + "' is a column ingest adds; name the derived column differently");
       stream.derived.emplace_back(entry.name, expression);
       stream.sql_lines["derived." + entry.name] = derived->line_of(entry.name);
-    }
+    });
   }
-  stream.partition_by = column_list(section, "partition_by", false, "name the partition columns, e.g. partition_by = [\"dt\"]");
+}
+
+void read_partitioning(const TomlSection& section, Stream& stream, const Source* source, PipelineMistakes& mistakes) {
+  mistakes.read(section.key_of("derived"), [&] { read_derived(section, stream, source, mistakes); });
+  mistakes.read(section.key_of("partition_by"), [&] {
+    stream.partition_by = column_list(section, "partition_by", false, "name the partition columns, e.g. partition_by = [\"dt\"]");
+  });
 }
 
 // A share such as "1%" or "0.5%", as a fraction; absent: -1 (no limit).
@@ -489,95 +309,139 @@ double share_setting(const TomlSection& section, const std::string& setting) {
 }
 
 // The limits check enforces; each kind allows only its own (allow_keys_of_kind saw to that).
-void read_limits(const TomlSection& section, Stream& stream) {
-  stream.max_quarantine_share = share_setting(section, "max_quarantine_share");
-  stream.max_late_share = share_setting(section, "max_late_share");
+void read_limits(const TomlSection& section, Stream& stream, PipelineMistakes& mistakes) {
+  mistakes.read(section.key_of("max_quarantine_share"),
+                [&] { stream.max_quarantine_share = share_setting(section, "max_quarantine_share"); });
+  mistakes.read(section.key_of("max_late_share"), [&] { stream.max_late_share = share_setting(section, "max_late_share"); });
   if (section.has("max_staleness"))
-    stream.max_staleness_us = duration_setting(section, "max_staleness", "largest lag of the table behind its source");
+    mistakes.read(section.key_of("max_staleness"), [&] {
+      stream.max_staleness_us = duration_setting(section, "max_staleness", "largest lag of the table behind its source");
+    });
 }
 
 // Refuses keys that belong to another kind with a message that says so, then unknown keys.
-void allow_keys_of_kind(const TomlSection& section, const std::string& kind, const std::vector<std::string>& allowed) {
-  const std::pair<const char*, const std::vector<std::string>*> kinds[] = {
-      {"ingest", &kIngestKeys}, {"latest", &kLatestKeys}, {"window", &kWindowKeys}};
+void allow_keys_of_kind(const TomlSection& section, const std::string& kind, const std::vector<std::string>& allowed,
+                        PipelineMistakes& mistakes) {
+  std::vector<std::string> told;  // here, not again as unknown keys
   for (const auto& entry : section.entries()) {
     if (std::find(allowed.begin(), allowed.end(), entry.name) != allowed.end()) continue;
-    for (const auto& [other_kind, keys] : kinds) {
+    for (const auto& [other_kind, keys] : kKindKeys) {
       if (std::find(keys->begin(), keys->end(), entry.name) == keys->end()) continue;
       std::string list;
       for (const auto& key : allowed) list += (list.empty() ? "" : ", ") + key;
-      section.fail(entry.name, "is a setting of " + std::string(other_kind) + " streams, not of " + kind +
-                                   " streams (allowed here: " + list + ")");
+      mistakes.keep(section.key_of(entry.name), [&] {
+        section.fail(entry.name, "is a setting of " + std::string(other_kind) + " streams, not of " + kind +
+                                     " streams (allowed here: " + list + ")");
+      });
+      told.push_back(entry.name);
+      break;
     }
   }
-  section.allow_only(allowed);
+  section.allow_only(allowed, &mistakes, told);
 }
 
-Stream read_stream(const TomlSection& streams, const std::string& name, const Pipeline& pipeline) {
-  require_identifier(streams, name, "stream");
-  auto section = streams.table(name);
+// The keys of a stream's section: those of its kind, or without a known kind those of any kind
+// (which settings are wrong for it cannot be told then).
+void check_stream_keys(const TomlSection& section, PipelineMistakes& mistakes) {
+  std::optional<std::string> kind_written;
+  if (section.has("kind")) {
+    try {
+      kind_written = section.string("kind");
+    } catch (const Error&) {
+      // Told where kind is read.
+    }
+  }
+  std::vector<std::string> any_kind;
+  for (const auto& [kind, keys] : kKindKeys) {
+    if (kind_written && *kind_written == kind) return allow_keys_of_kind(section, kind, *keys, mistakes);
+    for (const auto& key : *keys)
+      if (std::find(any_kind.begin(), any_kind.end(), key) == any_kind.end()) any_kind.push_back(key);
+  }
+  section.allow_only(any_kind, &mistakes);
+}
+
+// A stream's settings each on its own. `declared_sources` are the names under [sources], read
+// or not: a source with mistakes of its own is declared still.
+Stream read_stream(const TomlSection& section, const std::string& name, const Pipeline& pipeline,
+                   const std::vector<std::string>& declared_sources, PipelineMistakes& mistakes) {
+  auto read = [&](const char* setting, const std::function<void()>& read_it) {
+    return mistakes.read(section.key_of(setting), read_it);
+  };
   Stream stream;
   stream.name = name;
-  stream.line = section->line();
+  stream.line = section.line();
 
+  // The keys first, so that a misspelled one is known before the setting it meant is read (and
+  // not told missing as well).
+  check_stream_keys(section, mistakes);
   const std::string kinds = "kinds: ingest (a topic into a table), latest (the newest row per key), "
                             "window (aggregates per event-time window)";
-  std::string kind = section->required_string("kind", "set kind = \"ingest\", \"latest\" or \"window\"");
-  if (kind == "ingest") stream.kind = StreamKind::Ingest;
-  else if (kind == "latest") stream.kind = StreamKind::Latest;
-  else if (kind == "window") stream.kind = StreamKind::Window;
-  else section->fail("kind", "unknown kind '" + kind + "'; " + kinds + did_you_mean(kind, {"ingest", "latest", "window"}));
-  allow_keys_of_kind(*section, kind,
-                     stream.kind == StreamKind::Ingest   ? kIngestKeys
-                     : stream.kind == StreamKind::Latest ? kLatestKeys
-                                                         : kWindowKeys);
-
-  stream.table = section->required_string("table", "name the table this stream writes, e.g. table = \"bronze_" + name + "\"");
-  read_limits(*section, stream);
-  if (!is_identifier(stream.table)) {
-    section->fail("table", "'" + stream.table + "' is not a valid table name; use letters, digits and _ (not starting with a digit)");
-  }
+  bool kind_known = read("kind", [&] {
+    std::string kind = section.required_string("kind", "set kind = \"ingest\", \"latest\" or \"window\"");
+    if (kind == "ingest") stream.kind = StreamKind::Ingest;
+    else if (kind == "latest") stream.kind = StreamKind::Latest;
+    else if (kind == "window") stream.kind = StreamKind::Window;
+    else section.fail("kind", "unknown kind '" + kind + "'; " + kinds + did_you_mean(kind, {"ingest", "latest", "window"}));
+  });
+  read("table", [&] {
+    stream.table = section.required_string("table", "name the table this stream writes, e.g. table = \"bronze_" + name + "\"");
+    if (!is_identifier(stream.table)) {
+      section.fail("table", "'" + stream.table + "' is not a valid table name; use letters, digits and _ (not starting with a digit)");
+    }
+  });
+  if (!kind_known) return stream;  // which settings belong here depends on the kind
+  read_limits(section, stream, mistakes);
 
   if (stream.kind == StreamKind::Ingest) {
-    stream.source = section->required_string("source", "name a declared source, e.g. source = \"orders\" for [sources.orders]");
-    if (!pipeline.find_source(stream.source)) {
-      std::vector<std::string> names;
-      for (const auto& source : pipeline.sources) names.push_back(source.name);
-      section->fail("source", "source '" + stream.source + "' is not declared" + did_you_mean(stream.source, names) +
-                                  "; declare [sources." + stream.source + "] with its topic and schema");
-    }
-    read_partitioning(*section, stream, *pipeline.find_source(stream.source));
+    read("source", [&] {
+      stream.source = section.required_string("source", "name a declared source, e.g. source = \"orders\" for [sources.orders]");
+      if (std::find(declared_sources.begin(), declared_sources.end(), stream.source) == declared_sources.end()) {
+        section.fail("source", "source '" + stream.source + "' is not declared" + did_you_mean(stream.source, declared_sources) +
+                                   "; declare [sources." + stream.source + "] with its topic and schema");
+      }
+    });
+    read_partitioning(section, stream, pipeline.find_source(stream.source), mistakes);
     return stream;
   }
 
-  stream.from = section->required_string("from", "name the table this stream reads, written by another stream of this file");
-  if (auto cap = section->positive_integer("max_files_per_trigger")) stream.max_files_per_trigger = *cap;
+  read("from", [&] {
+    stream.from = section.required_string("from", "name the table this stream reads, written by another stream of this file");
+  });
+  read("max_files_per_trigger", [&] {
+    if (auto cap = section.positive_integer("max_files_per_trigger")) stream.max_files_per_trigger = *cap;
+  });
   if (stream.kind == StreamKind::Latest) {
-    stream.key = column_list(*section, "key", true, "name the key column(s), e.g. key = [\"order_id\"]");
-    stream.order_by = section->required_string("order_by", "name the column that orders versions of a row, e.g. \"event_time\"");
-    if (section->has("entity")) {
-      stream.entity = section->required_string("entity", "name what one key is, e.g. \"order\"");
-    } else if (stream.key.size() == 1 && stream.key[0].size() > 3 && stream.key[0].ends_with("_id")) {
-      stream.entity = stream.key[0].substr(0, stream.key[0].size() - 3);
-    } else {
-      stream.entity = "row";
-    }
-    if (section->has("deletes")) {
-      stream.deletes = trim(section->required_string("deletes", "write the condition that marks a delete, e.g. "
-                                                                "deletes = \"_op = 'd'\""));
-      if (stream.deletes.empty())
-        section->fail("deletes", "is empty; write the condition that marks a delete event, e.g. deletes = \"_op = 'd'\"");
-      stream.sql_lines["deletes"] = section->line_of("deletes");
+    read("key", [&] { stream.key = column_list(section, "key", true, "name the key column(s), e.g. key = [\"order_id\"]"); });
+    read("order_by", [&] {
+      stream.order_by = section.required_string("order_by", "name the column that orders versions of a row, e.g. \"event_time\"");
+    });
+    read("entity", [&] {
+      if (section.has("entity")) {
+        stream.entity = section.required_string("entity", "name what one key is, e.g. \"order\"");
+      } else if (stream.key.size() == 1 && stream.key[0].size() > 3 && stream.key[0].ends_with("_id")) {
+        stream.entity = stream.key[0].substr(0, stream.key[0].size() - 3);
+      } else {
+        stream.entity = "row";
+      }
+    });
+    if (section.has("deletes")) {
+      read("deletes", [&] {
+        stream.deletes = trim(section.required_string("deletes", "write the condition that marks a delete, e.g. "
+                                                                 "deletes = \"_op = 'd'\""));
+        if (stream.deletes.empty())
+          section.fail("deletes", "is empty; write the condition that marks a delete event, e.g. deletes = \"_op = 'd'\"");
+        stream.sql_lines["deletes"] = section.line_of("deletes");
+      });
     }
     return stream;
   }
-  read_window_settings(*section, stream);
+  read_window_settings(section, stream, mistakes);
   return stream;
 }
 
 }  // namespace
 
-Pipeline load_pipeline(const std::string& path) {
+PipelineReading read_pipeline(const std::string& path) {
   std::string text = read_pipeline_text(path);
   toml::table document;
   try {
@@ -588,62 +452,63 @@ Pipeline load_pipeline(const std::string& path) {
   }
 
   const TomlSection root(document, path);
-  Pipeline pipeline;
+  PipelineReading reading{Pipeline{}, PipelineMistakes(path), {}};
+  Pipeline& pipeline = reading.pipeline;
+  PipelineMistakes& mistakes = reading.mistakes;
   pipeline.path = fs::path(absolute_path(path)).lexically_normal().string();
   pipeline.dir = fs::path(pipeline.path).parent_path().string();
-  // Each section is read on its own and its mistake kept, so that one run shows every mistake of
-  // the file (a section stops at its first one); the streams' graph is checked once all are read.
-  std::vector<std::string> mistakes;
-  auto keep_mistake = [&](const auto& read) {
-    try {
-      read();
-    } catch (const Error& e) {
-      mistakes.push_back(e.what());
-    }
-  };
-  keep_mistake([&] { root.allow_only({"kafka", "lake", "sources", "streams"}); });
-  keep_mistake([&] { pipeline.kafka = read_kafka(root); });
-  keep_mistake([&] { read_lake(root, pipeline); });
+  // Every setting is read on its own and its mistake kept, so that one run shows every mistake
+  // of the file; a check that depends on a setting found wrong is passed over (mistakes.read).
+  root.allow_only({"kafka", "lake", "sources", "streams"}, &mistakes);
+  mistakes.read("kafka", [&] { read_kafka(root, pipeline.kafka, mistakes); });
+  mistakes.read("lake", [&] { read_lake(root, pipeline); });
 
-  if (auto sources = root.table("sources")) {
+  std::vector<std::string> declared_sources;
+  mistakes.read("sources", [&] {
+    auto sources = root.table("sources");
+    if (!sources) return;
     for (const auto& entry : sources->entries()) {
-      keep_mistake([&] {
+      declared_sources.push_back(entry.name);
+      mistakes.keep(sources->key_of(entry.name), [&] {
+        require_identifier(*sources, entry.name, "source");
         if (!entry.value->is_table()) {
           sources->fail(entry.name, "must be a table [sources." + entry.name + "], not " + toml_type_words(*entry.value));
         }
-        pipeline.sources.push_back(read_source(*sources, entry.name));
+        pipeline.sources.push_back(read_source(*sources->table(entry.name), entry.name, mistakes));
         pipeline.kafka.topics.push_back(pipeline.sources.back().topic);
       });
     }
-  }
+  });
 
-  auto streams = root.table("streams");
   std::vector<TomlSection> stream_sections;
-  if (!streams || streams->entries().empty()) {
-    keep_mistake([&] {
+  mistakes.read("streams", [&] {
+    auto streams = root.table("streams");
+    if (!streams || streams->entries().empty()) {
       throw_at(path, streams ? streams->line() : 1, "streams",
                "no stream declared; add e.g. [streams.read_orders] with kind = \"ingest\", source and table");
-    });
-  } else {
+    }
     for (const auto& entry : streams->entries()) {
-      keep_mistake([&] {
+      mistakes.keep(streams->key_of(entry.name), [&] {
+        require_identifier(*streams, entry.name, "stream");
         if (!entry.value->is_table()) {
           streams->fail(entry.name, "must be a table [streams." + entry.name + "], not " + toml_type_words(*entry.value));
         }
-        pipeline.streams.push_back(read_stream(*streams, entry.name, pipeline));
-        stream_sections.push_back(*streams->table(entry.name));
+        TomlSection section = *streams->table(entry.name);
+        pipeline.streams.push_back(read_stream(section, entry.name, pipeline, declared_sources, mistakes));
+        stream_sections.push_back(section);
       });
     }
-  }
-  if (mistakes.empty()) keep_mistake([&] { check_stream_graph(pipeline, stream_sections); });
-  if (mistakes.empty()) keep_mistake([&] { check_table_locations(root, pipeline); });
-  if (mistakes.size() == 1) throw Error(mistakes.front());
-  if (!mistakes.empty()) {
-    std::string all;
-    for (const auto& mistake : mistakes) all += mistake + "\n";
-    throw Error(all + std::to_string(mistakes.size()) + " mistakes in " + path + ": fix them all, then run again");
-  }
-  return pipeline;
+  });
+  reading.unsure_tables = check_stream_graph(pipeline, stream_sections, mistakes);
+  if (!mistakes.under("lake") && !mistakes.under("streams"))
+    mistakes.keep("lake.table_locations", [&] { check_table_locations(root, pipeline); });
+  return reading;
+}
+
+Pipeline load_pipeline(const std::string& path) {
+  PipelineReading reading = read_pipeline(path);
+  reading.mistakes.throw_if_any();
+  return std::move(reading.pipeline);
 }
 
 }  // namespace lakestream

@@ -3,7 +3,9 @@
 #include "pipeline/stream_graph.h"
 
 #include <algorithm>
+#include <functional>
 #include <map>
+#include <optional>
 
 #include "pipeline/did_you_mean.h"
 
@@ -65,125 +67,218 @@ const Column* find_column(const Columns& columns, const std::string& name) {
   return any;
 }
 
-void check_unique_writers(const Pipeline& pipeline, const std::vector<TomlSection>& sections) {
-  std::map<std::string, size_t> writer_index;
-  for (size_t i = 0; i < pipeline.streams.size(); ++i) {
-    const Stream& stream = pipeline.streams[i];
-    std::vector<std::string> tables{stream.table};
-    if (stream.kind == StreamKind::Ingest) tables.push_back(stream.table + "_quarantine");
-    if (!stream.deleted_table().empty()) tables.push_back(stream.deleted_table());
-    for (const auto& table : tables) {
-      auto [it, inserted] = writer_index.emplace(table, i);
-      if (inserted) continue;
-      const Stream& first = pipeline.streams[it->second];
-      std::string what = table == stream.table                  ? "table " + table
-                         : table == stream.deleted_table() ? "its deleted table " + table
-                                                           : "its quarantine table " + table;
-      sections[i].fail("table", what + " is already written by stream " + first.name + " (line " +
-                                    std::to_string(first.line) + "); each table has one writer, so choose another table name");
+// What the checks below share: the streams, where each is declared, and the mistakes found so far.
+class StreamGraph {
+ public:
+  StreamGraph(const Pipeline& pipeline, const std::vector<TomlSection>& sections, PipelineMistakes& mistakes)
+      : pipeline_(pipeline), sections_(sections), mistakes_(mistakes) {}
+
+  std::set<std::string> check() {
+    check_unique_writers();
+    check_inputs_exist();
+    check_no_cycle();
+    std::map<std::string, std::optional<Columns>> table_columns;  // nullopt: unknown, after a mistake
+    std::set<std::string> unsure;
+    for (const Stream* stream : pipeline_.in_dependency_order()) {
+      size_t index = static_cast<size_t>(stream - pipeline_.streams.data());
+      std::optional<Columns> columns = check_columns(index, table_columns);
+      if (!columns || mistyped_.count(stream->table) || (reads_a_table(index) && unsure.count(stream->from)))
+        unsure.insert(stream->table);
+      table_columns[stream->table] = std::move(columns);
     }
+    return unsure;
   }
-}
 
-void check_inputs_exist(const Pipeline& pipeline, const std::vector<TomlSection>& sections) {
-  std::vector<std::string> tables;
-  for (const auto& stream : pipeline.streams) tables.push_back(stream.table);
-  for (size_t i = 0; i < pipeline.streams.size(); ++i) {
-    const Stream& stream = pipeline.streams[i];
-    if (stream.kind == StreamKind::Ingest || pipeline.writer_of(stream.from)) continue;
-    sections[i].fail("from", "no stream of this file writes table '" + stream.from + "'" + did_you_mean(stream.from, tables) +
-                                 " (tables written: " + joined(tables) + ")");
+ private:
+  // True when `setting` of stream `i` holds a mistake already: what depends on it is not checked.
+  bool wrong(size_t i, const std::string& setting) const { return mistakes_.under(sections_[i].key_of(setting)); }
+  bool kind_known(size_t i) const { return !wrong(i, "kind"); }
+  void keep(size_t i, const std::string& setting, const std::function<void()>& check) {
+    mistakes_.keep(sections_[i].key_of(setting), check);
   }
-}
 
-void check_no_cycle(const Pipeline& pipeline, const std::vector<TomlSection>& sections) {
-  // Each stream reads at most one table, so following `from` from a stream either ends at an
-  // ingest stream or comes back around.
-  for (size_t i = 0; i < pipeline.streams.size(); ++i) {
-    const Stream* start = &pipeline.streams[i];
-    std::vector<const Stream*> path{start};
-    const Stream* current = start;
-    while (current->kind != StreamKind::Ingest) {
-      const Stream* writer = pipeline.writer_of(current->from);
-      if (writer == start) {
-        std::string chain;
-        for (const Stream* s : path) {
-          chain += (chain.empty() ? "" : ", ") + s->name + " reads " + s->from + " (written by " +
-                   pipeline.writer_of(s->from)->name + ")";
-        }
-        sections[i].fail("from", "dependency cycle: " + chain +
-                                     "; a stream cannot read its own output, directly or through other streams");
+  void check_unique_writers() {
+    std::map<std::string, size_t> writer_index;
+    for (size_t i = 0; i < pipeline_.streams.size(); ++i) {
+      const Stream& stream = pipeline_.streams[i];
+      if (stream.table.empty()) continue;
+      std::vector<std::string> tables{stream.table};
+      if (kind_known(i) && stream.kind == StreamKind::Ingest) tables.push_back(stream.table + "_quarantine");
+      if (!stream.deleted_table().empty()) tables.push_back(stream.deleted_table());
+      for (const auto& table : tables) {
+        auto [it, inserted] = writer_index.emplace(table, i);
+        if (inserted) continue;
+        const Stream& first = pipeline_.streams[it->second];
+        std::string what = table == stream.table                  ? "table " + table
+                           : table == stream.deleted_table() ? "its deleted table " + table
+                                                             : "its quarantine table " + table;
+        keep(i, "table", [&] {
+          sections_[i].fail("table", what + " is already written by stream " + first.name + " (line " +
+                                         std::to_string(first.line) + "); each table has one writer, so choose another table name");
+        });
       }
-      if (std::find(path.begin(), path.end(), writer) != path.end()) break;  // a cycle not through start
-      path.push_back(writer);
-      current = writer;
     }
   }
-}
 
-// The stream's table columns, after checking the columns it names exist in what it reads.
-Columns check_columns(const Pipeline& pipeline, const Stream& stream, const TomlSection& section,
-                      const std::map<std::string, Columns>& table_columns) {
-  if (stream.kind == StreamKind::Ingest) {
-    Columns columns = ingest_columns(*pipeline.find_source(stream.source), stream);
-    for (const auto& column : stream.partition_by) {
-      const Column* found = find_column(columns, column);
-      if (!found)
-        section.fail("partition_by", "column '" + column + "' is not in table " + stream.table +
-                                         did_you_mean(column, names_of(columns)) + " (its columns: " +
-                                         joined(names_of(columns)) + "); to partition by a computed value, declare it "
-                                         "under [" + section.key() + ".derived], e.g. dt = \"date(event_time)\"");
-      if (found->field && found->field->type == FieldType::Double)
-        section.fail("partition_by", "column '" + column + "' is a double; partition by a string, integer, date or "
-                                         "timestamp (a double makes one folder per distinct value)");
+  // A stream whose `from` can be followed: its kind and its from read well.
+  bool reads_a_table(size_t i) const {
+    const Stream& stream = pipeline_.streams[i];
+    return kind_known(i) && stream.kind != StreamKind::Ingest && !stream.from.empty() && !wrong(i, "from");
+  }
+
+  void check_inputs_exist() {
+    std::vector<std::string> tables;
+    for (const auto& stream : pipeline_.streams) {
+      if (stream.table.empty()) return;  // a table name is wrong: any `from` may have meant it
+      tables.push_back(stream.table);
     }
+    for (size_t i = 0; i < pipeline_.streams.size(); ++i) {
+      const Stream& stream = pipeline_.streams[i];
+      if (!reads_a_table(i) || pipeline_.writer_of(stream.from)) continue;
+      keep(i, "from", [&] {
+        sections_[i].fail("from", "no stream of this file writes table '" + stream.from + "'" +
+                                      did_you_mean(stream.from, tables) + " (tables written: " + joined(tables) + ")");
+      });
+    }
+  }
+
+  // The stream that writes what stream `i` reads, when both are known.
+  const Stream* input_writer(size_t i) const { return reads_a_table(i) ? pipeline_.writer_of(pipeline_.streams[i].from) : nullptr; }
+  size_t index_of(const Stream* stream) const { return static_cast<size_t>(stream - pipeline_.streams.data()); }
+
+  void check_no_cycle() {
+    // Each stream reads at most one table, so following `from` from a stream either ends at an
+    // ingest stream (or at a mistake) or comes back around.
+    for (size_t i = 0; i < pipeline_.streams.size(); ++i) {
+      const Stream* start = &pipeline_.streams[i];
+      std::vector<const Stream*> path{start};
+      const Stream* writer = input_writer(i);
+      while (writer) {
+        if (writer == start) {
+          std::string chain;
+          for (const Stream* s : path) {
+            chain += (chain.empty() ? "" : ", ") + s->name + " reads " + s->from + " (written by " +
+                     pipeline_.writer_of(s->from)->name + ")";
+          }
+          keep(i, "from", [&] {
+            sections_[i].fail("from", "dependency cycle: " + chain +
+                                          "; a stream cannot read its own output, directly or through other streams");
+          });
+          break;
+        }
+        if (std::find(path.begin(), path.end(), writer) != path.end()) break;  // a cycle not through start
+        path.push_back(writer);
+        writer = input_writer(index_of(writer));
+      }
+    }
+  }
+
+  // The source's columns, or nullopt when a mistake in the source leaves them unknown.
+  std::optional<Columns> source_columns(const Source& source, const Stream& stream) const {
+    std::string key = dotted_key("sources", source.name);
+    std::string schema_key = dotted_key(key, "schema");
+    if (mistakes_.under(dotted_key(key, "format")) || mistakes_.under(dotted_key(key, "envelope")) ||
+        (mistakes_.under(schema_key) && source.schema.fields.empty()))
+      return std::nullopt;
+    Columns columns = ingest_columns(source, stream);
+    for (auto& column : columns)  // a field whose type is wrong is a column still, of no known type
+      if (mistakes_.under(dotted_key(schema_key, column.name))) column.field.reset();
     return columns;
   }
 
-  const Columns& input = table_columns.at(stream.from);
-  auto require = [&](const char* setting, const std::string& column) -> const Column& {
-    const Column* found = find_column(input, column);
-    if (!found) {
-      section.fail(setting, "column '" + column + "' is not in table " + stream.from +
-                                did_you_mean(column, names_of(input)) + " (its columns: " + joined(names_of(input)) + ")");
+  // The stream's table columns, after checking the columns it names exist in what it reads;
+  // nullopt when they are not known.
+  std::optional<Columns> check_columns(size_t i, const std::map<std::string, std::optional<Columns>>& table_columns) {
+    const Stream& stream = pipeline_.streams[i];
+    const TomlSection& section = sections_[i];
+    if (!kind_known(i)) return std::nullopt;
+    if (stream.kind == StreamKind::Ingest) {
+      const Source* source = pipeline_.find_source(stream.source);
+      if (!source || wrong(i, "source")) return std::nullopt;
+      std::optional<Columns> columns = source_columns(*source, stream);
+      if (!columns || wrong(i, "derived")) return std::nullopt;
+      if (mistakes_.under(dotted_key(dotted_key("sources", source->name), "schema"))) mistyped_.insert(stream.table);
+      if (wrong(i, "partition_by")) return columns;
+      for (const auto& column : stream.partition_by) {
+        keep(i, "partition_by", [&] {
+          const Column* found = find_column(*columns, column);
+          if (!found)
+            section.fail("partition_by", "column '" + column + "' is not in table " + stream.table +
+                                             did_you_mean(column, names_of(*columns)) + " (its columns: " +
+                                             joined(names_of(*columns)) + "); to partition by a computed value, declare it "
+                                             "under [" + section.key() + ".derived], e.g. dt = \"date(event_time)\"");
+          if (found->field && found->field->type == FieldType::Double)
+            section.fail("partition_by", "column '" + column + "' is a double; partition by a string, integer, date or "
+                                             "timestamp (a double makes one folder per distinct value)");
+        });
+      }
+      return columns;
     }
-    return *found;
-  };
 
-  if (stream.kind == StreamKind::Latest) {
-    for (const auto& key : stream.key) require("key", key);
-    const Column& order = require("order_by", stream.order_by);
-    if (stream.max_staleness_us > 0 && order.field && order.field->type != FieldType::Timestamp)
-      section.fail("max_staleness", "needs a timestamp order_by; column '" + stream.order_by + "' of " + stream.from +
-                                        " is " + order.field->type_text() + ", so its lag cannot be measured in time");
-    return input;  // the newest row of each key, as it came
+    if (!reads_a_table(i)) return std::nullopt;
+    auto input_it = table_columns.find(stream.from);
+    if (input_it == table_columns.end() || !input_it->second) return std::nullopt;
+    const Columns& input = *input_it->second;
+    // The column named at `setting`, or nullopt (the mistake kept) when `input` has none such.
+    auto require = [&](const char* setting, const std::string& column) -> std::optional<Column> {
+      const Column* found = find_column(input, column);
+      if (!found) {
+        keep(i, setting, [&] {
+          section.fail(setting, "column '" + column + "' is not in table " + stream.from +
+                                    did_you_mean(column, names_of(input)) + " (its columns: " + joined(names_of(input)) + ")");
+        });
+        return std::nullopt;
+      }
+      return *found;
+    };
+
+    if (stream.kind == StreamKind::Latest) {
+      if (!wrong(i, "key"))
+        for (const auto& key : stream.key) require("key", key);
+      if (!wrong(i, "order_by")) {
+        std::optional<Column> order = require("order_by", stream.order_by);
+        if (order && stream.max_staleness_us > 0 && order->field && order->field->type != FieldType::Timestamp)
+          keep(i, "max_staleness", [&] {
+            section.fail("max_staleness", "needs a timestamp order_by; column '" + stream.order_by + "' of " +
+                                              stream.from + " is " + order->field->type_text() +
+                                              ", so its lag cannot be measured in time");
+          });
+      }
+      return input;  // the newest row of each key, as it came
+    }
+
+    if (!wrong(i, "event_time")) {
+      std::optional<Column> event_time = require("event_time", stream.event_time);
+      if (event_time && event_time->field && event_time->field->type != FieldType::Timestamp) {
+        keep(i, "event_time", [&] {
+          section.fail("event_time", "column '" + stream.event_time + "' of " + stream.from + " is " +
+                                         event_time->field->type_text() +
+                                         ", not a timestamp; name a timestamp column (declared \"timestamp\" in the "
+                                         "source's schema)");
+        });
+      }
+    }
+    if (!wrong(i, "dedup"))
+      for (const auto& column : stream.dedup) require("dedup", column);
+    if (wrong(i, "window_column") || wrong(i, "group_by") || wrong(i, "aggregates")) return std::nullopt;
+    Columns output{{stream.window_column, typed(stream.window_column, FieldType::Timestamp)}};
+    for (const auto& column : stream.group_by)
+      output.push_back(require("group_by", column).value_or(Column{column, std::nullopt}));
+    for (const auto& aggregate : stream.aggregates) output.push_back({aggregate.name, std::nullopt});
+    return output;
   }
 
-  const Column& event_time = require("event_time", stream.event_time);
-  if (event_time.field && event_time.field->type != FieldType::Timestamp) {
-    section.fail("event_time", "column '" + stream.event_time + "' of " + stream.from + " is " +
-                                   event_time.field->type_text() +
-                                   ", not a timestamp; name a timestamp column (declared \"timestamp\" in the source's schema)");
-  }
-  for (const auto& column : stream.dedup) require("dedup", column);
-  Columns output{{stream.window_column, typed(stream.window_column, FieldType::Timestamp)}};
-  for (const auto& column : stream.group_by) output.push_back(require("group_by", column));
-  for (const auto& aggregate : stream.aggregates) output.push_back({aggregate.name, std::nullopt});
-  return output;
-}
+  const Pipeline& pipeline_;
+  const std::vector<TomlSection>& sections_;
+  PipelineMistakes& mistakes_;
+  std::set<std::string> mistyped_;  // ingest tables with a field whose type is wrong
+};
 
 }  // namespace
 
-void check_stream_graph(const Pipeline& pipeline, const std::vector<TomlSection>& sections) {
-  check_unique_writers(pipeline, sections);
-  check_inputs_exist(pipeline, sections);
-  check_no_cycle(pipeline, sections);
-
-  std::map<std::string, Columns> table_columns;
-  for (const Stream* stream : pipeline.in_dependency_order()) {
-    size_t index = static_cast<size_t>(stream - pipeline.streams.data());
-    table_columns[stream->table] = check_columns(pipeline, *stream, sections[index], table_columns);
-  }
+std::set<std::string> check_stream_graph(const Pipeline& pipeline, const std::vector<TomlSection>& sections,
+                                         PipelineMistakes& mistakes) {
+  return StreamGraph(pipeline, sections, mistakes).check();
 }
 
 }  // namespace lakestream

@@ -5,6 +5,7 @@
 #include <cctype>
 
 #include "pipeline/did_you_mean.h"
+#include "pipeline/pipeline_mistakes.h"
 #include "util/error.h"
 
 namespace lakestream {
@@ -28,7 +29,7 @@ std::string dotted_key(const std::string& parent, std::string_view key) {
 }
 
 void throw_at(const std::string& file, int line, const std::string& key, const std::string& what) {
-  throw Error(file + ":" + std::to_string(line) + ": " + (key.empty() ? "" : key + ": ") + what);
+  throw PipelineMistake(file + ":" + std::to_string(line) + ": " + (key.empty() ? "" : key + ": ") + what, line);
 }
 
 std::string toml_type_words(const toml::node& node) {
@@ -66,12 +67,17 @@ void TomlSection::fail(std::string_view name, const std::string& what) const {
 
 void TomlSection::fail_here(const std::string& what) const { throw_at(*file_, line_, key_, what); }
 
-void TomlSection::allow_only(const std::vector<std::string>& allowed) const {
+void TomlSection::allow_only(const std::vector<std::string>& allowed, PipelineMistakes* mistakes,
+                             const std::vector<std::string>& told_already) const {
+  std::string list;
+  for (const auto& name : allowed) list += (list.empty() ? "" : ", ") + name;
   for (const auto& entry : entries()) {
     if (std::find(allowed.begin(), allowed.end(), entry.name) != allowed.end()) continue;
-    std::string list;
-    for (const auto& name : allowed) list += (list.empty() ? "" : ", ") + name;
-    fail(entry.name, "unknown key" + did_you_mean(entry.name, allowed) + " (allowed here: " + list + ")");
+    if (std::find(told_already.begin(), told_already.end(), entry.name) != told_already.end()) continue;
+    std::string message = "unknown key" + did_you_mean(entry.name, allowed) + " (allowed here: " + list + ")";
+    if (!mistakes) fail(entry.name, message);
+    auto meant = closest_spelling(entry.name, allowed);
+    mistakes->keep(meant && !has(*meant) ? key_of(*meant) : key_of(entry.name), [&] { fail(entry.name, message); });
   }
 }
 

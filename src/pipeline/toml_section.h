@@ -13,11 +13,13 @@
 
 namespace lakestream {
 
+class PipelineMistakes;
+
 // "streams.hourly_sales" + "window"; keys that are not bare TOML keys are quoted the way the
 // file must write them: kafka.properties."sasl.password".
 std::string dotted_key(const std::string& parent, std::string_view key);
 
-// Throws Error("<file>:<line>: <key>: <what>").
+// Throws PipelineMistake("<file>:<line>: <key>: <what>"), an Error.
 [[noreturn]] void throw_at(const std::string& file, int line, const std::string& key, const std::string& what);
 
 // The TOML type of a value in words: "a string", "an integer", "a table", ...
@@ -36,8 +38,12 @@ class TomlSection {
   std::string key_of(std::string_view name) const { return dotted_key(key_, name); }
   bool has(std::string_view name) const { return table_->contains(name); }
 
-  // Refuses any key not in `allowed`, naming the closest allowed spelling.
-  void allow_only(const std::vector<std::string>& allowed) const;
+  // Refuses any key not in `allowed`, naming the closest allowed spelling: the first one thrown,
+  // or, given `mistakes`, every one kept there. A misspelled key is kept against the key it
+  // likely meant when that one is absent, so that "order_by: missing" is not told as well.
+  // Keys in `told_already` (refused by the caller with a better reason) are passed over.
+  void allow_only(const std::vector<std::string>& allowed, PipelineMistakes* mistakes = nullptr,
+                  const std::vector<std::string>& told_already = {}) const;
 
   // Typed getters: nullopt when absent, an error naming the key when of another type.
   std::optional<std::string> string(std::string_view name) const;

@@ -88,7 +88,7 @@ ProduceResult produce_json_lines(const KafkaSettings& kafka, const std::string& 
   }
 
   // Fails now, clearly, when the topic is missing (make_kafka_conf turns auto-creation off).
-  topic_partitions(producer.get(), topic, bootstrap);
+  topic_partitions(producer.get(), topic, bootstrap, kafka.bootstrap);
 
   std::string line;
   int64_t line_number = 0;

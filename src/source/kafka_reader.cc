@@ -62,6 +62,7 @@ struct QueueGuard {
 struct KafkaReader::Impl {
   std::string topic;
   std::string bootstrap;  // resolved, for messages
+  std::string bootstrap_setting;  // as the pipeline file has it ("embedded:shop"), for hints
   rd_kafka_t* consumer = nullptr;
 
   // The assignment is kept from one read to the next: a run's batches read on where the last
@@ -217,6 +218,7 @@ KafkaReader::KafkaReader(const KafkaSettings& kafka, const std::string& topic, i
   impl_->topic = topic;
   rd_kafka_conf_t* conf = make_kafka_conf(kafka);
   impl_->bootstrap = kafka_property(conf, "bootstrap.servers");
+  impl_->bootstrap_setting = kafka.bootstrap;
   try {
     // librdkafka's consumer_poll needs a group; no member joins it (assign, never subscribe).
     if (!has_kafka_property(kafka, "group.id")) set_kafka_property(conf, "group.id", "lakestream-reader");
@@ -266,7 +268,7 @@ KafkaReader::~KafkaReader() {
 }
 
 std::vector<int32_t> KafkaReader::partitions() {
-  return topic_partitions(impl_->consumer, impl_->topic, impl_->bootstrap);
+  return topic_partitions(impl_->consumer, impl_->topic, impl_->bootstrap, impl_->bootstrap_setting);
 }
 
 std::map<int32_t, Watermarks> KafkaReader::watermarks() {

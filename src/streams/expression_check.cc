@@ -1,9 +1,11 @@
 #include "streams/expression_check.h"
 
-#include <filesystem>
+#include <cctype>
 #include <functional>
+#include <map>
 #include <set>
 
+#include "sql/expression_syntax.h"
 #include "streams/ingest_stream.h"
 #include "table/parquet_file.h"
 #include "util/error.h"
@@ -12,16 +14,6 @@
 namespace lakestream {
 
 namespace {
-
-namespace fs = std::filesystem;
-
-// The pipeline file as a user would name it: relative to the current folder when inside it.
-std::string shown_path(const std::string& path) {
-  std::error_code ec;
-  fs::path relative = fs::relative(path, fs::current_path(ec), ec);
-  if (ec || relative.empty() || relative.string().rfind("..", 0) == 0) return path;
-  return relative.string();
-}
 
 // DuckDB's message without its quote of our statement (after a blank line, "LINE 1: ...").
 std::string reason_of(const Error& e) {
@@ -36,14 +28,45 @@ std::string reason_of(const Error& e) {
   return text;
 }
 
+// Where a syntax mistake is, in the user's own expression: what comes there, or the last word
+// before an end that came too soon.
+std::string place_of(const std::string& expression, const sql::SyntaxMistake& mistake) {
+  if (!mistake.offset) return mistake.reason;
+  size_t at = *mistake.offset;
+  if (at >= expression.size()) {
+    std::string before = expression;
+    while (!before.empty() && std::isspace(static_cast<unsigned char>(before.back()))) before.pop_back();
+    size_t word = before.find_last_of(" \t\n");
+    return "it ends too soon, after '" + before.substr(word == std::string::npos ? 0 : word + 1) + "'";
+  }
+  if (expression[at] == ';') return "a ';' at character " + std::to_string(at + 1) + " ends it and more follows";
+  std::string rest = expression.substr(at, 24);
+  if (at + rest.size() < expression.size()) rest += "...";
+  return "a syntax error at character " + std::to_string(at + 1) + ", where it reads \"" + rest + "\"";
+}
+
+// One SQL expression of the file, where it is.
+struct Expression {
+  const Stream* stream;
+  std::string key;         // under the stream: "filter", "derived.dt", "aggregates.revenue"
+  std::string text;        // as the user wrote it
+  std::string to_parse;    // the expression alone (an aggregate's argument)
+};
+
 class ExpressionCheck {
  public:
-  ExpressionCheck(const Pipeline& pipeline, sql::Connection& con)
-      : pipeline_(pipeline), con_(con), file_(shown_path(pipeline.path)) {}
+  ExpressionCheck(PipelineReading& reading, sql::Connection& con) : reading_(reading), con_(con) {}
 
   void run() {
+    const Pipeline& pipeline = reading_.pipeline;
+    for (const auto& stream : pipeline.streams)
+      for (const auto& expression : expressions_of(stream)) check_syntax(expression);
     con_.exec("CREATE SCHEMA IF NOT EXISTS lakestream_expression_check");
-    for (const Stream* stream : pipeline_.in_dependency_order()) {
+    for (const Stream* stream : pipeline.in_dependency_order()) {
+      // What it reads has columns the file's mistakes leave unknown: whatever binds or not there
+      // would follow from those mistakes (its expressions are parsed above).
+      const std::string& input = stream->kind == StreamKind::Ingest ? stream->table : stream->from;
+      if (stream->table.empty() || input.empty() || reading_.unsure_tables.count(input)) continue;
       switch (stream->kind) {
         case StreamKind::Ingest: check_ingest(*stream); break;
         case StreamKind::Latest: check_latest(*stream); break;
@@ -51,35 +74,66 @@ class ExpressionCheck {
       }
     }
     con_.exec("DROP SCHEMA lakestream_expression_check CASCADE");
-    if (mistakes_.empty()) return;
-    if (mistakes_.size() == 1) throw Error(mistakes_.front());
-    std::string all = std::to_string(mistakes_.size()) + " SQL expressions of " + file_ + " do not run:";
-    for (const auto& mistake : mistakes_) all += "\n" + mistake;
-    throw Error(all);
   }
 
  private:
+  static std::vector<Expression> expressions_of(const Stream& stream) {
+    std::vector<Expression> all;
+    for (const auto& [name, expression] : stream.derived) all.push_back({&stream, "derived." + name, expression, expression});
+    if (!stream.filter.empty()) all.push_back({&stream, "filter", stream.filter, stream.filter});
+    if (!stream.deletes.empty()) all.push_back({&stream, "deletes", stream.deletes, stream.deletes});
+    for (const auto& aggregate : stream.aggregates) {
+      if (aggregate.argument == "*") continue;
+      all.push_back({&stream, "aggregates." + aggregate.name, aggregate.function + "(" + aggregate.argument + ")",
+                     aggregate.argument});
+    }
+    return all;
+  }
+
+  std::string key_of(const Expression& expression) const {
+    return "streams." + expression.stream->name + "." + expression.key;  // names are plain identifiers
+  }
+
+  void tell(const Expression& expression, const std::string& what) {
+    const Stream& stream = *expression.stream;
+    auto line = stream.sql_lines.find(expression.key);
+    int at = line == stream.sql_lines.end() ? stream.line : line->second;
+    reading_.mistakes.add(key_of(expression), at,
+                          reading_.mistakes.file() + ":" + std::to_string(at) + ": " + key_of(expression) + ": " + what);
+  }
+
+  // The parser alone, over the user's text: its mistakes are told whatever the stream reads.
+  void check_syntax(const Expression& expression) {
+    auto mistake = sql::expression_syntax_mistake(con_, expression.to_parse);
+    if (!mistake) return;
+    tell(expression, "'" + expression.text + "' is not a SQL expression: " + place_of(expression.to_parse, *mistake));
+  }
+
   std::string table_sql(const std::string& table) const {
     return "lakestream_expression_check." + sql::quote_ident(table);
   }
 
-  // Binds `select` (returns nothing: LIMIT 0); on failure records the mistake at `key`.
+  // Binds `select` (returns nothing: LIMIT 0); on failure tells the mistake. An expression that
+  // does not parse is told already, and not bound.
+  // `over_table` is the table it reads ("" for a source).
   bool binds(const Stream& stream, const std::string& key, const std::string& expression, const std::string& over,
-             const std::string& select) {
+             const std::string& over_table, const std::string& select) {
+    Expression where{&stream, key, expression, expression};
+    if (reading_.mistakes.under(key_of(where))) return false;
     try {
       con_.query(select);
       return true;
     } catch (const Error& e) {
-      auto line = stream.sql_lines.find(key);
-      mistakes_.push_back(file_ + ":" + std::to_string(line == stream.sql_lines.end() ? stream.line : line->second) +
-                          ": streams." + stream.name + "." + key + ": '" + expression + "' does not run over the columns of " +
-                          over + ": " + reason_of(e));
+      std::string reason = reason_of(e);
+      for (const auto& missing : missing_columns_[over_table])  // a derived column that is wrong itself
+        if (reason.find("Referenced column \"" + missing + "\" not found") != std::string::npos) return false;
+      tell(where, "'" + expression + "' does not run over the columns of " + over + ": " + reason);
       return false;
     }
   }
 
   void check_ingest(const Stream& stream) {
-    const Source* source = pipeline_.find_source(stream.source);
+    const Source* source = reading_.pipeline.find_source(stream.source);
     // An Avro source's columns are its writer schemas' fields, known when the stream runs.
     if (!source || source->format == SourceFormat::Avro) return;
     std::string columns;
@@ -88,12 +142,14 @@ class ExpressionCheck {
     std::string input = table_sql(stream.table + "__events");
     con_.exec("CREATE TABLE " + input + " (" + columns + ")");
     // Bronze takes shape with the derived columns that bind, so the streams reading it are
-    // checked too (a column that did not bind is told already).
+    // checked too; a column that did not bind is told already, and not again where it is read.
     std::string derived;
     for (const auto& [name, expression] : stream.derived) {
-      if (binds(stream, "derived." + name, expression, "source " + source->name,
+      if (binds(stream, "derived." + name, expression, "source " + source->name, "",
                 "SELECT (" + expression + ") FROM " + input + " LIMIT 0"))
         derived += ", (" + expression + ") AS " + sql::quote_ident(name);
+      else
+        missing_columns_[stream.table].insert(name);
     }
     con_.exec("CREATE TABLE " + table_sql(stream.table) + " AS SELECT *" + derived + " FROM " + input + " LIMIT 0");
     shaped_.insert(stream.table);
@@ -103,17 +159,17 @@ class ExpressionCheck {
     if (!shaped_.count(stream.from)) return;  // its input did not take shape: told already
     std::string from = table_sql(stream.from);
     if (!stream.filter.empty())
-      binds(stream, "filter", stream.filter, stream.from, "SELECT * FROM " + from + " WHERE (" + stream.filter + ") LIMIT 0");
+      binds(stream, "filter", stream.filter, stream.from, stream.from, "SELECT * FROM " + from + " WHERE (" + stream.filter + ") LIMIT 0");
     for (const auto& aggregate : stream.aggregates) {
       if (aggregate.argument == "*") continue;
       binds(stream, "aggregates." + aggregate.name, aggregate.function + "(" + aggregate.argument + ")", stream.from,
-            "SELECT " + aggregate.function + "(" + aggregate.argument + ") FROM " + from + " LIMIT 0");
+            stream.from, "SELECT " + aggregate.function + "(" + aggregate.argument + ") FROM " + from + " LIMIT 0");
     }
   }
 
   void check_latest(const Stream& stream) {
     if (!stream.deletes.empty() && shaped_.count(stream.from))
-      binds(stream, "deletes", stream.deletes, stream.from,
+      binds(stream, "deletes", stream.deletes, stream.from, stream.from,
             "SELECT * FROM " + table_sql(stream.from) + " WHERE (" + stream.deletes + ") LIMIT 0");
     shape_like(stream.table, stream.from);
   }
@@ -122,28 +178,31 @@ class ExpressionCheck {
     if (!shaped_.count(from)) return;
     con_.exec("CREATE TABLE " + table_sql(table) + " AS SELECT * FROM " + table_sql(from) + " LIMIT 0");
     shaped_.insert(table);
+    missing_columns_[table] = missing_columns_[from];
   }
 
-  const Pipeline& pipeline_;
+  PipelineReading& reading_;
   sql::Connection& con_;
-  std::string file_;
   std::set<std::string> shaped_;  // tables created in the scratch schema
-  std::vector<std::string> mistakes_;
+  std::map<std::string, std::set<std::string>> missing_columns_;  // derived columns of a table that did not bind
 };
 
 }  // namespace
 
-void check_stream_expressions(const Pipeline& pipeline, sql::Connection& con) { ExpressionCheck(pipeline, con).run(); }
+void check_stream_expressions(PipelineReading& reading, sql::Connection& con) { ExpressionCheck(reading, con).run(); }
 
-void check_stream_expressions_once(const Pipeline& pipeline) {
+void check_stream_expressions_once(PipelineReading& reading) {
+  const Pipeline& pipeline = reading.pipeline;
   std::string marker = join_path(pipeline.checkpoints_dir, ".expressions-checked");
   std::string checked = std::to_string(std::hash<std::string>()(read_file(pipeline.path))) + "\n";
-  if (path_exists(marker) && read_file(marker) == checked) return;
+  bool whole = reading.mistakes.empty();  // else the checkpoints folder may be wrong too
+  if (whole && path_exists(marker) && read_file(marker) == checked) return;
   {
     sql::Database db;
     sql::Connection con(db);
-    check_stream_expressions(pipeline, con);
+    check_stream_expressions(reading, con);
   }
+  if (!reading.mistakes.empty()) return;
   make_dirs(pipeline.checkpoints_dir, 0700);  // private, as every file of the checkpoints
   write_file_atomic(marker, checked, 0600);
 }

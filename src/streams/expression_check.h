@@ -8,14 +8,16 @@
 
 namespace lakestream {
 
-// Binds every expression of `pipeline` over empty tables shaped like the ones its streams read
-// (in a scratch schema of `con`; nothing is read or written). Throws one Error listing every
-// expression that does not bind, each as "FILE:LINE: streams.NAME.KEY: ...".
-void check_stream_expressions(const Pipeline& pipeline, sql::Connection& con);
+// Parses every expression of the file, then binds each over empty tables shaped like the ones its
+// stream reads (in a scratch schema of `con`; nothing is read or written), adding each mistake to
+// `reading.mistakes` as "FILE:LINE: streams.NAME.KEY: ...". An expression over a table whose
+// columns the file's other mistakes leave unknown is parsed only, so no mistake that follows from
+// another is told.
+void check_stream_expressions(PipelineReading& reading, sql::Connection& con);
 
-// The same, once per content of the pipeline file: a hash of the file checked last is kept in
-// the checkpoints folder (.expressions-checked), so that a run with nothing new does not start
+// The same, once per content of a file without mistakes: a hash of the file checked last is kept
+// in the checkpoints folder (.expressions-checked), so that a run with nothing new does not start
 // DuckDB (about 25 ms) to check again what an earlier run checked.
-void check_stream_expressions_once(const Pipeline& pipeline);
+void check_stream_expressions_once(PipelineReading& reading);
 
 }  // namespace lakestream

@@ -26,6 +26,7 @@
 #include "util/fault.h"
 #include "util/log_time.h"
 #include "util/stop.h"
+#include "util/plural.h"
 
 namespace lakestream {
 
@@ -574,7 +575,7 @@ class IngestRun {
         behind = left;
         progress_at = std::chrono::steady_clock::now();
       } else if (std::chrono::steady_clock::now() - progress_at > kGroupPatience) {
-        report_.partitions_held += " (" + std::to_string(left) + " offsets of other workers' partitions still unread)";
+        report_.partitions_held += " (" + counted(left, "offset", "offsets") + " of other workers' partitions still unread)";
         break;
       }
       std::this_thread::sleep_for(std::chrono::milliseconds(200));
@@ -612,6 +613,11 @@ class IngestRun {
     std::vector<DataLoss> data_loss;
     Offsets end = end_offsets(start, /*first_run=*/true, data_loss, &held);
     latest_ = end;
+    // An empty partition never read starts at 0 whatever the stream's start: there is no start to
+    // record (a txn holds the last offset written, and there is none), so it gets no batch of its
+    // own, which an idle worker would otherwise plan, find committed and report every cycle.
+    for (auto it = never_read.begin(); it != never_read.end();)
+      it = start[*it] == 0 && end[*it] == 0 ? never_read.erase(it) : std::next(it);
     auto plans = plan_batches(start, end, source_.max_offsets_per_trigger);
     // A partition's first batch records where it starts (a `latest` start), even with no records;
     // so does the first batch after a loss.

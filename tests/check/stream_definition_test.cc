@@ -29,6 +29,26 @@ TEST(CheckStreamDefinition, GroupKeysNamedLikeAnEventColumn) {
                "waiting 10:00 home is not written yet: the watermark has not passed its end\n");
 }
 
+// A window of more than a count and a sum names each value by its column, in check's lines and
+// recount's; recount names the group of the window it changed, as check does.
+TEST(CheckStreamDefinition, EveryValueIsNamedByItsColumnAndRecountNamesTheGroup) {
+  std::string stream = per_page("group_by = [\"page\"]") + "total = \"sum(amount)\"\ntop = \"max(amount)\"\n";
+  PipelineFixture f(clicks_pipeline(kSchema, stream), {{"clicks", 1}});
+  send_and_run(f, click(1, "home", "0901") + click(2, "home", "0902") + click(3, "cart", "0903"));
+  send_and_run(f, click(4, "home", "1030"));
+  send_and_run(f, click(5, "home", "0905"));  // after the watermark passed 10:00: late
+  expect_check(f,
+               "ok      bronze_clicks has 5 events, each offset once\n"
+               "ok      09:00 cart 1 click, total 1.5, top 1.5\n"
+               "late    09:00 home counted 2 clicks, total 3, top 1.5; bronze has 3 clicks, total 4.5, top 1.5: 1 "
+               "arrived after the hour was written\n"
+               "waiting 10:00 home is not written yet: the watermark has not passed its end\n");
+  CommandResult recount = f.lakestream("recount");
+  EXPECT_EQ(recount.out,
+            "recount: clicks_per_page 2026-10-01 09:00 home: 2 clicks, total 3, top 1.5 -> 3 clicks, total 4.5, top 1.5\n")
+      << recount.err;
+}
+
 TEST(CheckStreamDefinition, DedupKeysAreTheStreamsNotEveryColumn) {
   PipelineFixture f(clicks_pipeline(kSchema, per_page("dedup = [\"user_id\", \"ts\"]")), {{"clicks", 1}});
   // The same user and time twice, on another page: one click for the stream.
@@ -92,10 +112,11 @@ TEST(CheckStreamDefinition, ALaterCopyCountedInPlaceOfALateOneIsLate) {
   send_and_run(f, click(1, "home", "1045") + click(1, "home", "1052") + click(3, "home", "1200"));
   expect_check(f,
                "ok      bronze_clicks has 5 events, each offset once\n"
-               "ok      10:00 1 click, 2026-10-01 10:00:00+00\n"
-               "late    10:45 counted 1 click, 2026-10-01 10:52:00+00; bronze has 1 click, 2026-10-01 10:45:00+00: a later "
+               "ok      10:00 1 click, last_click 2026-10-01 10:00:00+00\n"
+               "late    10:45 counted 1 click, last_click 2026-10-01 10:52:00+00; bronze has 1 click, last_click "
+               "2026-10-01 10:45:00+00: a later "
                "copy of a dedup key was counted in place of one older than the watermark\n"
-               "ok      11:00 1 click, 2026-10-01 11:00:00+00\n"
+               "ok      11:00 1 click, last_click 2026-10-01 11:00:00+00\n"
                "waiting 12:00 is not written yet: the watermark has not passed its end\n");
 }
 

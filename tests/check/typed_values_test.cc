@@ -44,7 +44,7 @@ TEST(CheckTypedValues, DoublesCompareWithinTheToleranceAndPrintRounded) {
     EXPECT_EQ(check.exit_code, 0) << check.out << check.err;
     auto ok = lines_with(check.out, "ok");
     ASSERT_EQ(ok.size(), 2u) << check.out;
-    EXPECT_EQ(ok[1], "ok      09:00 50 orders, " + sum + ", " + mean) << check.out;
+    EXPECT_EQ(ok[1], "ok      09:00 50 orders, revenue " + sum + ", mean " + mean) << check.out;
     EXPECT_EQ(ok[1].find("0000"), std::string::npos) << "no rounding residue: " << ok[1];
     EXPECT_TRUE(lines_with(check.out, "PROBLEM").empty()) << check.out;
   }
@@ -56,7 +56,7 @@ TEST(CheckTypedValues, ADecimalAverageComparesAsTheStreamWritesIt) {
   send_and_run(f, order(4, "5.00", "1001"));
   expect_check(f,
                "ok      bronze_clicks has 4 events, each offset once\n"
-               "ok      09:00 3 orders, 10.003333\n"
+               "ok      09:00 3 orders, mean 10.003333\n"
                "waiting 10:00 is not written yet: the watermark has not passed its end\n");
   expect_recount_changes_nothing(f);
 }
@@ -72,8 +72,8 @@ TEST(CheckTypedValues, ADecimalAverageRoundsHalfUpExactly) {
   EXPECT_EQ(f.query("select mean from sales order by hour"), "mean\n0.064063\n-0.000938\n");
   expect_check(f,
                "ok      bronze_clicks has 65 events, each offset once\n"
-               "ok      09:00 32 orders, 0.064063\n"
-               "ok      10:00 32 orders, -0.000938\n"
+               "ok      09:00 32 orders, mean 0.064063\n"
+               "ok      10:00 32 orders, mean -0.000938\n"
                "waiting 11:00 is not written yet: the watermark has not passed its end\n");
 }
 
@@ -86,8 +86,8 @@ TEST(CheckTypedValues, IntegersWithNullsCompareExactly) {
   send_and_run(f, order(6, "null", "1101"));
   expect_check(f,
                "ok      bronze_clicks has 6 events, each offset once\n"
-               "ok      09:00 2 orders, 9000000000007, 4500000000003.5, 7, 9000000000000\n"
-               "ok      10:00 1 order, -2, -2, -2, -2\n"
+               "ok      09:00 2 orders, total 9000000000007, mean 4500000000003.5, low 7, high 9000000000000\n"
+               "ok      10:00 1 order, total -2, mean -2, low -2, high -2\n"
                "waiting 11:00 is not written yet: the watermark has not passed its end\n");
 }
 

@@ -41,7 +41,8 @@ int count_of(const std::string& text, const std::string& part) {
 
 TEST(Continuous, IntervalZeroRunsAgainAtOnceAndBacksOffWhileIdle) {
   PipelineFixture f(ops_pipeline(), {{"orders", 3}});
-  BackgroundProcess run({"run", "-p", f.pipeline_file(), "--continuous", "--interval", "0s", "--heartbeat", "3s"},
+  // A bare 0, as the help offers it ("0 starts each run as soon as the last is done").
+  BackgroundProcess run({"run", "-p", f.pipeline_file(), "--continuous", "--interval", "0", "--heartbeat", "3s"},
                         f.dir());
   f.produce("orders", order_at(1, "0905") + order_at(2, "0950") + order_at(3, "1130"), "order_id");
   EXPECT_EQ(wait_for_query(f, "select count(*) as n from bronze_orders", "n\n3\n", 20000), "n\n3\n");

@@ -73,6 +73,19 @@ TEST(Dashboard, ChromiumRendersTheChartsAndTheLatestCheck) {
 
   server.send_signal(SIGTERM);
   EXPECT_EQ(server.wait(10000).exit_code, 0);
+
+  // With the brokers out of reach the lag is unknown, as status says, not 0 offsets.
+  std::string pipeline = ops_pipeline();
+  pipeline.replace(pipeline.find("@BOOTSTRAP@"), 11, "127.0.0.1:1");
+  write_text(f.pipeline_file(), pipeline);
+  BackgroundProcess unreachable({"status", "-p", f.pipeline_file(), "--serve", "--port", "0"}, f.dir());
+  ASSERT_TRUE(unreachable.wait_for_output("dashboard at", 10000)) << unreachable.out() << unreachable.err();
+  std::string down = render("http://127.0.0.1:" + std::to_string(port_in(unreachable.out())) + "/",
+                            f.dir() + "/chromium-profile-2", f.dir() + "/down.png", f.dir());
+  EXPECT_NE(down.find("<td>unknown: "), std::string::npos) << down;
+  EXPECT_EQ(down.find(" offsets</td>"), std::string::npos) << down;
+  unreachable.send_signal(SIGTERM);
+  EXPECT_EQ(unreachable.wait(30000).exit_code, 0);
 }
 
 }  // namespace

@@ -218,6 +218,51 @@ TEST(Workers, TwoPlainRunsSplitTheTopicAndTogetherReadItOnce) {
   EXPECT_NE(text.out.find(" held partitions "), std::string::npos) << text.out;
 }
 
+int occurrences(const std::string& text, const std::string& part) {
+  int n = 0;
+  for (size_t at = text.find(part); at != std::string::npos; at = text.find(part, at + 1)) n++;
+  return n;
+}
+
+// Two continuous workers on a topic with nothing in it: an idle stream prints nothing (no batch
+// that finds its empty partitions "already committed" every cycle), and the worker without
+// partition 0 says once where latest_orders runs. Then events, one worker stopped, more events:
+// status marks the stopped worker as stopped and names the worker that runs the single writers.
+TEST(Workers, IdleContinuousWorkersPrintNothingAndStatusTellsAStoppedWorker) {
+  std::mt19937_64 random(11);
+  PipelineFixture f(workers_pipeline("lake", "checkpoints", true, 3000), {{"orders", 2}});
+  std::vector<std::string> args{"run", "-p", f.pipeline_file(), "--continuous", "--interval", "200ms"};
+  BackgroundProcess a(args, f.dir());
+  std::this_thread::sleep_for(std::chrono::seconds(2));
+  BackgroundProcess b(args, f.dir());
+  std::this_thread::sleep_for(std::chrono::seconds(8));
+  std::string idle = a.out() + b.out();
+  EXPECT_EQ(idle.find("batch -1"), std::string::npos) << idle;
+  EXPECT_EQ(idle.find(": batch "), std::string::npos) << "an idle stream prints nothing: " << idle;
+  const std::string elsewhere = "latest_orders: runs on the worker that holds partition 0 of orders (consumer group shop.read_orders)";
+  EXPECT_EQ(occurrences(idle, elsewhere), 1) << idle;
+
+  f.produce("orders", orders(0, 200, 400, random), "order_id");
+  ASSERT_TRUE(a.wait_for_output("read_orders [partitions ", 30000) || b.wait_for_output("read_orders [partitions ", 30000));
+  std::this_thread::sleep_for(std::chrono::seconds(3));
+  bool a_logged = a.out().find("read_orders [partitions ") != std::string::npos;
+  BackgroundProcess& stopped = a_logged ? a : b;
+  BackgroundProcess& going_on = a_logged ? b : a;
+  stopped.send_signal(SIGTERM);
+  EXPECT_EQ(stopped.wait(30000).exit_code, 0) << stopped.err();
+  std::this_thread::sleep_for(std::chrono::seconds(5));  // the group gives its partitions to the other
+  f.produce("orders", orders(200, 200, 400, random), "order_id");
+  ASSERT_TRUE(going_on.wait_for_output("read_orders [partitions 0,1]", 30000)) << going_on.out();
+  CommandResult status = f.lakestream("status");
+  EXPECT_EQ(occurrences(status.out, " stopped: it held partitions "), 1) << status.out;
+  EXPECT_NE(status.out.find(" holds them since "), std::string::npos) << status.out;
+  EXPECT_EQ(occurrences(status.out, "         runs on worker "), 2) << status.out;  // latest_orders, hourly_sales
+  EXPECT_NE(status.out.find("(it holds partition 0 of orders)"), std::string::npos) << status.out;
+  EXPECT_EQ(status.out.find("last batch -1"), std::string::npos) << status.out;
+  going_on.send_signal(SIGTERM);
+  EXPECT_EQ(going_on.wait(30000).exit_code, 0) << going_on.err();
+}
+
 // A worker killed at each step of its commit protocol, then run again: every offset once, in
 // bronze or in quarantine.
 TEST(Workers, AWorkerKilledAtEveryCommitStepLosesNothingAndWritesNothingTwice) {

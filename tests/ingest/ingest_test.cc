@@ -150,6 +150,12 @@ TEST(Ingest, BadRecordsGoToQuarantineWithTheirReason) {
     EXPECT_NE(reasons.find(expected), std::string::npos) << expected << " not among:\n" << reasons;
   // The raw value is kept byte for byte, so nothing is lost.
   EXPECT_EQ(f.query("select count(*) as n from bronze_orders_quarantine where decode(value) = '{not json'"), "n\n1\n");
+  // query prints a value that is text as that text, not as escaped bytes.
+  EXPECT_EQ(f.query("select value from bronze_orders_quarantine where decode(value) like '{\"customer_id\":\"C1\"%'"),
+            "value\n\"{\"\"customer_id\"\":\"\"C1\"\",\"\"status\"\":\"\"placed\"\",\"\"amount\"\":1.00,\"\"event_time\"\":"
+            "\"\"2026-10-01T09:00:00Z\"\"}\"\n");
+  CommandResult table = f.lakestream("query", {"select value from bronze_orders_quarantine where decode(value) = '[1,2,3]'"});
+  EXPECT_EQ(table.out, "value  \n-------\n[1,2,3]\n(1 row)\n") << table.err;
 }
 
 TEST(Ingest, ASecondRunOfALockedStreamIsRefused) {

@@ -100,6 +100,39 @@ TEST(BrokerSafety, AMistypedTopicIsAnErrorAndIsNotCreated) {
   EXPECT_THROW(KafkaReader({address.bootstrap, {}}, "ordres").partitions(), Error);
 }
 
+// On a named broker, the hint for a mistyped topic names the broker, and the broker gains the
+// topic while it runs: the events of its other topics stay.
+TEST(BrokerSafety, AMissingTopicIsAddedToTheRunningNamedBroker) {
+  TempDir dir;
+  std::vector<std::string> env{"LAKESTREAM_BROKER_FILE=" + dir / "run/broker.json"};
+  BackgroundProcess broker({"broker", "--name", "shop", "--topic", "orders:2"}, dir.path(), env);
+  BrokerAddress address = wait_for_address(dir / "run/broker-shop.json");
+  write_text(dir / "lakestream.toml", events_pipeline("embedded:shop", "orders"));
+  ASSERT_EQ(run_lakestream({"produce"}, dir.path(), events(0, 5), env).exit_code, 0);
+  write_text(dir / "lakestream.toml", events_pipeline("embedded:shop", "payments"));
+  CommandResult missing = run_lakestream({"run"}, dir.path(), "", env);
+  EXPECT_EQ(missing.exit_code, 1);
+  EXPECT_NE(missing.err.find("topic payments does not exist on brokers " + address.bootstrap +
+                             ": add it to the running embedded broker with `lakestream broker add-topic payments:3 "
+                             "--name shop`, or fix the topic name"),
+            std::string::npos)
+      << missing.err;
+
+  CommandResult added = run_lakestream({"broker", "add-topic", "payments:3", "--name", "shop"}, dir.path(), "", env);
+  EXPECT_EQ(added.exit_code, 0) << added.err;
+  EXPECT_EQ(added.out, "topic payments added to the embedded broker shop (3 partitions)\n");
+  EXPECT_EQ(watermarks_of(address.bootstrap, "payments").size(), 3u);
+  int64_t kept = 0;
+  for (const auto& [partition, marks] : watermarks_of(address.bootstrap, "orders")) kept += marks.high;
+  EXPECT_EQ(kept, 5) << "the other topic's events stay";
+  EXPECT_EQ(read_broker_address(dir / "run/broker-shop.json")->topics.size(), 2u);
+  EXPECT_EQ(run_lakestream({"run"}, dir.path(), "", env).exit_code, 0);
+  CommandResult again = run_lakestream({"broker", "add-topic", "payments:3", "--name", "shop"}, dir.path(), "", env);
+  EXPECT_EQ(again.exit_code, 1);
+  EXPECT_NE(again.err.find("topic payments already exists on the embedded broker (3 partitions)"), std::string::npos)
+      << again.err;
+}
+
 TEST(BrokerSafety, TwoProjectsEachRunTheirOwnBroker) {
   TempDir dir;
   std::vector<std::string> env{"LAKESTREAM_BROKER_FILE=" + dir / "run/broker.json"};
