@@ -1,4 +1,5 @@
 #include "checkpoint/progress_log.h"
+#include "util/cpu_profile.h"
 
 #include <cstdio>
 #include <algorithm>
@@ -13,6 +14,7 @@ ProgressLog::ProgressLog(std::string checkpoint_dir, int64_t max_bytes)
     : dir_(std::move(checkpoint_dir)), max_bytes_(max_bytes) {}
 
 void ProgressLog::append(const nlohmann::json& record) {
+  CpuScope cpu_scope("progress_log.append");
   make_dirs(dir_, 0700);
   std::string line = record.dump() + "\n";
   int64_t size = file_size_or_zero(path());

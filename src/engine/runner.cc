@@ -1,4 +1,5 @@
 #include "engine/runner.h"
+#include "util/cpu_profile.h"
 
 #include <algorithm>
 #include <cstdio>
@@ -22,6 +23,7 @@ namespace lakestream {
 namespace {
 
 StreamReport run_one(StreamContext& ctx) {
+  CpuScope cpu_scope("run_one (a cycle)");
   switch (ctx.stream.kind) {
     case StreamKind::Ingest: return run_ingest_stream(ctx);
     case StreamKind::Latest: return run_latest_stream(ctx);
@@ -97,6 +99,7 @@ std::vector<StreamReport> run_pipeline(const Pipeline& pipeline, const RunOption
       ctx.wait_for_records_ms = options.wait_for_records_ms;
     }
     ctx.on_batch = [&](const StreamReport& s, const BatchReport& b) {
+      CpuScope cpu_scope("on_batch (progress record, line)");
       if (!previous_start) previous_start = previous_batch_start(log);
       log.append(progress_record(s, b, run_id, *previous_start));
       if (options.on_progress) options.on_progress(batch_progress(s, b, *previous_start));

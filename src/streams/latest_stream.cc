@@ -1,4 +1,5 @@
 #include "streams/latest_stream.h"
+#include "util/cpu_profile.h"
 
 #include <chrono>
 #include <set>
@@ -51,6 +52,7 @@ class LatestRun {
 
  private:
   void run_batch(const PlannedBatch& planned, bool replay) {
+  CpuScope cpu_scope("latest.run_batch");
     auto started = std::chrono::steady_clock::now();
     const Stream& s = ctx_.stream;
     BatchReport batch;

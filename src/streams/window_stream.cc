@@ -1,4 +1,5 @@
 #include "streams/window_stream.h"
+#include "util/cpu_profile.h"
 
 #include <algorithm>
 #include <chrono>
@@ -53,8 +54,8 @@ class WindowRun {
     // between gold's many short statements (a third of the CPU went to its scheduler on two busy
     // cores): one thread. A plain run's batch has the machine: all of them (see
     // docs/performance.md, gold within 2x of the batch limit).
-    std::optional<sql::ScopedSetting> one_thread;
-    if (ctx_.continuous) one_thread.emplace(ctx_.con, "threads", "1");
+    // (The stage's DuckDB is its own: the setting is kept from one cycle to the next.)
+    if (ctx_.continuous) ctx_.con.keep_setting("threads", "1");
     open_state();
     flush_outbox(true);
     std::optional<PlannedBatch> last = checkpoint_.last_planned();
@@ -98,6 +99,7 @@ class WindowRun {
   // Attaches the state and creates its tables on first use; the shapes come from the source
   // table's schema, so that state columns have the source's types.
   void open_state() {
+  CpuScope cpu_scope("window.open_state");
     auto& con = ctx_.con;
     state_.emplace(con, checkpoint_, s_.name);
     delta::Snapshot source = delta::load_snapshot(source_path_);
@@ -130,6 +132,7 @@ class WindowRun {
   // once, then clears it. `replay`: the output may be in the table already (a run died after
   // committing it, before clearing the outbox).
   void flush_outbox(bool replay) {
+  CpuScope cpu_scope("window.flush_outbox");
     auto& con = ctx_.con;
     int64_t batch_id = meta("last_batch", -1);
     int64_t rows = con.scalar_int("SELECT count(*) FROM " + st("outbox"));
@@ -179,6 +182,7 @@ class WindowRun {
   }
 
   void run_batch(const PlannedBatch& planned, bool replay) {
+  CpuScope cpu_scope("window.run_batch");
     auto started = std::chrono::steady_clock::now();
     auto& con = ctx_.con;
     BatchReport batch;
@@ -309,9 +313,11 @@ class WindowRun {
     try {
       con.exec(tx);
     } catch (const Error&) {
+      state_->forget_meta();
       try { con.exec("ROLLBACK"); } catch (const Error&) {}
       throw;
     }
+    state_->forget_meta();
     fault_point("after_state_commit");
     batch.output_rows = con.scalar_int("SELECT count(*) FROM " + st("outbox"));
     batch.watermark_us = new_watermark;

@@ -2,6 +2,7 @@
 // file, fsync, link; on an object store a PUT with If-None-Match: *) so that of two writers racing
 // for a version exactly one wins and the other learns it (CommitConflict) instead of overwriting.
 #include <chrono>
+#include "util/cpu_profile.h"
 #include <cstdio>
 
 #include "table/delta_log_json.h"
@@ -68,6 +69,7 @@ void Commit::set_commit_info(const nlohmann::json& extra) {
 }
 
 int64_t Commit::publish() {
+  CpuScope cpu_scope("commit.publish");
   const int64_t version = read_version_ + 1;
   if (published_) throw Error("internal: a commit to table " + table_path_ + " was published twice");
   if (table_path_.empty()) throw Error("internal: a commit has no table path (build it from load_snapshot's result)");
