@@ -94,6 +94,7 @@ std::vector<StreamReport> run_pipeline(const Pipeline& pipeline, const RunOption
     BacklogProgress backlog(out, options.progress_bar);
     StreamContext ctx{pipeline, *stream, con};
     ctx.continuous = options.continuous;
+    if (options.kept) ctx.kept_state = &options.kept->stream_states[stream->name];
     if (options.kept && stream->kind == StreamKind::Ingest) {
       ctx.kept_reader = &options.kept->readers[stream->name];
       ctx.wait_for_records_ms = options.wait_for_records_ms;

@@ -16,6 +16,7 @@
 #include "pipeline/pipeline.h"
 #include "sql/duckdb.h"
 #include "streams/batch_report.h"
+#include "streams/stream_context.h"
 
 namespace lakestream {
 
@@ -30,6 +31,9 @@ struct KeptAcrossRuns {
   sql::Database db;
   sql::Connection con{db};
   std::map<std::string, std::shared_ptr<KafkaReader>> readers;  // by ingest stream name
+  // What each stream keeps across cycles (a window stream's attached state); declared after `con`,
+  // which it uses, so that it goes first.
+  std::map<std::string, std::unique_ptr<KeptStreamState>> stream_states;  // by stream name
   // When each stream's last batch started (for the input rate), so that a run does not read the
   // whole progress log again to find it.
   std::map<std::string, int64_t> last_batch_start_us;
