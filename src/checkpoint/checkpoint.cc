@@ -1,5 +1,4 @@
 #include "checkpoint/checkpoint.h"
-#include "util/cpu_profile.h"
 
 #include <fcntl.h>
 #include <sys/file.h>
@@ -13,6 +12,7 @@
 #include "checkpoint/window_state_store.h"
 #include "storage/object_store.h"
 #include "table/delta_table.h"
+#include "util/cpu_profile.h"
 #include "util/error.h"
 #include "util/files.h"
 

@@ -1,10 +1,10 @@
 #include "checkpoint/progress_log.h"
-#include "util/cpu_profile.h"
 
 #include <cstdio>
 #include <algorithm>
 #include <fstream>
 
+#include "util/cpu_profile.h"
 #include "util/error.h"
 #include "util/files.h"
 

@@ -1,10 +1,10 @@
 #include "checkpoint/window_state_store.h"
-#include "util/cpu_profile.h"
 
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include "checkpoint/checkpoint.h"
+#include "util/cpu_profile.h"
 #include "util/error.h"
 #include "util/files.h"
 

@@ -1,5 +1,4 @@
 #include "engine/runner.h"
-#include "util/cpu_profile.h"
 
 #include <algorithm>
 #include <cstdio>
@@ -13,6 +12,7 @@
 #include "streams/ingest_stream.h"
 #include "streams/latest_stream.h"
 #include "streams/window_stream.h"
+#include "util/cpu_profile.h"
 #include "util/error.h"
 #include "util/files.h"
 #include "util/log_time.h"
@@ -94,7 +94,9 @@ std::vector<StreamReport> run_pipeline(const Pipeline& pipeline, const RunOption
     BacklogProgress backlog(out, options.progress_bar);
     StreamContext ctx{pipeline, *stream, con};
     ctx.continuous = options.continuous;
-    if (options.kept) ctx.kept_state = &options.kept->stream_states[stream->name];
+    // With ingest workers, a single-writer stream moves between processes with partition 0: it
+    // keeps nothing (a window's state stays attached while kept, and the next holder must attach it).
+    if (options.kept && !single_writer_is_shared(pipeline)) ctx.kept_state = &options.kept->stream_states[stream->name];
     if (options.kept && stream->kind == StreamKind::Ingest) {
       ctx.kept_reader = &options.kept->readers[stream->name];
       ctx.wait_for_records_ms = options.wait_for_records_ms;

@@ -1,10 +1,10 @@
 #include "sinks/table_sink.h"
-#include "util/cpu_profile.h"
 
 #include <chrono>
 #include <ctime>
 
 #include "table/schema_evolution.h"
+#include "util/cpu_profile.h"
 #include "util/error.h"
 #include "util/fault.h"
 #include "util/files.h"

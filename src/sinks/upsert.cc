@@ -1,10 +1,10 @@
 #include "sinks/upsert.h"
-#include "util/cpu_profile.h"
 
 #include <nlohmann/json.hpp>
 
 #include "table/parquet_file.h"
 #include "table/schema_columns.h"
+#include "util/cpu_profile.h"
 #include "util/fault.h"
 
 namespace lakestream {

@@ -1,11 +1,11 @@
 #include "source/table_source.h"
-#include "util/cpu_profile.h"
 
 #include <algorithm>
 
 #include <nlohmann/json.hpp>
 
 #include "table/parquet_file.h"
+#include "util/cpu_profile.h"
 #include "util/error.h"
 
 namespace lakestream {

@@ -1,8 +1,8 @@
 #include "sql/duckdb.h"
-#include "util/cpu_profile.h"
 
 #include <atomic>
 
+#include "util/cpu_profile.h"
 #include "util/error.h"
 
 namespace lakestream::sql {

@@ -1,5 +1,4 @@
 #include "streams/ingest_batch.h"
-#include "util/cpu_profile.h"
 
 #include <nlohmann/json.hpp>
 
@@ -7,6 +6,7 @@
 #include "decode/debezium_envelope.h"
 #include "decode/record_decoder.h"
 #include "table/parquet_file.h"
+#include "util/cpu_profile.h"
 #include "util/utf8.h"
 
 namespace lakestream {

@@ -1,5 +1,4 @@
 #include "streams/ingest_stream.h"
-#include "util/cpu_profile.h"
 
 #include <sys/resource.h>
 #include <unistd.h>
@@ -22,6 +21,7 @@
 #include "streams/writer_schemas.h"
 #include "table/delta_types.h"
 #include "table/parquet_file.h"
+#include "util/cpu_profile.h"
 #include "util/error.h"
 #include "util/fault.h"
 #include "util/stop.h"

@@ -1,5 +1,4 @@
 #include "streams/latest_stream.h"
-#include "util/cpu_profile.h"
 
 #include <chrono>
 #include <set>
@@ -11,6 +10,7 @@
 #include "streams/table_batches.h"
 #include "table/parquet_file.h"
 #include "table/schema_columns.h"
+#include "util/cpu_profile.h"
 #include "util/error.h"
 #include "util/fault.h"
 

@@ -1,5 +1,4 @@
 #include "streams/window_stream.h"
-#include "util/cpu_profile.h"
 
 #include <algorithm>
 #include <chrono>
@@ -16,6 +15,7 @@
 #include "table/delta_types.h"
 #include "table/parquet_file.h"
 #include "table/schema_columns.h"
+#include "util/cpu_profile.h"
 #include "util/error.h"
 #include "util/fault.h"
 #include "util/files.h"

@@ -2,7 +2,6 @@
 // file, fsync, link; on an object store a PUT with If-None-Match: *) so that of two writers racing
 // for a version exactly one wins and the other learns it (CommitConflict) instead of overwriting.
 #include <chrono>
-#include "util/cpu_profile.h"
 #include <cstdio>
 
 #include "table/delta_log_json.h"
@@ -11,6 +10,7 @@
 #include "table/table_features.h"
 #include "table/table_files.h"
 #include "table/write_rules.h"
+#include "util/cpu_profile.h"
 #include "util/error.h"
 #include "util/files.h"
 

@@ -2,7 +2,6 @@
 // exact, else from one aggregate query over the data; the values come back as text and are turned
 // into the JSON types Spark expects.
 #include "table/file_stats.h"
-#include "util/cpu_profile.h"
 
 #include <cmath>
 #include <ctime>
@@ -15,6 +14,7 @@
 
 #include "table/delta_types.h"
 #include "table/parquet_file.h"
+#include "util/cpu_profile.h"
 #include "util/error.h"
 
 namespace lakestream::delta {

@@ -2,7 +2,6 @@
 // the table's column types, then the file's stats are read back from it, so they describe
 // exactly what was written.
 #include "table/parquet_file.h"
-#include "util/cpu_profile.h"
 
 #include <fcntl.h>
 #include <sys/stat.h>
@@ -16,6 +15,7 @@
 #include "table/file_stats.h"
 #include "table/path_encoding.h"
 #include "table/table_files.h"
+#include "util/cpu_profile.h"
 #include "util/error.h"
 #include "util/files.h"
 

@@ -3,7 +3,6 @@
 // for stores where listing is slow) decides which checkpoint to start from, so a stale or lost
 // `_last_checkpoint` cannot make a reader miss commits.
 #include <algorithm>
-#include "util/cpu_profile.h"
 #include <atomic>
 #include <functional>
 #include <mutex>
@@ -15,6 +14,7 @@
 #include "table/log_files.h"
 #include "table/table_features.h"
 #include "table/table_files.h"
+#include "util/cpu_profile.h"
 #include "util/error.h"
 #include "util/files.h"
 

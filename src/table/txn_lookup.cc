@@ -1,8 +1,8 @@
 // The newest txn version of a streaming writer, found from the newest commit back: what every
 // stream asks first, and all that a run with nothing new needs of its table.
 #include "table/delta_table.h"
-#include "util/cpu_profile.h"
 #include "table/log_files.h"
+#include "util/cpu_profile.h"
 
 namespace lakestream::delta {
 
