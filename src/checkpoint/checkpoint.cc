@@ -12,6 +12,7 @@
 #include "checkpoint/window_state_store.h"
 #include "storage/object_store.h"
 #include "table/delta_table.h"
+#include "util/cpu_profile.h"
 #include "util/error.h"
 #include "util/files.h"
 
@@ -101,6 +102,7 @@ int try_lock(const std::string& lock_path) {
 }  // namespace
 
 Checkpoint::Checkpoint(const Pipeline& pipeline, const Stream& stream) : path_(pipeline.checkpoint_path(stream.name)) {
+  CpuScope cpu_scope("checkpoint.open");
   if (!pipeline.checkpoints_url.empty()) {
     // The store is the truth: the working copy becomes what it holds, under this machine's lock.
     mirror_ = std::make_unique<CheckpointMirror>(storage::open_store(pipeline.checkpoint_url(stream.name), pipeline.storage), path_);
@@ -225,6 +227,7 @@ std::optional<IdleMark> Checkpoint::idle_mark() const {
 }
 
 void Checkpoint::set_idle_mark(const IdleMark& mark) {
+  CpuScope cpu_scope("checkpoint.idle_mark");
   nlohmann::json j = {{"batch", mark.batch}, {"to", mark.to}};
   write_file_atomic(path_ + "/idle.json", j.dump() + "\n", 0600);
   if (mirror_) mirror_->push("idle.json");
@@ -243,6 +246,7 @@ Checkpoint::~Checkpoint() {
 }
 
 std::optional<PlannedBatch> Checkpoint::last_planned() const {
+  CpuScope cpu_scope("checkpoint.last_planned");
   std::optional<int64_t> newest;
   for (const auto& name : list_dir(path_ + "/batches")) {
     auto id = batch_id_of(name);
@@ -271,6 +275,7 @@ std::optional<std::string> read_checkpoint_id(const Pipeline& pipeline, const St
 }
 
 void Checkpoint::plan(const PlannedBatch& batch) {
+  CpuScope cpu_scope("checkpoint.plan");
   write_file_atomic(batch_file(path_, batch.id), encode_planned_batch(batch), 0600);
   if (mirror_) mirror_->push_once("batches/" + std::to_string(batch.id) + ".json");
 }
@@ -280,6 +285,7 @@ void Checkpoint::publish_state(int64_t batch) {
 }
 
 void Checkpoint::forget_before(int64_t keep_from) {
+  CpuScope cpu_scope("checkpoint.forget_before");
   for (const auto& name : list_dir(path_ + "/batches")) {
     auto id = batch_id_of(name);
     if (!id || *id >= keep_from) continue;

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <fstream>
 
+#include "util/cpu_profile.h"
 #include "util/error.h"
 #include "util/files.h"
 
@@ -13,6 +14,7 @@ ProgressLog::ProgressLog(std::string checkpoint_dir, int64_t max_bytes)
     : dir_(std::move(checkpoint_dir)), max_bytes_(max_bytes) {}
 
 void ProgressLog::append(const nlohmann::json& record) {
+  CpuScope cpu_scope("progress_log.append");
   make_dirs(dir_, 0700);
   std::string line = record.dump() + "\n";
   int64_t size = file_size_or_zero(path());

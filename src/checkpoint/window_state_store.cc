@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include "checkpoint/checkpoint.h"
+#include "util/cpu_profile.h"
 #include "util/error.h"
 #include "util/files.h"
 
@@ -11,6 +12,7 @@ namespace lakestream {
 
 WindowStateStore::WindowStateStore(sql::Connection& con, const Checkpoint& checkpoint, const std::string& stream)
     : con_(con), path_(path_in(checkpoint.path())) {
+  CpuScope cpu_scope("state.attach");
   bool existed = path_exists(path_);
   if (!existed && checkpoint.last_planned() && !checkpoint.on_object_store())
     throw Error("the checkpoint of stream " + stream + " is damaged: its state " + path_ +
@@ -23,6 +25,7 @@ WindowStateStore::WindowStateStore(sql::Connection& con, const Checkpoint& check
 }
 
 WindowStateStore::~WindowStateStore() {
+  CpuScope cpu_scope("state.detach");
   try {
     con_.exec(std::string("DETACH DATABASE IF EXISTS ") + alias());
   } catch (const Error&) {
@@ -31,6 +34,7 @@ WindowStateStore::~WindowStateStore() {
 }
 
 void WindowStateStore::create_tables(const WindowStateShape& shape) {
+  CpuScope cpu_scope("state.create_tables");
   // Created apart from the rest so that state made before it gains it too.
   auto record_history = [&] {
     con_.exec("CREATE TABLE IF NOT EXISTS " + table("watermark_history") + " (source_batch_id BIGINT, watermark BIGINT)");
@@ -50,8 +54,13 @@ void WindowStateStore::create_tables(const WindowStateShape& shape) {
 }
 
 int64_t WindowStateStore::meta(const std::string& key, int64_t fallback) const {
-  auto v = con_.scalar("SELECT value FROM " + table("meta") + " WHERE key = " + sql::quote_literal(key));
-  return v ? std::stoll(*v) : fallback;
+  if (!meta_) {
+    meta_.emplace();
+    for (const auto& row : con_.query("SELECT key, value FROM " + table("meta")).rows)
+      if (row[0] && row[1]) (*meta_)[*row[0]] = std::stoll(*row[1]);
+  }
+  auto it = meta_->find(key);
+  return it == meta_->end() ? fallback : it->second;
 }
 
 std::string WindowStateStore::set_meta_sql(const std::string& key, int64_t value) const {

@@ -11,6 +11,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 #include <utility>
@@ -49,10 +50,13 @@ class WindowStateStore {
   std::string table(const std::string& name) const { return std::string(alias()) + "." + name; }
   static const char* alias() { return "window_state"; }
 
-  // A meta value, `fallback` when it was never set.
+  // A meta value, `fallback` when it was never set. The values are read once, then kept until
+  // forget_meta().
   int64_t meta(const std::string& key, int64_t fallback) const;
   // The statement that sets a meta value, for the batch's transaction.
   std::string set_meta_sql(const std::string& key, int64_t value) const;
+  // After a transaction that ran set_meta_sql statements (committed or not): meta reads again.
+  void forget_meta() { meta_.reset(); }
 
   // The state file's size on disk.
   int64_t size_bytes() const;
@@ -71,6 +75,7 @@ class WindowStateStore {
  private:
   sql::Connection& con_;
   std::string path_;
+  mutable std::optional<std::map<std::string, int64_t>> meta_;
 };
 
 // What a window stream's state says now, for check and status. Reads the state read-only;

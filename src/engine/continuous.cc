@@ -1,5 +1,6 @@
 #include "engine/continuous.h"
 
+#include <pthread.h>
 #include <sys/resource.h>
 #include <unistd.h>
 
@@ -207,13 +208,14 @@ int run_continuously(const Pipeline& pipeline, RunOptions options, const Continu
     RunOptions options;
     std::string name;
     IdleWait idle;
+    std::string thread_name;  // at most 15 characters
     int failures = 0;
   };
   std::vector<Stage> stages;
   // Room for every stage first: `ingest` refers into the vector while stages are added after it
   // (an ingest stream can come after a downstream one in dependency order: two sources).
   stages.reserve(pipeline.streams.size() + 1);
-  stages.push_back({options, " (ingest streams)", IdleWait::Backoff});
+  stages.push_back({options, " (ingest streams)", IdleWait::Backoff, "ls:ingest"});
   RunOptions& ingest = stages.front().options;
   ingest.streams.clear();
   for (const Stream* stream : pipeline.in_dependency_order()) {
@@ -228,7 +230,7 @@ int run_continuously(const Pipeline& pipeline, RunOptions options, const Continu
       one.process_streams = options.streams;  // a worker's single writers run where partition 0 is
       // With interval 0, it waits for the ingest stage's next bronze version (a stream whose
       // source is written by another process sees it within max_idle_seconds).
-      stages.push_back({one, " (stream " + stream->name + ")", IdleWait::ForNewVersions});
+      stages.push_back({one, " (stream " + stream->name + ")", IdleWait::ForNewVersions, ("ls:" + stream->name).substr(0, 15)});
     }
   }
   // With interval 0, a lone ingest stream waits for its next record in its Kafka consumer; a
@@ -245,7 +247,7 @@ int run_continuously(const Pipeline& pipeline, RunOptions options, const Continu
     if (!batch.failure) versions.add();
   };
   if (ingest.streams.empty()) stages.erase(stages.begin());
-  if (stages.empty()) stages.push_back({options, "", IdleWait::Backoff});  // run_pipeline says what is wrong
+  if (stages.empty()) stages.push_back({options, "", IdleWait::Backoff, "ls:streams"});  // run_pipeline says what is wrong
   int failures = 0;
   if (stages.size() == 1) {
     failures = run_stage(pipeline, stages.front().options, continuous, "", stages.front().idle, versions, out, err);
@@ -259,6 +261,9 @@ int run_continuously(const Pipeline& pipeline, RunOptions options, const Continu
         // above all) would otherwise take the CPU the ingest stage's next batch waits for. The
         // threads DuckDB starts for the stage inherit this.
         if (stage.idle == IdleWait::ForNewVersions) setpriority(PRIO_PROCESS, static_cast<id_t>(gettid()), 5);
+        // Named for top -H and perf: the threads DuckDB and the ingest writer start inherit it, so
+        // a stage's CPU can be told from the others' (librdkafka names its own, rdk:*).
+        pthread_setname_np(pthread_self(), stage.thread_name.c_str());
         LineSink out_buf(out, out_mu), err_buf(err, err_mu);
         std::ostream stage_out(&out_buf), stage_err(&err_buf);
         stage.failures = run_stage(pipeline, stage.options, continuous, stage.name, stage.idle, versions, stage_out,

@@ -10,9 +10,11 @@
 // until the ingest stage commits a bronze version (up to max_idle_seconds each, then the run looks
 // again); several ingest streams, or workers, wait a little, doubling up to max_idle_seconds.
 // While records keep coming, an ingest run reads on (up to max_idle_seconds) rather than ending.
-// Each stage keeps its DuckDB instance and each ingest stream its Kafka consumer (assigned where its
-// last batch ended) from one run to the next, and the tables' newest checkpoints are kept in memory;
-// every run still plans its input from the checkpoints and tables, and a failed run drops them all.
+// Each stage keeps its DuckDB instance (and its settings) and each ingest stream its Kafka consumer
+// (assigned where its last batch ended) from one run to the next, a window stream its attached
+// state (not with ingest workers), and the tables' newest checkpoints and replayed logs are kept in
+// memory, a snapshot then reading only the commits after the last one it saw; every run still
+// plans its input from the checkpoints and tables, and a failed run drops them all.
 // It prints as a service log: every line timestamped (UTC), a line per batch, nothing for an idle
 // stream but a periodic heartbeat per stage, which says how many batches and runs it made.
 #pragma once

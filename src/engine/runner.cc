@@ -12,6 +12,7 @@
 #include "streams/ingest_stream.h"
 #include "streams/latest_stream.h"
 #include "streams/window_stream.h"
+#include "util/cpu_profile.h"
 #include "util/error.h"
 #include "util/files.h"
 #include "util/log_time.h"
@@ -22,6 +23,7 @@ namespace lakestream {
 namespace {
 
 StreamReport run_one(StreamContext& ctx) {
+  CpuScope cpu_scope("run_one (a cycle)");
   switch (ctx.stream.kind) {
     case StreamKind::Ingest: return run_ingest_stream(ctx);
     case StreamKind::Latest: return run_latest_stream(ctx);
@@ -111,12 +113,16 @@ std::vector<StreamReport> run_pipeline(const Pipeline& pipeline, const RunOption
     BacklogProgress backlog(out, options.progress_bar);
     StreamContext ctx{pipeline, *stream, con};
     ctx.continuous = options.continuous;
+    // With ingest workers, a single-writer stream moves between processes with partition 0: it
+    // keeps nothing (a window's state stays attached while kept, and the next holder must attach it).
+    if (options.kept && !single_writer_is_shared(pipeline)) ctx.kept_state = &options.kept->stream_states[stream->name];
     if (options.kept && stream->kind == StreamKind::Ingest) {
       ctx.kept_reader = &options.kept->readers[stream->name];
       ctx.positions_checked_at = &options.kept->positions_checked_at[stream->name];
       ctx.wait_for_records_ms = options.wait_for_records_ms;
     }
     ctx.on_batch = [&](const StreamReport& s, const BatchReport& b) {
+      CpuScope cpu_scope("on_batch (progress record, line)");
       if (!previous_start) previous_start = previous_batch_start(log);
       log.append(progress_record(s, b, run_id, *previous_start));
       if (options.on_progress) options.on_progress(batch_progress(s, b, *previous_start));

@@ -17,6 +17,7 @@
 #include "pipeline/pipeline.h"
 #include "sql/duckdb.h"
 #include "streams/batch_report.h"
+#include "streams/stream_context.h"
 
 namespace lakestream {
 
@@ -33,6 +34,9 @@ struct KeptAcrossRuns {
   std::map<std::string, std::shared_ptr<KafkaReader>> readers;  // by ingest stream name
   // When each kept reader last checked the records at its positions (streams/ingest_stream.cc).
   std::map<std::string, std::chrono::steady_clock::time_point> positions_checked_at;
+  // What each stream keeps across cycles (a window stream's attached state); declared after `con`,
+  // which it uses, so that it goes first.
+  std::map<std::string, std::unique_ptr<KeptStreamState>> stream_states;  // by stream name
   // When each stream's last batch started (for the input rate), so that a run does not read the
   // whole progress log again to find it.
   std::map<std::string, int64_t> last_batch_start_us;

@@ -4,6 +4,7 @@
 #include <ctime>
 
 #include "table/schema_evolution.h"
+#include "util/cpu_profile.h"
 #include "util/error.h"
 #include "util/fault.h"
 #include "util/files.h"
@@ -41,6 +42,7 @@ delta::Commit begin_commit(const delta::Snapshot& snapshot, const std::vector<de
 }
 
 bool commit_once(const SinkCommit& sink, const std::function<void(delta::Commit&, const delta::Snapshot&)>& build) {
+  CpuScope cpu_scope("commit_once");
   constexpr int kAttempts = 20;
   for (int attempt = 0; attempt < kAttempts; attempt++) {
     delta::Snapshot snapshot = delta::load_snapshot(sink.table_path);

@@ -4,6 +4,7 @@
 
 #include "table/parquet_file.h"
 #include "table/schema_columns.h"
+#include "util/cpu_profile.h"
 #include "util/fault.h"
 
 namespace lakestream {
@@ -72,6 +73,7 @@ UpsertResult upsert_rows(sql::Connection& con, const std::string& table_path, de
                          const std::string& incoming, const std::vector<std::string>& key,
                          const std::string& keep_existing, const std::vector<delta::Column>& columns,
                          const std::string& removes) {
+  CpuScope cpu_scope("upsert_rows");
   UpsertResult result;
   std::string written_only = removes.empty() ? "" : " WHERE NOT (" + removes + ")";
   const delta::Column* first_key = delta::find_column(columns, key.at(0));

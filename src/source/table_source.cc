@@ -5,11 +5,13 @@
 #include <nlohmann/json.hpp>
 
 #include "table/parquet_file.h"
+#include "util/cpu_profile.h"
 #include "util/error.h"
 
 namespace lakestream {
 
 TableChanges read_table_changes(const std::string& table_path, int64_t from_version, int64_t to_version) {
+  CpuScope cpu_scope("read_table_changes");
   TableChanges changes;
   changes.from_version = from_version;
   changes.to_version = to_version;
@@ -34,6 +36,7 @@ TableChanges read_table_changes(const std::string& table_path, int64_t from_vers
 }
 
 int64_t last_version_of_batch(const std::string& table_path, int64_t from_version, int64_t until, int64_t max_files) {
+  CpuScope cpu_scope("last_version_of_batch");
   int64_t to = from_version - 1;
   int64_t files = 0;
   // Read the log in steps of max_files versions: a backlog of many versions is not read whole

@@ -2,6 +2,7 @@
 
 #include <atomic>
 
+#include "util/cpu_profile.h"
 #include "util/error.h"
 
 namespace lakestream::sql {
@@ -88,11 +89,30 @@ ScopedSetting::~ScopedSetting() {
   }
 }
 
+void Connection::keep_setting(const std::string& name, const std::string& value) {
+  auto kept = kept_settings_.find(name);
+  if (kept != kept_settings_.end() && kept->second == value) return;
+  exec("SET " + name + " = " + quote_literal(value));
+  kept_settings_[name] = value;
+}
+
 Connection::~Connection() {
   if (con_) duckdb_disconnect(&con_);
 }
 
+namespace {
+// A statement's profile label: its first words, digits as '#', so that one statement made for
+// different batches adds up under one label.
+std::string statement_label(const std::string& sql) {
+  std::string label = "sql: ";
+  for (char c : sql.substr(0, 48)) label += c == '\n' ? ' ' : (c >= '0' && c <= '9') ? '#' : c;
+  return label;
+}
+}  // namespace
+
 void Connection::exec(const std::string& sql) {
+  std::optional<CpuScope> cpu_scope;
+  if (CpuScope::enabled()) cpu_scope.emplace(statement_label(sql));
   duckdb_result result;
   duckdb_state state = duckdb_query(handle(), sql.c_str(), &result);
   if (state == DuckDBError) {
@@ -125,6 +145,8 @@ bool needs_text_cast(duckdb_type type) {
 }  // namespace
 
 Rows Connection::query(const std::string& sql) {
+  std::optional<CpuScope> cpu_scope;
+  if (CpuScope::enabled()) cpu_scope.emplace(statement_label(sql));
   duckdb_result result;
   if (duckdb_query(handle(), sql.c_str(), &result) == DuckDBError) {
     std::string msg = duckdb_result_error(&result) ? duckdb_result_error(&result) : "unknown error";

@@ -6,6 +6,7 @@
 #include <duckdb.h>
 
 #include <cstdint>
+#include <map>
 #include <mutex>
 #include <optional>
 #include <set>
@@ -69,6 +70,11 @@ class Connection {
   // The first column of the first row as an integer (0 for NULL or no row).
   int64_t scalar_int(const std::string& sql);
 
+  // Sets a DuckDB setting for good (a long-running process keeps it rather than setting and
+  // restoring it around every run: setting `threads` stops or starts DuckDB's worker threads).
+  // Does nothing when this connection already set it to `value`.
+  void keep_setting(const std::string& name, const std::string& value);
+
   // Connects (opening the database) if not connected yet.
   duckdb_connection handle();
   // The database this connection is to (for a second connection that works alongside).
@@ -77,6 +83,7 @@ class Connection {
  private:
   Database& db_;
   duckdb_connection con_ = nullptr;
+  std::map<std::string, std::string> kept_settings_;
 };
 
 // Sets a DuckDB setting for as long as it lives, then puts the old value back.

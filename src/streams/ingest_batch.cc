@@ -6,6 +6,7 @@
 #include "decode/debezium_envelope.h"
 #include "decode/record_decoder.h"
 #include "table/parquet_file.h"
+#include "util/cpu_profile.h"
 #include "util/utf8.h"
 
 namespace lakestream {
@@ -53,6 +54,7 @@ IngestBatch::IngestBatch(sql::Connection& con, const Source& source, WriterSchem
       kafka_columns_at_(source.schema.fields.size()),
       change_events_(source.envelope == SourceEnvelope::Debezium),
       writer_schemas_(writer_schemas) {
+  CpuScope cpu_scope("ingest_batch.new");
   for (const auto& f : source.schema.fields) field_columns_.push_back({f.name, f.delta_type(), true});
   con_.exec(std::string("CREATE OR REPLACE TEMP TABLE ") + kRawTable +
             " (partition INTEGER, \"offset\" BIGINT, kafka_timestamp TIMESTAMPTZ, key BLOB, value BLOB, utf8 BOOLEAN" +
@@ -70,6 +72,7 @@ IngestBatch::IngestBatch(sql::Connection& con, const Source& source, WriterSchem
 }
 
 IngestBatch::~IngestBatch() {
+  CpuScope cpu_scope("ingest_batch.drop");
   fast_.reset();
   raw_.reset();
   avro_.reset();

@@ -22,6 +22,7 @@
 #include "streams/writer_schemas.h"
 #include "table/delta_types.h"
 #include "table/parquet_file.h"
+#include "util/cpu_profile.h"
 #include "util/error.h"
 #include "util/fault.h"
 #include "util/log_time.h"
@@ -198,8 +199,10 @@ class IngestRun {
     // DuckDB's worker threads only contend here (the reader, the writer and librdkafka's
     // fetcher keep both cores busy): without them the run takes 10% less CPU.
     // (Only with something to do: a run with nothing new never starts DuckDB.)
+    // A continuous run's stage keeps its DuckDB to itself and the setting for good.
     std::optional<sql::ScopedSetting> one_thread;
-    if (!plans.empty()) one_thread.emplace(ctx_.con, "threads", "1");
+    if (!plans.empty() && ctx_.continuous) ctx_.con.keep_setting("threads", "1");
+    else if (!plans.empty()) one_thread.emplace(ctx_.con, "threads", "1");
     // Batch N+1 is read from Kafka and decoded while batch N is written and committed on a
     // second thread (each batch has its own DuckDB connection: the batch tables are
     // per connection). Reading changes nothing durable; N+1 is planned only once N is
@@ -458,6 +461,7 @@ class IngestRun {
 
   std::unique_ptr<Batch> read_batch(int64_t id, const Offsets& start, const Offsets& end,
                                     const std::vector<DataLoss>& data_loss, bool replay, sql::Connection& con) {
+    CpuScope cpu_scope("ingest.read_batch");
     auto batch = std::unique_ptr<Batch>(new Batch{id, start, end, data_loss, {}, nullptr, con, {}, {}, {}});
     batch->started = std::chrono::steady_clock::now();
     BatchReport& report = batch->report;
@@ -496,6 +500,7 @@ class IngestRun {
   // Writes a read batch: its quarantine and bronze commits (each once: a replay skips what is
   // in), then the consumer-group copy of its offsets. Runs on the writer thread.
   void write_batch(Batch& b) {
+  CpuScope cpu_scope("ingest.write_batch");
     b.processing = std::chrono::steady_clock::now();
     BatchReport& batch = b.report;
     sql::Connection& con = b.con;

@@ -10,6 +10,7 @@
 #include "streams/table_batches.h"
 #include "table/parquet_file.h"
 #include "table/schema_columns.h"
+#include "util/cpu_profile.h"
 #include "util/error.h"
 #include "util/fault.h"
 
@@ -51,6 +52,7 @@ class LatestRun {
 
  private:
   void run_batch(const PlannedBatch& planned, bool replay) {
+  CpuScope cpu_scope("latest.run_batch");
     auto started = std::chrono::steady_clock::now();
     const Stream& s = ctx_.stream;
     BatchReport batch;

@@ -14,6 +14,12 @@ namespace lakestream {
 
 class KafkaReader;
 
+// What a stream keeps from one cycle of a continuous run to the next, beside the connection (a
+// window stream: its attached state). Dropped with the connection when a cycle fails.
+struct KeptStreamState {
+  virtual ~KeptStreamState() = default;
+};
+
 struct StreamContext {
   const Pipeline& pipeline;
   const Stream& stream;
@@ -24,6 +30,8 @@ struct StreamContext {
   // where that cycle's last batch ended (null before the first cycle). The stream keeps its reader
   // here, and drops it when the cycle fails, so the next cycle starts from its checkpoint afresh.
   std::shared_ptr<KafkaReader>* kept_reader = nullptr;
+  // A continuous run: where the stream keeps what it keeps across cycles (null: a plain run).
+  std::unique_ptr<KeptStreamState>* kept_state = nullptr;
   // With the kept reader: how long a cycle that finds nothing new waits in the consumer for the
   // next record before it ends (0: it ends at once).
   int wait_for_records_ms = 0;

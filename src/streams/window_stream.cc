@@ -15,6 +15,7 @@
 #include "table/delta_types.h"
 #include "table/parquet_file.h"
 #include "table/schema_columns.h"
+#include "util/cpu_profile.h"
 #include "util/error.h"
 #include "util/fault.h"
 #include "util/files.h"
@@ -24,6 +25,22 @@ namespace lakestream {
 namespace {
 
 std::string q(const std::string& name) { return sql::quote_ident(name); }
+
+// The state attached and what is known of the source's shape: opened by a run's first batch, and
+// in a continuous run kept across its cycles (attaching the state and detaching it, which writes
+// it whole, cost a third of a batch's CPU), unless the checkpoint is on an object store, whose
+// working copy each cycle makes again, or the source's schema changed.
+struct OpenWindowState : KeptStreamState {
+  std::vector<delta::Column> source_columns;
+  std::optional<WindowAggregates> aggregates;
+  std::optional<WindowStateStore> state;
+};
+
+std::string schema_text(const std::vector<delta::Column>& columns) {
+  std::string text;
+  for (const auto& c : columns) text += c.name + " " + c.type.dump() + ";";
+  return text;
+}
 
 class WindowRun {
  public:
@@ -53,8 +70,8 @@ class WindowRun {
     // between gold's many short statements (a third of the CPU went to its scheduler on two busy
     // cores): one thread. A plain run's batch has the machine: all of them (see
     // docs/performance.md, gold within 2x of the batch limit).
-    std::optional<sql::ScopedSetting> one_thread;
-    if (ctx_.continuous) one_thread.emplace(ctx_.con, "threads", "1");
+    // (The stage's DuckDB is its own: the setting is kept from one cycle to the next.)
+    if (ctx_.continuous) ctx_.con.keep_setting("threads", "1");
     open_state();
     flush_outbox(true);
     std::optional<PlannedBatch> last = checkpoint_.last_planned();
@@ -79,9 +96,9 @@ class WindowRun {
   }
 
  private:
-  std::string st(const std::string& table) const { return state_->table(table); }
-  int64_t meta(const std::string& key, int64_t fallback) { return state_->meta(key, fallback); }
-  std::string set_meta(const std::string& key, int64_t value) { return state_->set_meta_sql(key, value); }
+  std::string st(const std::string& table) const { return open_->state->table(table); }
+  int64_t meta(const std::string& key, int64_t fallback) { return open_->state->meta(key, fallback); }
+  std::string set_meta(const std::string& key, int64_t value) { return open_->state->set_meta_sql(key, value); }
 
   // Whether a batch's state or output was ever committed (a state that cannot be read counts,
   // to be safe).
@@ -98,24 +115,39 @@ class WindowRun {
   // Attaches the state and creates its tables on first use; the shapes come from the source
   // table's schema, so that state columns have the source's types.
   void open_state() {
+    CpuScope cpu_scope("window.open_state");
     auto& con = ctx_.con;
-    state_.emplace(con, checkpoint_, s_.name);
     delta::Snapshot source = delta::load_snapshot(source_path_);
-    source_columns_ = source.metadata.schema;
+    bool keep = ctx_.kept_state && !checkpoint_.on_object_store();
+    if (keep) {
+      auto* kept = dynamic_cast<OpenWindowState*>(ctx_.kept_state->get());
+      if (kept && kept->state && schema_text(kept->source_columns) == schema_text(source.metadata.schema)) {
+        open_ = kept;
+        return;
+      }
+      ctx_.kept_state->reset();  // detached before it is attached again
+      *ctx_.kept_state = std::make_unique<OpenWindowState>();
+      open_ = static_cast<OpenWindowState*>(ctx_.kept_state->get());
+    } else {
+      open_ = &own_;
+    }
+    open_->state.emplace(con, checkpoint_, s_.name);
+    open_->source_columns = source.metadata.schema;
+    std::optional<WindowAggregates>& aggregates = open_->aggregates;
     delta::Snapshot empty_source = source;
     empty_source.files.clear();
     std::string shape = delta::scan_sql(empty_source);  // the source's columns and types, no rows
-    aggregates_.emplace(con, s_, shape);
+    aggregates.emplace(con, s_, shape);
     WindowStateShape state_shape;
-    state_shape.windows = "SELECT " + aggregates_->window_key_select() + ", " + aggregates_->partial_select() +
+    state_shape.windows = "SELECT " + aggregates->window_key_select() + ", " + aggregates->partial_select() +
                           " FROM (" + shape + ") GROUP BY ALL LIMIT 0";
-    state_shape.outbox_select = aggregates_->final_select();
+    state_shape.outbox_select = aggregates->final_select();
     if (!s_.dedup.empty()) {
       std::string dedup_cols;
       for (const auto& d : s_.dedup) dedup_cols += q(d) + ", ";
       state_shape.dedup = "SELECT " + dedup_cols + q(s_.event_time) + " AS event_time FROM (" + shape + ") LIMIT 0";
     }
-    state_->create_tables(state_shape);
+    open_->state->create_tables(state_shape);
   }
 
   std::vector<delta::Column> gold_columns() {
@@ -130,6 +162,7 @@ class WindowRun {
   // once, then clears it. `replay`: the output may be in the table already (a run died after
   // committing it, before clearing the outbox).
   void flush_outbox(bool replay) {
+  CpuScope cpu_scope("window.flush_outbox");
     auto& con = ctx_.con;
     int64_t batch_id = meta("last_batch", -1);
     int64_t rows = con.scalar_int("SELECT count(*) FROM " + st("outbox"));
@@ -179,6 +212,7 @@ class WindowRun {
   }
 
   void run_batch(const PlannedBatch& planned, bool replay) {
+  CpuScope cpu_scope("window.run_batch");
     auto started = std::chrono::steady_clock::now();
     auto& con = ctx_.con;
     BatchReport batch;
@@ -210,9 +244,9 @@ class WindowRun {
       // Late: with dedup, an event time at or before the watermark; without, a window that
       // ended at or before it (Spark's rules for each operator).
       std::string on_time = et + " IS NOT NULL AND " +
-                            (s_.dedup.empty() ? aggregates_->window_start_us() + " + " + std::to_string(s_.window_us) + " > " + w
+                            (s_.dedup.empty() ? open_->aggregates->window_start_us() + " + " + std::to_string(s_.window_us) + " > " + w
                                               : "epoch_us(" + et + ") > " + w);
-      bool has_batch_id = delta::has_column(source_columns_, "_batch_id");
+      bool has_batch_id = delta::has_column(open_->source_columns, "_batch_id");
 
       // The batch's counters and event-time figures (over the filtered rows) in one pass over its
       // files, reading only the columns they need.
@@ -245,7 +279,7 @@ class WindowRun {
       for (const auto& column : s_.group_by) need(column);
       std::string projection;
       for (const auto& column : needed) projection += (projection.empty() ? "" : ", ") + q(column);
-      std::string arguments = aggregates_->argument_select();
+      std::string arguments = open_->aggregates->argument_select();
       if (!arguments.empty()) projection += ", " + arguments;
       std::string rows = "SELECT " + projection + " FROM " + source + " WHERE " + filter + " AND " + on_time;
 
@@ -257,7 +291,7 @@ class WindowRun {
           match += (match.empty() ? "" : " AND ") + ("d." + q(d) + " IS NOT DISTINCT FROM f." + q(d));
         }
         for (const char* col : {"_batch_id", "partition", "offset"})
-          if (delta::has_column(source_columns_, col)) order += (order.empty() ? "" : ", ") + q(col);
+          if (delta::has_column(open_->source_columns, col)) order += (order.empty() ? "" : ", ") + q(col);
         if (order.empty()) order = et;
         // The first copy of a key in this batch, unless the state remembers the key already
         // (a hash anti-join on the keys).
@@ -267,7 +301,7 @@ class WindowRun {
         kept = "window_kept";
         batch.duplicates_dropped = on_time_rows - con.scalar_int("SELECT count(*) FROM window_kept");
       }
-      con.exec("CREATE OR REPLACE TEMP TABLE window_partial AS " + aggregates_->partials_by_window(kept));
+      con.exec("CREATE OR REPLACE TEMP TABLE window_partial AS " + open_->aggregates->partials_by_window(kept));
     }
 
     auto updating = std::chrono::steady_clock::now();
@@ -281,18 +315,18 @@ class WindowRun {
         for (const auto& d : s_.dedup) cols += q(d) + ", ";
         tx += "INSERT INTO " + st("dedup") + " SELECT " + cols + et + " FROM window_kept;";
       }
-      tx += "UPDATE " + windows + " w SET " + aggregates_->merge_assignments() + " FROM window_partial p WHERE " +
-            aggregates_->same_window("w", "p") + ";";
+      tx += "UPDATE " + windows + " w SET " + open_->aggregates->merge_assignments() + " FROM window_partial p WHERE " +
+            open_->aggregates->same_window("w", "p") + ";";
       tx += "INSERT INTO " + windows + " SELECT p.* FROM window_partial p WHERE NOT EXISTS (SELECT 1 FROM " + windows +
-            " w WHERE " + aggregates_->same_window("w", "p") + ");";
+            " w WHERE " + open_->aggregates->same_window("w", "p") + ");";
     }
     std::string id = std::to_string(planned.id);
     if (s_.output == OutputMode::Append) {
-      tx += "INSERT INTO " + st("outbox") + " SELECT " + id + ", " + aggregates_->final_select() + " FROM " + windows +
+      tx += "INSERT INTO " + st("outbox") + " SELECT " + id + ", " + open_->aggregates->final_select() + " FROM " + windows +
             " WHERE " + closed + ";";
     } else if (!no_data) {
-      tx += "INSERT INTO " + st("outbox") + " SELECT " + id + ", " + aggregates_->final_select() + " FROM " + windows +
-            " w WHERE EXISTS (SELECT 1 FROM window_partial p WHERE " + aggregates_->same_window("w", "p") + ");";
+      tx += "INSERT INTO " + st("outbox") + " SELECT " + id + ", " + open_->aggregates->final_select() + " FROM " + windows +
+            " w WHERE EXISTS (SELECT 1 FROM window_partial p WHERE " + open_->aggregates->same_window("w", "p") + ");";
     }
     // A closed window can take no more rows: it leaves the state (in append mode, as output).
     tx += "DELETE FROM " + windows + " WHERE " + closed + ";";
@@ -309,15 +343,17 @@ class WindowRun {
     try {
       con.exec(tx);
     } catch (const Error&) {
+      open_->state->forget_meta();
       try { con.exec("ROLLBACK"); } catch (const Error&) {}
       throw;
     }
+    open_->state->forget_meta();
     fault_point("after_state_commit");
     batch.output_rows = con.scalar_int("SELECT count(*) FROM " + st("outbox"));
     batch.watermark_us = new_watermark;
     // With the checkpoint on an object store, the state goes there before its output goes to the
     // table: a run elsewhere that finds the table's txn at this batch finds this state too.
-    state_->publish(checkpoint_, planned.id);
+    open_->state->publish(checkpoint_, planned.id);
     fault_point("after_state_upload");
     flush_outbox(replay);
     StateReport state;
@@ -326,7 +362,7 @@ class WindowRun {
     state.rows_updated = no_data ? 0 : con.scalar_int("SELECT count(*) FROM window_partial") +
                                            (s_.dedup.empty() ? 0 : con.scalar_int("SELECT count(*) FROM window_kept"));
     state.rows_removed = std::max<int64_t>(0, state_rows_before + state.rows_updated - state.rows_total);
-    state.memory_bytes = state_->size_bytes();
+    state.memory_bytes = open_->state->size_bytes();
     batch.state = state;
     batch.durations_ms["addBatch"] = ms_since(updating);
     batch.durations_ms["triggerExecution"] = ms_since(started);
@@ -339,9 +375,8 @@ class WindowRun {
   Checkpoint checkpoint_;
   std::string source_path_;
   std::string table_path_;
-  std::vector<delta::Column> source_columns_;
-  std::optional<WindowAggregates> aggregates_;
-  std::optional<WindowStateStore> state_;  // attached by open_state
+  OpenWindowState own_;               // a plain run's (or a remote checkpoint's) state, detached at the end
+  OpenWindowState* open_ = nullptr;   // own_ or the one kept across cycles; set by open_state
   StreamReport report_;
 };
 

@@ -10,6 +10,7 @@
 #include "table/table_features.h"
 #include "table/table_files.h"
 #include "table/write_rules.h"
+#include "util/cpu_profile.h"
 #include "util/error.h"
 #include "util/files.h"
 
@@ -68,6 +69,7 @@ void Commit::set_commit_info(const nlohmann::json& extra) {
 }
 
 int64_t Commit::publish() {
+  CpuScope cpu_scope("commit.publish");
   const int64_t version = read_version_ + 1;
   if (published_) throw Error("internal: a commit to table " + table_path_ + " was published twice");
   if (table_path_.empty()) throw Error("internal: a commit has no table path (build it from load_snapshot's result)");

@@ -96,7 +96,14 @@ Snapshot load_snapshot(const std::string& table_path, std::optional<int64_t> ver
 // checkpoint it read of each table and reuses them while the listing shows the same checkpoint
 // files (same keys, sizes and modification times), so that a snapshot costs the listing and the
 // JSON commits after the checkpoint, not a Parquet read. The listing still decides the version.
+// It also keeps the newest replay of each local table and applies only the commits after it, read
+// one by one until the next is missing, with no listing (latest_version and txn_version too).
 void remember_checkpoints(bool remember);
+
+// While remember_checkpoints() is on: the newest txn version of appId in the remembered replay of a
+// local table, advanced to its newest commit (-1 when it has none); nullopt when nothing is
+// remembered of that table.
+std::optional<int64_t> remembered_txn_version(const std::string& table_path, const std::string& app_id);
 
 // The newest version in the log (-1 when there is no table), without replaying it.
 int64_t latest_version(const std::string& table_path);

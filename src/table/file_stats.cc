@@ -14,6 +14,7 @@
 
 #include "table/delta_types.h"
 #include "table/parquet_file.h"
+#include "util/cpu_profile.h"
 #include "util/error.h"
 
 namespace lakestream::delta {
@@ -158,6 +159,7 @@ std::string stats_timestamp(int64_t epoch_micros, bool round_up, bool utc_suffix
 
 std::string compute_file_stats(sql::Connection& con, const std::string& parquet_path,
                                const std::vector<Column>& file_columns) {
+  CpuScope cpu_scope("file_stats");
   // The footer for the columns it describes exactly; the data, read once, for the others (only
   // theirs: the strings, the most costly to read back, are nearly always in the footer).
   std::vector<Column> footer_columns, data_columns;

@@ -15,6 +15,7 @@
 #include "table/file_stats.h"
 #include "table/path_encoding.h"
 #include "table/table_files.h"
+#include "util/cpu_profile.h"
 #include "util/error.h"
 #include "util/files.h"
 
@@ -24,6 +25,7 @@ AddFile write_data_file(sql::Connection& con, const std::string& table_path, con
                         const std::vector<Column>& columns,
                         const std::map<std::string, std::optional<std::string>>& partition_values,
                         int64_t expected_rows) {
+  CpuScope cpu_scope("write_data_file");
   std::set<std::string> known;
   for (const auto& column : columns) known.insert(column.name);
   for (const auto& [name, value] : partition_values)

@@ -4,6 +4,7 @@
 // `_last_checkpoint` cannot make a reader miss commits.
 #include <algorithm>
 #include <atomic>
+#include <functional>
 #include <mutex>
 #include <unordered_map>
 
@@ -13,6 +14,7 @@
 #include "table/log_files.h"
 #include "table/table_features.h"
 #include "table/table_files.h"
+#include "util/cpu_profile.h"
 #include "util/error.h"
 #include "util/files.h"
 
@@ -122,6 +124,57 @@ struct Replay {
   }
 };
 
+// The newest replay of each local table, while remember_checkpoints() is on: a later snapshot
+// applies only the commits after it, found by reading the next commit files until one is missing
+// (commits are put-if-absent and consecutive, so the first missing one ends the log), with no
+// listing of the log and no parse of the commits it already applied. A file keeps the version of
+// the commit that added it, also past a checkpoint (only check reads that version, in a process
+// of its own). Tables on an object store are always listed (table/table_files.h).
+struct RememberedReplay {
+  int64_t version = -1;
+  Replay replay;
+};
+std::map<std::string, RememberedReplay> replays;
+
+// Runs `use` on the remembered replay of `table` advanced to `target` (the newest commit when
+// nullopt), under the lock; false when there is none to go on (not remembering, a remote table,
+// nothing remembered, a wanted version older than it, or its newest commit gone: the table was
+// made again). The remembered replay only moves forward.
+bool with_advanced_replay(const std::string& table, std::optional<int64_t> target,
+                          const std::function<void(const RememberedReplay&)>& use) {
+  if (!remembering || is_remote_table(table)) return false;
+  std::lock_guard<std::mutex> lock(remembered_mutex);
+  auto it = replays.find(table);
+  if (it == replays.end() || (target && *target < it->second.version)) return false;
+  RememberedReplay& kept = it->second;
+  if (!path_exists(commit_file_path(table, kept.version))) {
+    replays.erase(it);
+    return false;
+  }
+  while (!target || kept.version < *target) {
+    std::optional<std::string> text = read_table_file(table, commit_key(kept.version + 1));
+    if (!text) break;
+    LogActions actions = parse_commit_text(*text, commit_file_path(table, kept.version + 1));
+    kept.version++;
+    kept.replay.apply(std::move(actions), kept.version);
+  }
+  if (target && kept.version != *target) return false;  // the listing says what is wrong
+  use(kept);
+  return true;
+}
+
+void remember_replay(const std::string& table, int64_t version, const Replay& replay) {
+  if (!remembering || is_remote_table(table)) return;
+  std::lock_guard<std::mutex> lock(remembered_mutex);
+  auto& kept = replays[table];
+  if (kept.version > version && path_exists(commit_file_path(table, kept.version))) return;
+  kept.version = version;
+  kept.replay = replay;
+}
+
+// The snapshot of version `target` that `replay` holds, checked readable.
+Snapshot snapshot_of(Snapshot snapshot, Replay replay, int64_t target);
+
 }  // namespace
 
 void remember_checkpoints(bool remember) {
@@ -129,6 +182,17 @@ void remember_checkpoints(bool remember) {
   if (remember) return;
   std::lock_guard<std::mutex> lock(remembered_mutex);
   remembered.clear();
+  replays.clear();
+}
+
+std::optional<int64_t> remembered_txn_version(const std::string& table_path, const std::string& app_id) {
+  int64_t found = -1;
+  if (!with_advanced_replay(normal_table_path(table_path), std::nullopt, [&](const RememberedReplay& kept) {
+        auto it = kept.replay.txns.find(app_id);
+        if (it != kept.replay.txns.end()) found = it->second;
+      }))
+    return std::nullopt;
+  return found;
 }
 
 int64_t Snapshot::txn_version(const std::string& app_id) const {
@@ -136,7 +200,14 @@ int64_t Snapshot::txn_version(const std::string& app_id) const {
   return it == txn_versions.end() ? -1 : it->second;
 }
 
-int64_t latest_version(const std::string& table_path) { return list_log(table_path).latest(); }
+int64_t latest_version(const std::string& table_path) {
+  CpuScope cpu_scope("latest_version");
+  int64_t newest = -1;
+  if (with_advanced_replay(normal_table_path(table_path), std::nullopt,
+                           [&](const RememberedReplay& kept) { newest = kept.version; }))
+    return newest;
+  return list_log(table_path).latest();
+}
 
 int64_t oldest_commit(const std::string& table_path) {
   LogListing listing = list_log(table_path);
@@ -144,9 +215,13 @@ int64_t oldest_commit(const std::string& table_path) {
 }
 
 Snapshot load_snapshot(const std::string& table_path, std::optional<int64_t> version) {
+  CpuScope cpu_scope("load_snapshot");
   Snapshot snapshot;
   snapshot.table_path = normal_table_path(table_path);
   const std::string& table = snapshot.table_path;
+  std::optional<RememberedReplay> kept;
+  if (with_advanced_replay(table, version, [&](const RememberedReplay& advanced) { kept = advanced; }))
+    return snapshot_of(std::move(snapshot), std::move(kept->replay), kept->version);
   LogListing listing = list_log(table);
   int64_t newest = listing.latest();
   if (newest < 0) {
@@ -164,7 +239,14 @@ Snapshot load_snapshot(const std::string& table_path, std::optional<int64_t> ver
   int64_t checkpoint = listing.checkpoint_at_or_below(target);
   if (checkpoint >= 0) replay.apply(checkpoint_actions(table, listing.checkpoints.at(checkpoint)), checkpoint);
   for (int64_t v = checkpoint + 1; v <= target; v++) replay.apply(read_commit_file(table, v), v);
+  remember_replay(table, target, replay);
+  return snapshot_of(std::move(snapshot), std::move(replay), target);
+}
 
+namespace {
+
+Snapshot snapshot_of(Snapshot snapshot, Replay replay, int64_t target) {
+  const std::string& table = snapshot.table_path;
   if (!replay.protocol)
     throw Error("table " + table + " has no protocol action up to version " + std::to_string(target) +
                 "; its log is damaged (version 0 must hold protocol and metaData)");
@@ -186,7 +268,10 @@ Snapshot load_snapshot(const std::string& table_path, std::optional<int64_t> ver
   return snapshot;
 }
 
+}  // namespace
+
 std::vector<CommitEntry> read_commits(const std::string& table_path, int64_t from, int64_t to) {
+  CpuScope cpu_scope("read_commits");
   std::string table = normal_table_path(table_path);
   std::vector<CommitEntry> entries;
   for (int64_t v = std::max<int64_t>(from, 0); v <= to; v++) {

@@ -2,6 +2,7 @@
 // stream asks first, and all that a run with nothing new needs of its table.
 #include "table/delta_table.h"
 #include "table/log_files.h"
+#include "util/cpu_profile.h"
 
 namespace lakestream::delta {
 
@@ -12,6 +13,8 @@ constexpr int64_t kCommitsToReadBack = 20;
 }  // namespace
 
 int64_t txn_version(const std::string& table_path, const std::string& app_id) {
+  CpuScope cpu_scope("txn_version");
+  if (auto remembered = remembered_txn_version(table_path, app_id)) return *remembered;
   LogListing listing = list_log(table_path);
   int64_t latest = listing.latest();
   if (latest < 0) return -1;
