@@ -110,7 +110,7 @@ void serve_broker(const BrokerServeOptions& options, std::ostream& out) {
     if (sig == SIGUSR1) {
       std::string answer = add_requested_topic(broker, file);
       if (answer == "ok") {
-        watch = std::make_unique<RetentionWatch>(broker.bootstrap(), broker.topics());
+        watch = std::make_unique<RetentionWatch>(broker.bootstrap(), broker.topics(), broker.retention_bytes());
         address.topics = broker.topics();
         write_broker_address(file, address);
         const TopicSpec& added = broker.topics().back();
