@@ -10,7 +10,8 @@ mkdir -p "$work" && cp "$here/lakestream.toml" "$work/" && cd "$work"
 lakestream broker --name user-events --topic user_events:3 > broker.log 2>&1 &
 broker=$!
 trap 'kill $broker 2>/dev/null' EXIT
-sleep 1
+# Until it serves (a second on an idle machine; longer on a busy one), at most 30 s.
+for _ in $(seq 300); do grep -q "^serving until" broker.log 2>/dev/null && break; sleep 0.1; done
 
 lakestream produce "$here/events.jsonl"
 lakestream run
