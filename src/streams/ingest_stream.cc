@@ -80,7 +80,12 @@ KafkaInput kafka_input(const Offsets& start, const Offsets& end, const std::vect
 class LastRecords {
  public:
   void keep(const KafkaRecord& r) {
-    Copy& c = last_[r.partition];
+    // Records come in runs of one partition: look its copy up only when the partition changes.
+    if (!current_ || current_partition_ != r.partition) {
+      current_ = &last_[r.partition];
+      current_partition_ = r.partition;
+    }
+    Copy& c = *current_;
     c.offset = r.offset;
     c.timestamp_ms = r.timestamp_ms;
     c.has_key = r.key != nullptr;
@@ -104,7 +109,9 @@ class LastRecords {
     bool has_key = false, has_value = false;
     std::string key, value;
   };
-  std::map<int32_t, Copy> last_;
+  std::map<int32_t, Copy> last_;  // std::map: a pointer to an element stays valid as others are added
+  Copy* current_ = nullptr;
+  int32_t current_partition_ = -1;
 };
 
 // How often a continuous run that keeps its reader checks again that the records at its positions
@@ -391,16 +398,24 @@ class IngestRun {
       auto there = found.find(r.partition);
       if (there != found.end() && there->second.fingerprint == then.fingerprint) continue;
       replaced_.insert(r.partition);
-      lines += "\n  partition " + std::to_string(r.partition) + ", offset " + std::to_string(then.offset) + ": read " +
-               describe_record(then) + "; now " +
-               (there == found.end() ? std::string("no record is there") : describe_record(there->second));
+      lines += changed_record_line(r.partition, then, there == found.end() ? nullptr : &there->second);
     }
     return lines;
   }
 
-  static std::string describe_record(const LastRead& record) {
-    return "a record of " + (record.timestamp_ms >= 0 ? utc_time_ms(record.timestamp_ms) : std::string("no timestamp")) +
-           " (fingerprint " + record.fingerprint + ")";
+  // "\n  partition P, offset O: read <then>; now <now>" for a refusal's list; `now` is null when no
+  // record is there, and says its own offset when it is another than `then`'s.
+  static std::string changed_record_line(int32_t partition, const LastRead& then, const LastRead* now) {
+    auto describe = [](const LastRead& record) {
+      return "a record of " + (record.timestamp_ms >= 0 ? utc_time_ms(record.timestamp_ms) : std::string("no timestamp")) +
+             " (fingerprint " + record.fingerprint + ")";
+    };
+    std::string line = "\n  partition " + std::to_string(partition) + ", offset " + std::to_string(then.offset) +
+                       ": read " + describe(then) + "; now ";
+    if (!now) return line + "no record is there";
+    line += describe(*now);
+    if (now->offset != then.offset) line += " at offset " + std::to_string(now->offset);
+    return line;
   }
 
   // A replayed batch must read what its plan saw: the same last record in every partition it read.
@@ -414,11 +429,7 @@ class IngestRun {
       if (now != read_now.end() && now->second.offset == then->second.offset &&
           now->second.fingerprint == then->second.fingerprint)
         continue;
-      lines += "\n  partition " + std::to_string(p) + ", offset " + std::to_string(then->second.offset) + ": read " +
-               describe_record(then->second) + "; now " +
-               (now == read_now.end() ? std::string("no record")
-                                             : describe_record(now->second) + " at offset " +
-                                                   std::to_string(now->second.offset));
+      lines += changed_record_line(p, then->second, now == read_now.end() ? nullptr : &now->second);
     }
     if (lines.empty()) return;
     throw Error("topic " + source_.topic + " was recreated or rewritten after stream " + ctx_.stream.name +
