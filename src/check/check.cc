@@ -167,7 +167,8 @@ class Checker {
       if (both > 0)
         add("PROBLEM", counted(both, "record is", "records are") + " both in " + table + " and in " + quarantine);
       if (bad > 0)
-        add("note", count_of(bad, "records") + " did not fit the schema and are in " + quarantine + " with the reason");
+        add("note", count_of(bad, "records") + (bad == 1 ? " did not fit the schema and is in " : " did not fit the schema and are in ") +
+                        quarantine + " with the reason");
     }
     if (stream.max_quarantine_share >= 0) {
       int64_t bad = snapshots_.count(quarantine) ? con_.scalar_int("SELECT count(*) FROM " + q(quarantine)) : 0;
@@ -431,7 +432,8 @@ void Checker::check_window(const Stream& stream) {
     if (!written && final) late_by_window.push_back({label, {r_events, r_events}});
     if (!written) {
       if (!final) add("waiting", label + " is not written yet: the watermark has not passed its end");
-      else add("late", label + " was not written: its " + values_phrase(stream, r) + " all arrived after the watermark passed its end");
+      else add("late", label + " was not written: its " + values_phrase(stream, r) + (r_events == 1 ? "" : " all") +
+                           " arrived after the watermark passed its end");
       continue;
     }
     std::string counted_phrase = "counted " + values_phrase(stream, g);

@@ -69,7 +69,7 @@ TEST(CheckStreamDefinition, ALateFirstCopyLeavesTheDedupKeyToALaterCopy) {
   send_and_run(f, click(2, "cart", "1020") + click(3, "home", "1105"));
   expect_check(f,
                "ok      bronze_clicks has 4 events, each offset once\n"
-               "late    09:00 was not written: its 1 click all arrived after the watermark passed its end\n"
+               "late    09:00 was not written: its 1 click arrived after the watermark passed its end\n"
                "ok      10:00 2 clicks\n"
                "waiting 11:00 is not written yet: the watermark has not passed its end\n");
   // The nightly batch writes the closed window the stream never wrote; an open one it leaves.
