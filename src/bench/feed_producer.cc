@@ -8,6 +8,7 @@
 #include <thread>
 
 #include "util/error.h"
+#include "util/plural.h"
 
 namespace lakestream::bench {
 
@@ -118,7 +119,7 @@ int64_t send_events(const std::string& bootstrap, const std::string& topic, cons
   bool unsent = rd_kafka_outq_len(producer) > 0;
   rd_kafka_destroy(producer);
   if (unsent || delivery.failed > 0)
-    throw Error("benchmark producer: " + std::to_string(delivery.failed) + " events were not delivered to topic " + topic +
+    throw Error("benchmark producer: " + counted(delivery.failed, "event was", "events were") + " not delivered to topic " + topic +
                 (delivery.first_error.empty() ? "" : " (" + delivery.first_error + ")"));
   if (bytes_out) *bytes_out = bytes;
   return i;

@@ -25,7 +25,7 @@ namespace {
 
 std::string describe(const std::vector<TopicSpec>& topics) {
   if (topics.empty()) return "no topics (a client asking for an unknown topic creates it with 4 partitions)";
-  std::string text = "topics";
+  std::string text = topics.size() == 1 ? "topic" : "topics";
   for (size_t i = 0; i < topics.size(); i++)
     text += (i ? ", " : " ") + topics[i].name + " (" + std::to_string(topics[i].partitions) +
             (topics[i].partitions == 1 ? " partition)" : " partitions)");

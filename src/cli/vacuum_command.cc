@@ -6,6 +6,7 @@
 #include "engine/lake_stores.h"
 #include "engine/lake_vacuum.h"
 #include "util/error.h"
+#include "util/plural.h"
 
 namespace lakestream::cli {
 
@@ -40,8 +41,9 @@ void add_vacuum_command(CLI::App& app) {
       std::cout << (*dry_run ? "would delete " : "delete ") << "_delta_log/" << file << "\n";
     if (!*dry_run) run_vacuum(plan);
     std::cout << "vacuum " << *table << ": versions from " << plan.oldest_kept_version << " stay readable; " << verb
-              << " " << plan.data_files.size() << " data files (" << plan.data_bytes << " bytes) and "
-              << plan.log_files.size() << " log files\n";
+              << " " << counted(static_cast<int64_t>(plan.data_files.size()), "data file", "data files") << " ("
+              << plan.data_bytes << " bytes) and "
+              << counted(static_cast<int64_t>(plan.log_files.size()), "log file", "log files") << "\n";
   });
 }
 

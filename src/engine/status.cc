@@ -261,7 +261,7 @@ std::string format_status(const std::vector<StreamStatus>& statuses, int64_t now
         text += "         worker " + w.name + " held partitions " + w.partitions + " at " + when + "\n";
       else
         text += "         worker " + w.name + " stopped: it held partitions " + w.partitions + " until " + when +
-                "; worker " + w.taken_by + " holds them since " + w.taken_at + "\n";
+                "; worker " + w.taken_by + " has held them since " + w.taken_at + "\n";
     }
     if (!s.runs_on.empty()) text += "         runs on worker " + s.runs_on + " (" + s.runs_on_because + ")\n";
     text += "         logged: " + counted(s.batches_logged, "batch", "batches") + ", " + counted(s.rows_in, "row", "rows") + " in, " +

@@ -11,6 +11,7 @@
 #include "table/table_files.h"
 #include "util/error.h"
 #include "util/files.h"
+#include "util/plural.h"
 
 namespace lakestream::delta {
 
@@ -45,7 +46,12 @@ int64_t retention_property_ms(const Metadata& metadata, const std::string& key, 
   return *ms;
 }
 
-std::string hours(int64_t ms) { return std::to_string(ms / kHourMs) + " hours"; }
+// A retention in words, in the largest unit that divides it: "24 hours", "1 hour", "30 minutes".
+std::string hours(int64_t ms) {
+  if (ms % kHourMs == 0) return counted(ms / kHourMs, "hour", "hours");
+  if (ms % (60 * 1000) == 0) return counted(ms / (60 * 1000), "minute", "minutes");
+  return counted(ms / 1000, "second", "seconds");
+}
 
 // Every file of the table by key, from one listing: sizes and modification times.
 using TableListing = std::map<std::string, storage::ObjectInfo>;

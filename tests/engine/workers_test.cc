@@ -255,7 +255,7 @@ TEST(Workers, IdleContinuousWorkersPrintNothingAndStatusTellsAStoppedWorker) {
   ASSERT_TRUE(going_on.wait_for_output("read_orders [partitions 0,1]", 30000)) << going_on.out();
   CommandResult status = f.lakestream("status");
   EXPECT_EQ(occurrences(status.out, " stopped: it held partitions "), 1) << status.out;
-  EXPECT_NE(status.out.find(" holds them since "), std::string::npos) << status.out;
+  EXPECT_NE(status.out.find(" has held them since "), std::string::npos) << status.out;
   EXPECT_EQ(occurrences(status.out, "         runs on worker "), 2) << status.out;  // latest_orders, hourly_sales
   EXPECT_NE(status.out.find("(it holds partition 0 of orders)"), std::string::npos) << status.out;
   EXPECT_EQ(status.out.find("last batch -1"), std::string::npos) << status.out;
