@@ -47,7 +47,7 @@ int64_t retention_property_ms(const Metadata& metadata, const std::string& key, 
 }
 
 // A retention in words, in the largest unit that divides it: "24 hours", "1 hour", "30 minutes".
-std::string hours(int64_t ms) {
+std::string retention_words(int64_t ms) {
   if (ms % kHourMs == 0) return counted(ms / kHourMs, "hour", "hours");
   if (ms % (60 * 1000) == 0) return counted(ms / (60 * 1000), "minute", "minutes");
   return counted(ms / 1000, "second", "seconds");
@@ -108,10 +108,10 @@ VacuumPlan plan_vacuum(const std::string& table_path, std::optional<int64_t> ret
   const int64_t table_retention = deleted_file_retention_ms(metadata);
   const int64_t retain = retain_ms.value_or(table_retention);
   if (retain < table_retention && !unsafe_retention)
-    throw Error("vacuum of " + table + " with a retention of " + hours(retain) + " refused: the table keeps deleted "
-                "files " + hours(table_retention) + " (delta.deletedFileRetentionDuration; Delta's default is 7 days). "
+    throw Error("vacuum of " + table + " with a retention of " + retention_words(retain) + " refused: the table keeps deleted "
+                "files " + retention_words(table_retention) + " (delta.deletedFileRetentionDuration; Delta's default is 7 days). "
                 "A shorter one can delete files that a long query, a slow reader or a writer about to commit still "
-                "uses, which breaks them or loses that commit. Retain at least " + hours(table_retention) +
+                "uses, which breaks them or loses that commit. Retain at least " + retention_words(table_retention) +
                 ", or pass --unsafe-retention if nothing else reads or writes the table meanwhile");
   int64_t log_retain = log_retention_ms(metadata);
   if (unsafe_retention) log_retain = std::min(log_retain, retain);
