@@ -37,7 +37,7 @@ void add_optimize_command(CLI::App& app) {
     sql::Connection con(db);
     auto result = delta::compact_table(con, pipeline.table_path(*table), *bytes);
     if (result.version < 0) {
-      std::cout << "optimize: " << *table << " has no two small files to merge; nothing changed\n";
+      std::cout << "optimize: " << *table << " has fewer than two small files in any partition, so nothing was merged\n";
       return;
     }
     std::cout << "optimize: " << *table << " version " << result.version << ": "

@@ -138,6 +138,9 @@ std::vector<StreamReport> run_pipeline(const Pipeline& pipeline, const RunOption
     try {
       StreamReport report = run_one(ctx);
       backlog.finish();
+      compact_written_tables(pipeline, *stream, con, static_cast<int64_t>(report.batches.size()),
+                             options.kept ? &options.kept->compaction_clocks : nullptr, options.service_log,
+                             options.quiet ? nullptr : &out);
       if (!options.quiet && !options.service_log && report.batches.empty())
         out << stream->name << ": nothing new\n" << std::flush;
       reports.push_back(std::move(report));

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "checkpoint/progress_log.h"
+#include "engine/auto_compaction.h"
 #include "engine/batch_progress.h"
 #include "pipeline/pipeline.h"
 #include "sql/duckdb.h"
@@ -43,6 +44,8 @@ struct KeptAcrossRuns {
   // Where each single-writer stream of a worker ran at the last cycle, as last told in the log
   // ("" when here): told again only when it changes.
   std::map<std::string, std::string> told_where;
+  // Per table: batches and time since compaction last looked at it (engine/auto_compaction.h).
+  std::map<std::string, CompactionClock> compaction_clocks;
 };
 
 struct RunOptions {

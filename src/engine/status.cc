@@ -179,6 +179,11 @@ void name_single_writer_worker(const Pipeline& pipeline, std::vector<StreamStatu
   }
 }
 
+// "partition 0" or "partitions 0,1" for a worker's list of held partitions.
+std::string partition_words(const std::string& partitions) {
+  return (partitions.find(',') == std::string::npos ? "partition " : "partitions ") + partitions;
+}
+
 std::string ago(int64_t then_us, int64_t now_us) {
   int64_t s = (now_us - then_us) / 1000000;
   if (s < 0) s = 0;
@@ -258,10 +263,11 @@ std::string format_status(const std::vector<StreamStatus>& statuses, int64_t now
     for (const auto& w : s.workers) {
       std::string when = w.timestamp + (w.at_us ? " (" + ago(*w.at_us, now_us) + ")" : "");
       if (w.taken_by.empty())
-        text += "         worker " + w.name + " held partitions " + w.partitions + " at " + when + "\n";
+        text += "         worker " + w.name + " held " + partition_words(w.partitions) + " at " + when + "\n";
       else
-        text += "         worker " + w.name + " stopped: it held partitions " + w.partitions + " until " + when +
-                "; worker " + w.taken_by + " has held them since " + w.taken_at + "\n";
+        text += "         worker " + w.name + " stopped: it held " + partition_words(w.partitions) + " until " + when +
+                "; worker " + w.taken_by + " has held " +
+                (w.partitions.find(',') == std::string::npos ? "it" : "them") + " since " + w.taken_at + "\n";
     }
     if (!s.runs_on.empty()) text += "         runs on worker " + s.runs_on + " (" + s.runs_on_because + ")\n";
     text += "         logged: " + counted(s.batches_logged, "batch", "batches") + ", " + counted(s.rows_in, "row", "rows") + " in, " +

@@ -69,7 +69,8 @@ void read_lake(const TomlSection& root, Pipeline& pipeline) {
   pipeline.cache_dir = absolute_folder(pipeline.dir, "cache");
   auto lake = root.table("lake");
   if (!lake) return;
-  lake->allow_only({"tables", "checkpoints", "table_locations", "storage", "cache", "cache_size"});
+  lake->allow_only({"tables", "checkpoints", "table_locations", "storage", "cache", "cache_size", "compact",
+                    "target_file_size", "compact_min_files"});
   pipeline.storage = read_storage(*lake);
   if (lake->has("tables")) {
     std::string tables = lake->required_string(
@@ -100,6 +101,18 @@ void read_lake(const TomlSection& root, Pipeline& pipeline) {
     auto bytes = parse_byte_size(size);
     if (!bytes) lake->fail("cache_size", "'" + size + "' is not a size; write e.g. \"10 GiB\", \"500 MB\"");
     pipeline.cache_size_bytes = *bytes;
+  }
+  if (auto compact = lake->boolean("compact")) pipeline.compact = *compact;
+  if (lake->has("target_file_size")) {
+    std::string size = lake->required_string("target_file_size", "set the size of the files compaction makes, e.g. \"128 MiB\"");
+    auto bytes = parse_byte_size(size);
+    if (!bytes || *bytes < 1024)
+      lake->fail("target_file_size", "'" + size + "' is not a size of 1 KiB or more; write e.g. \"128 MiB\", \"1 GiB\"");
+    pipeline.target_file_bytes = *bytes;
+  }
+  if (auto files = lake->positive_integer("compact_min_files")) {
+    if (*files < 2) lake->fail("compact_min_files", "must be 2 or more: compaction merges that many small files into one");
+    pipeline.compact_min_files = *files;
   }
   // Checkpoints on a store are mirrored in a working copy in the cache folder.
   if (!pipeline.checkpoints_url.empty()) pipeline.checkpoints_dir = join_path(pipeline.cache_dir, "checkpoints");

@@ -188,6 +188,12 @@ struct Pipeline {
   // cached for reading and staged before upload; at most cache_size_bytes of cached files.
   std::string cache_dir;
   int64_t cache_size_bytes = 10LL << 30;
+  // [lake] compact, target_file_size, compact_min_files: after a stream commits, the small files
+  // of the tables it writes are merged when one size tier of a partition holds compact_min_files
+  // of them (table/compaction.h), in dataChange=false commits that streaming readers skip.
+  bool compact = true;
+  int64_t target_file_bytes = 128LL << 20;
+  int64_t compact_min_files = 10;
   std::vector<Source> sources;
   std::vector<Stream> streams;   // in the order the file declares them
 

@@ -316,8 +316,11 @@ class IngestRun {
         known->second = w.low;
         last_read_.erase(p);
       } else if (w.low > known->second) {
-        aged_out += "\n  partition " + std::to_string(p) + ": offsets " + std::to_string(known->second) + " to " +
-                    std::to_string(w.low - 1) + " are gone (earliest now " + std::to_string(w.low) + ")";
+        aged_out += "\n  partition " + std::to_string(p) + ": " +
+                    (w.low - 1 == known->second ? "offset " + std::to_string(known->second) + " is gone"
+                                                : "offsets " + std::to_string(known->second) + " to " +
+                                                      std::to_string(w.low - 1) + " are gone") +
+                    " (earliest now " + std::to_string(w.low) + ")";
         data_loss.push_back({p, known->second, w.low, "aged out"});
         known->second = w.low;
         last_read_.erase(p);

@@ -1,11 +1,13 @@
 #include "table/compaction.h"
 
+#include <functional>
 #include <map>
 #include <set>
 
 #include "table/delta_table.h"
 #include "table/parquet_file.h"
 #include "table/table_files.h"
+#include "util/byte_size.h"
 #include "util/error.h"
 #include "util/fault.h"
 #include "util/files.h"
@@ -16,26 +18,42 @@ namespace {
 
 using PartitionValues = std::map<std::string, std::optional<std::string>>;
 
+// Packs `files` (in the order they were added) into groups of at most `target_bytes`; only
+// groups of 2+ files, the ones worth a rewrite.
+void pack_groups(const std::vector<AddFile>& files, int64_t target_bytes, std::vector<std::vector<AddFile>>& groups) {
+  std::vector<AddFile> group;
+  int64_t bytes = 0;
+  for (const auto& file : files) {
+    if (!group.empty() && bytes + file.size > target_bytes) {
+      if (group.size() > 1) groups.push_back(std::move(group));
+      group.clear();
+      bytes = 0;
+    }
+    group.push_back(file);
+    bytes += file.size;
+  }
+  if (group.size() > 1) groups.push_back(std::move(group));
+}
+
+// The size tier of a small file: 0 for [target/m, target), 1 for [target/m^2, target/m), ...;
+// the files smallest of all share the last tier.
+int size_tier(int64_t size, const AutoCompaction& settings) {
+  constexpr int kLastTier = 12;
+  double floor = static_cast<double>(settings.target_bytes);
+  for (int tier = 0; tier < kLastTier; tier++) {
+    floor /= static_cast<double>(settings.min_files);
+    if (static_cast<double>(size) >= floor) return tier;
+  }
+  return kLastTier;
+}
+
 // Groups of small files to merge, each within one partition; only groups of 2+ files.
 std::vector<std::vector<AddFile>> plan_groups(const Snapshot& snapshot, int64_t target_bytes) {
   std::map<PartitionValues, std::vector<AddFile>> small_by_partition;
   for (const auto& file : snapshot.files)
     if (file.size < target_bytes) small_by_partition[file.partition_values].push_back(file);
   std::vector<std::vector<AddFile>> groups;
-  for (auto& [partition, files] : small_by_partition) {
-    std::vector<AddFile> group;
-    int64_t bytes = 0;
-    for (auto& file : files) {
-      if (!group.empty() && bytes + file.size > target_bytes) {
-        if (group.size() > 1) groups.push_back(std::move(group));
-        group.clear();
-        bytes = 0;
-      }
-      group.push_back(file);
-      bytes += file.size;
-    }
-    if (group.size() > 1) groups.push_back(std::move(group));
-  }
+  for (const auto& [partition, files] : small_by_partition) pack_groups(files, target_bytes, groups);
   return groups;
 }
 
@@ -53,16 +71,17 @@ bool inputs_removed_since(const std::string& table_path, int64_t read_version, c
   return false;
 }
 
-}  // namespace
+// What to merge in a snapshot, and the target size the commit records.
+using Planner = std::function<std::vector<std::vector<AddFile>>(const Snapshot&, int64_t& target_bytes)>;
 
-CompactionResult compact_table(sql::Connection& con, const std::string& table_path, int64_t target_bytes) {
-  if (target_bytes <= 0) throw Error("the target file size must be more than 0 bytes");
+CompactionResult compact_with(sql::Connection& con, const std::string& table_path, const Planner& plan) {
   constexpr int kAttempts = 20;
   for (int attempt = 0; attempt < kAttempts; attempt++) {
     Snapshot snapshot = load_snapshot(table_path);
     if (!snapshot.exists()) throw Error("there is no table at " + table_path + " yet; run the stream that writes it first");
     CompactionResult result;
-    auto groups = plan_groups(snapshot, target_bytes);
+    int64_t target_bytes = 0;
+    auto groups = plan(snapshot, target_bytes);
     if (groups.empty()) return result;
 
     std::vector<AddFile> written;
@@ -106,8 +125,10 @@ CompactionResult compact_table(sql::Connection& con, const std::string& table_pa
       for (const auto& file : written) commit.add(file);
       commit.set_operation("OPTIMIZE");
       commit.set_commit_info({{"operationParameters", {{"targetSize", target_bytes}}}});
+      fault_point("before_compaction_commit");
       try {
         result.version = commit.publish();
+        fault_point("after_compaction_commit");
         return result;
       } catch (const CommitConflict&) {
         if (inputs_removed_since(table_path, snapshot.version, inputs)) break;
@@ -120,6 +141,50 @@ CompactionResult compact_table(sql::Connection& con, const std::string& table_pa
   }
   throw Error("could not compact " + table_path + " after " + std::to_string(kAttempts) +
               " attempts: other writers keep rewriting its files");
+}
+
+}  // namespace
+
+CompactionResult compact_table(sql::Connection& con, const std::string& table_path, int64_t target_bytes) {
+  if (target_bytes <= 0) throw Error("the target file size must be more than 0 bytes");
+  return compact_with(con, table_path, [&](const Snapshot& snapshot, int64_t& target) {
+    target = target_bytes;
+    return plan_groups(snapshot, target_bytes);
+  });
+}
+
+std::optional<AutoCompaction> table_auto_compaction(const std::map<std::string, std::string>& configuration,
+                                                    AutoCompaction settings) {
+  if (auto on = configuration.find("delta.autoOptimize.autoCompact"); on != configuration.end()) {
+    std::string value;
+    for (char c : on->second) value += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    if (value == "false") return std::nullopt;
+  }
+  if (auto size = configuration.find("delta.targetFileSize"); size != configuration.end())
+    if (auto bytes = parse_byte_size(size->second); bytes && *bytes > 0) settings.target_bytes = *bytes;
+  return settings;
+}
+
+std::vector<std::vector<AddFile>> due_compactions(const Snapshot& snapshot, const AutoCompaction& settings) {
+  std::map<std::pair<PartitionValues, int>, std::vector<AddFile>> by_tier;
+  // A file of half the target or more is done: two of them would not fit in one.
+  for (const auto& file : snapshot.files)
+    if (file.size < settings.target_bytes / 2)
+      by_tier[{file.partition_values, size_tier(file.size, settings)}].push_back(file);
+  std::vector<std::vector<AddFile>> groups;
+  for (const auto& [tier, files] : by_tier)
+    if (static_cast<int64_t>(files.size()) >= settings.min_files) pack_groups(files, settings.target_bytes, groups);
+  return groups;
+}
+
+CompactionResult compact_small_files(sql::Connection& con, const std::string& table_path,
+                                     AutoCompaction pipeline_settings) {
+  return compact_with(con, table_path, [&](const Snapshot& snapshot, int64_t& target) {
+    auto settings = table_auto_compaction(snapshot.metadata.configuration, pipeline_settings);
+    if (!settings) return std::vector<std::vector<AddFile>>{};
+    target = settings->target_bytes;
+    return due_compactions(snapshot, *settings);
+  });
 }
 
 }  // namespace lakestream::delta

@@ -4,9 +4,12 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
+#include <optional>
 #include <string>
 
 #include "sql/duckdb.h"
+#include "table/delta_table.h"
 
 namespace lakestream::delta {
 
@@ -24,5 +27,32 @@ struct CompactionResult {
 // same commit goes on top of it; when it removed one of the compacted files, the work is redone
 // on the new snapshot. A crash before the commit leaves only unreferenced files.
 CompactionResult compact_table(sql::Connection& con, const std::string& table_path, int64_t target_bytes);
+
+// Compaction while streams write a table (auto compaction): cheap enough to run after every few
+// batches, and bounded in what it rewrites. The small files of a partition (under half the target
+// size: two larger ones would not fit in one) fall in size tiers a factor `min_files` apart, counted down from the target:
+// [target/m, target), [target/m^2, target/m), ... When one tier holds `min_files` files, they are
+// merged (packed up to the target), so each merge makes a file about one tier up. A partition
+// then keeps fewer than `min_files` files per tier: a few dozen small files at most, however
+// long the stream runs, and each byte is rewritten once per tier (a handful of times), not at
+// every compaction.
+struct AutoCompaction {
+  int64_t target_bytes = 128LL << 20;
+  int64_t min_files = 10;
+};
+
+// The table's own settings over the pipeline's, as Delta writers honour them: the property
+// `delta.autoOptimize.autoCompact` = false turns compaction off (nullopt), and
+// `delta.targetFileSize` (bytes, or a size such as "64mb") sets the target.
+std::optional<AutoCompaction> table_auto_compaction(const std::map<std::string, std::string>& configuration,
+                                                    AutoCompaction pipeline_settings);
+
+// The groups of files auto compaction merges now in `snapshot` (none when no tier is full).
+std::vector<std::vector<AddFile>> due_compactions(const Snapshot& snapshot, const AutoCompaction& settings);
+
+// Merges what due_compactions finds, committed as compact_table commits (dataChange=false,
+// conflicts redone); the table's properties apply (table_auto_compaction).
+CompactionResult compact_small_files(sql::Connection& con, const std::string& table_path,
+                                     AutoCompaction pipeline_settings);
 
 }  // namespace lakestream::delta

@@ -5,11 +5,13 @@
 
 #include <chrono>
 #include <filesystem>
+#include <map>
 #include <sstream>
 #include <regex>
 #include <thread>
 
 #include "ops_pipeline.h"
+#include "table/delta_table.h"
 
 namespace lakestream::testing {
 namespace {
@@ -181,7 +183,10 @@ TEST(Continuous, HealthEndpointsSayLiveAndReadyThenNotReadyWhileAStreamFails) {
 // A service's Delta logs stay bounded without a manual vacuum: at start (and hourly) each stage
 // deletes the commits and checkpoints before the newest checkpoint past the log retention.
 TEST(Continuous, CleansTheDeltaLogsByTheirRetention) {
-  PipelineFixture f(ops_pipeline(), {{"orders", 1}});
+  // No compaction: its commits would change which versions the retention lets go.
+  std::string toml = ops_pipeline();
+  toml.replace(toml.find("[lake]\n"), 7, "[lake]\ncompact = false\n");
+  PipelineFixture f(toml, {{"orders", 1}});
   for (int i = 0; i < 22; i++) {
     f.produce("orders", order_at(100 + i, "0905"), "order_id");
     ASSERT_EQ(f.lakestream("run").exit_code, 0);  // the streams reading bronze keep up: they need no old version
@@ -206,6 +211,56 @@ TEST(Continuous, CleansTheDeltaLogsByTheirRetention) {
   CommandResult check = f.lakestream("run");
   EXPECT_EQ(check.exit_code, 0) << check.err;
   EXPECT_EQ(f.lakestream("check").exit_code, 0);
+}
+
+// Small batches at a steady rate, as a service sees them: the streams merge their tables' small
+// files as they go, so that each partition of each table keeps a bounded number of them however
+// many batches went in, and the answers are those of a plain run (check is clean).
+TEST(Continuous, CompactsSmallFilesAsItGoesSoTheirCountStaysBounded) {
+  std::string toml = ops_pipeline();
+  toml.replace(toml.find("[lake]\n"), 7, "[lake]\ncompact_min_files = 4\n");
+  PipelineFixture f(toml, {{"orders", 2}});
+  BackgroundProcess run({"run", "-p", f.pipeline_file(), "--continuous", "--interval", "0s"}, f.dir());
+  const int sends = 60;
+  for (int i = 0; i < sends; i++) {
+    // Two orders a send, an hour of event time over the run: windows close as it goes.
+    std::string minute = std::to_string(10 + i % 50);
+    f.produce("orders", order_at(2 * i, (i < 30 ? "09" : "10") + minute) + order_at(2 * i + 1, "11" + minute), "order_id");
+    std::this_thread::sleep_for(std::chrono::milliseconds(150));
+  }
+  EXPECT_EQ(wait_for_query(f, "select count(*) as n from orders", "n\n" + std::to_string(2 * sends) + "\n", 30000),
+            "n\n" + std::to_string(2 * sends) + "\n") << run.out() << run.err();
+  run.send_signal(SIGTERM);
+  CommandResult r = run.wait(60000);
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("bronze_orders: compacted "), std::string::npos) << r.out;
+  for (const char* table : {"bronze_orders", "orders"}) {  // window tables are not compacted (auto_compaction.h)
+    std::string path = f.dir() + "/lake/" + table;
+    int data_commits = 0, compactions = 0;
+    for (const auto& commit : delta::read_commits(path, 0, delta::latest_version(path))) {
+      bool compaction = commit.commit_info.value("operation", "") == "OPTIMIZE";
+      compactions += compaction;
+      data_commits += !compaction && !commit.adds.empty();
+    }
+    std::map<std::string, int> files_per_partition;
+    for (const auto& file : delta::load_snapshot(path).files) {
+      std::string partition;
+      for (const auto& [column, value] : file.partition_values) partition += column + "=" + value.value_or("null") + " ";
+      files_per_partition[partition]++;
+    }
+    // Tiny files (a few KiB) span at most 3 size tiers 4x apart here; a tier holds fewer than 4
+    // after a check, and up to 3 more batches go in before the next: at most 3 x (3 + 3).
+    for (const auto& [partition, files] : files_per_partition)
+      EXPECT_LE(files, 18) << table << " " << partition << "after " << data_commits << " commits";
+    EXPECT_GT(compactions, 0) << table;
+    if (std::string(table) == "bronze_orders") EXPECT_GE(data_commits, 20) << "the run should have taken many small batches";
+  }
+  // Gold's files follow its windows (3 hours here), not its batches.
+  size_t gold_files = delta::load_snapshot(f.dir() + "/lake/hourly_sales").files.size();
+  EXPECT_LE(gold_files, 6u) << "hourly_sales";
+  CommandResult check = f.lakestream("check");
+  EXPECT_EQ(check.exit_code, 0) << check.out << check.err;
+  EXPECT_EQ(check.out.find("PROBLEM"), std::string::npos) << check.out;
 }
 
 // Two sources: the second ingest stream comes after the first one's downstream streams in

@@ -17,21 +17,6 @@
 namespace lakestream::testing {
 namespace {
 
-// The rows of the tables that do not depend on where batches end (all but the window's), without
-// the columns that do (the batch id) or that differ between two lakes fed the same events (times).
-std::string batching_free_contents(PipelineFixture& f) {
-  std::string all;
-  for (const char* table : {"bronze_orders", "bronze_orders_quarantine", "orders"}) {
-    std::string columns = f.query("select string_agg(column_name, ',') from (describe " + std::string(table) + ")");
-    std::string except;
-    for (const char* column : {"kafka_timestamp", "_ingested_at", "_batch_id"})
-      if (columns.find(column) != std::string::npos) except += (except.empty() ? "" : ", ") + std::string(column);
-    all += "== " + std::string(table) + "\n" +
-           f.query("select *" + (except.empty() ? "" : " exclude (" + except + ")") + " from " + table + " order by all");
-  }
-  return all;
-}
-
 TEST(ContinuousKills, KilledContinuousRunsChangeNothing) {
   const int sends = env_count("LAKESTREAM_CONTINUOUS_KILLS", 10);
   const unsigned seed = static_cast<unsigned>(env_count("LAKESTREAM_RANDOM_SEED", 7));

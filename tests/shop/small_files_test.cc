@@ -56,7 +56,7 @@ TEST(SmallFiles, OptimizeWithNothingToMergeOrAnUnknownTableSaysSo) {
   run_ok(f);
   CommandResult one_file = f.lakestream("optimize", {"bronze_orders"});
   EXPECT_EQ(one_file.exit_code, 0) << one_file.err;
-  EXPECT_EQ(one_file.out, "optimize: bronze_orders has no two small files to merge; nothing changed\n");
+  EXPECT_EQ(one_file.out, "optimize: bronze_orders has fewer than two small files in any partition, so nothing was merged\n");
   CommandResult typo = f.lakestream("optimize", {"bronze_order"});
   EXPECT_NE(typo.exit_code, 0);
   EXPECT_NE(typo.err.find("did you mean 'bronze_orders'?"), std::string::npos) << typo.err;

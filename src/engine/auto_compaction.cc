@@ -1,0 +1,52 @@
+#include "engine/auto_compaction.h"
+
+#include "table/compaction.h"
+#include "util/error.h"
+#include "util/log_time.h"
+#include "util/plural.h"
+
+namespace lakestream {
+
+namespace {
+
+constexpr std::chrono::seconds kCheckAtLeastEvery{60};
+
+bool due_for_a_check(CompactionClock& clock, int64_t batches, int64_t min_files) {
+  clock.batches_since_check += batches;
+  auto now = std::chrono::steady_clock::now();
+  if (clock.batches_since_check == 0) return false;
+  if (clock.batches_since_check < min_files && now - clock.checked_at < kCheckAtLeastEvery) return false;
+  clock.batches_since_check = 0;
+  clock.checked_at = now;
+  return true;
+}
+
+}  // namespace
+
+void compact_written_tables(const Pipeline& pipeline, const Stream& stream, sql::Connection& con, int64_t batches,
+                            std::map<std::string, CompactionClock>* clocks, bool service_log, std::ostream* out) {
+  // A window table is left as its stream writes it: check tells late from wrong by the source
+  // batch each window's commit had seen, which a merge of files from several commits would lose.
+  // Its files grow with the windows written, not with every batch as bronze's and silver's do.
+  if (!pipeline.compact || batches == 0 || stream.kind == StreamKind::Window) return;
+  delta::AutoCompaction settings{pipeline.target_file_bytes, pipeline.compact_min_files};
+  for (const auto& table : stream.tables_written()) {
+    if (clocks && !due_for_a_check((*clocks)[table], batches, settings.min_files)) continue;
+    std::string when = service_log ? log_time_now() + " " : "";
+    try {
+      delta::CompactionResult result = delta::compact_small_files(con, pipeline.table_path(table), settings);
+      if (result.version < 0) continue;
+      if (out)
+        *out << when << table << ": compacted " << counted(result.files_removed, "small file", "small files") << " ("
+          << counted(result.bytes_removed, "byte", "bytes") << ") into " << counted(result.files_added, "file", "files")
+          << " (" << counted(result.bytes_added, "byte", "bytes") << ") at version " << result.version
+          << "; streaming readers skip it (dataChange=false)\n" << std::flush;
+    } catch (const Error& e) {
+      if (out)
+        *out << when << table << ": compaction failed, and the stream goes on; the next check tries again: " << e.what()
+          << "\n" << std::flush;
+    }
+  }
+}
+
+}  // namespace lakestream
