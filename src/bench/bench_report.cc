@@ -32,6 +32,13 @@ std::string format_bench(const BenchResult& result) {
                     m.p50_ms, m.p99_ms, m.max_ms, m.seconds > 0 ? m.cpu_seconds / m.seconds : 0);
       text += line;
     }
+    if (m.bronze_files >= 0) {
+      std::snprintf(line, sizeof line, "%-12s %-16s   %.1f CPU-us per event; files at the end: bronze %lld, silver %lld, gold %lld\n",
+                    "", "", m.events > 0 ? m.cpu_seconds * 1e6 / static_cast<double>(m.events) : 0.0,
+                    static_cast<long long>(m.bronze_files), static_cast<long long>(m.silver_files),
+                    static_cast<long long>(m.gold_files));
+      text += line;
+    }
   }
   text += "\n";
   for (const auto& t : result.targets) {
@@ -70,6 +77,11 @@ nlohmann::json bench_json(const BenchResult& result) {
       added["latency_ms"] =
           nlohmann::json{{"p50", m.p50_ms}, {"p99", m.p99_ms}, {"max", m.max_ms}, {"samples", m.latency_samples}};
       added["cores"] = m.seconds > 0 ? m.cpu_seconds / m.seconds : 0;
+    }
+    if (m.bronze_files >= 0) {
+      auto& added = j["measurements"].back();
+      added["cpu_us_per_event"] = m.events > 0 ? m.cpu_seconds * 1e6 / static_cast<double>(m.events) : 0;
+      added["files"] = nlohmann::json{{"bronze", m.bronze_files}, {"silver", m.silver_files}, {"gold", m.gold_files}};
     }
   }
   for (const auto& t : result.targets)

@@ -124,6 +124,17 @@ std::string freshness_pipeline(const std::string& bootstrap, const std::string& 
          "\n[streams.sales_fresh.aggregates]\norders = \"count(*)\"\nrevenue = \"sum(amount)\"\n";
 }
 
+// The service steps' pipeline: the freshness pipeline with a target latency for the streams
+// downstream of bronze (bronze itself commits as soon as it can).
+std::string service_pipeline(const std::string& bootstrap, const std::string& topic, const std::string& target_latency) {
+  std::string text = freshness_pipeline(bootstrap, topic);
+  for (const char* stream : {"[streams.latest_fresh]\n", "[streams.sales_fresh]\n"}) {
+    size_t at = text.find(stream);
+    text.insert(at + std::string(stream).size(), "target_latency = \"" + target_latency + "\"\n");
+  }
+  return text;
+}
+
 // The store workload's pipeline: the shop's ingest (in batches of a quarter of the feed, and of a
 // sixteenth into a second table) and hourly gold, with the lake under `lake` (a folder or a
 // store URL: the tables and the checkpoints both).
@@ -240,12 +251,16 @@ class BenchRun {
     bool freshness = selected("freshness");
     if (freshness)
       for (int64_t rate : o_.freshness_rates) topics.push_back({"fresh_" + count_text(rate), 3});
+    bool service = selected("service");
+    if (service)
+      for (int64_t rate : o_.service_rates) topics.push_back({"service_" + count_text(rate), 6});
     EmbeddedBroker broker(topics);
     if (shop) run_shop(broker.bootstrap());
     if (clickstream) run_clickstream(broker.bootstrap());
     if (wide) run_wide(broker.bootstrap());
     if (cdc) run_cdc(broker.bootstrap());
     if (freshness) run_freshness(broker.bootstrap());
+    if (service) run_service(broker.bootstrap());
     if (store) run_store(broker.bootstrap());
     set_targets();
     return result_;
@@ -451,36 +466,68 @@ class BenchRun {
     workload_ = "freshness";
     for (int64_t rate : o_.freshness_rates) {
       std::string topic = "fresh_" + count_text(rate);
-      pipeline_file_ = join_path(dir_, "freshness_" + count_text(rate) + ".toml");
-      write_file_atomic(pipeline_file_, freshness_pipeline(bootstrap, topic));
-      Pipeline pipeline = load_pipeline(pipeline_file_);
-      char line[128];
-      std::snprintf(line, sizeof line, "%s: %lld events/s for %.0f s into `run --continuous --interval 0s`", topic.c_str(),
-                    static_cast<long long>(rate), o_.freshness_seconds);
-      say(line);
-      auto run = start_measured(binary_, {"run", "-p", pipeline_file_, "--continuous", "--interval", "0s", "-q"}, dir_);
-      OrderFeed feed;
-      feed.events = std::numeric_limits<int64_t>::max();
-      int64_t sent = produce_paced(bootstrap, topic, rate, o_.freshness_seconds, [&](int64_t i) {
-        std::string value = order_event(feed, i);
-        return KeyedEvent{value.substr(12, value.find(',') - 12), value};
-      });
-      // The last events reach bronze, then silver (which lags most), before the run is stopped.
-      std::string bronze = pipeline.table_path("bronze_fresh");
-      for (int i = 0; i < 300 && count_rows("bronze_fresh") < sent; i++)
-        std::this_thread::sleep_for(std::chrono::milliseconds(100));
-      int64_t last_bronze = delta::latest_version(bronze);
-      for (int i = 0; i < 1200 && read_up_to(pipeline.table_path("orders_fresh")) < last_bronze; i++)
-        std::this_thread::sleep_for(std::chrono::milliseconds(100));
-      std::this_thread::sleep_for(std::chrono::seconds(2));
-      ChildRun stopped = stop_measured(run);
-      record_latency("bronze_" + count_text(rate), "Kafka -> bronze at " + count_text(rate) + " events/s", sent, stopped,
-                     bronze_latency(bronze));
-      record_latency("silver_" + count_text(rate), "Kafka -> silver at " + count_text(rate) + " events/s", sent, stopped,
-                     downstream_latency(bronze, pipeline.table_path("orders_fresh")));
-      record_latency("gold_" + count_text(rate),
-                     "closing event -> gold row, windows closed at " + count_text(rate) + " events/s", sent, stopped,
-                     closed_window_latency(bronze, pipeline.table_path("sales_fresh"), kFreshWindow), 1);
+      run_continuously_at(bootstrap, topic, rate, o_.freshness_seconds, freshness_pipeline(bootstrap, topic));
+    }
+  }
+
+  // The service: the same at the rates a service sees, each for a minute, with a target latency
+  // downstream; what it costs (cores, CPU per event against a plain run of the same events), how
+  // fresh it keeps the tables, and the files they hold at the end (compaction while it runs).
+  void run_service(const std::string& bootstrap) {
+    workload_ = "service";
+    for (int64_t rate : o_.service_rates) {
+      std::string topic = "service_" + count_text(rate);
+      std::string pipeline = service_pipeline(bootstrap, topic, o_.service_target_latency);
+      run_continuously_at(bootstrap, topic, rate, o_.service_seconds, pipeline);
+      // The plain run's cost per event, over the very events the service read, from nothing.
+      Pipeline plain = load_pipeline(pipeline_file_);
+      reset_streams(plain, {"read_fresh", "latest_fresh", "sales_fresh"});
+      int64_t sent = result_.get("service", "bronze_" + count_text(rate)).events;
+      measure("plain_" + count_text(rate), "one plain run of the same " + count_text(sent) + " events, from nothing", sent,
+              {"run", "-p", pipeline_file_, "-q"});
+    }
+  }
+
+  // Produces `rate` events/s for `seconds` into `topic` while `run --continuous --interval 0s`
+  // of `pipeline_text` reads it; then records the latencies to bronze, silver and gold, and (for
+  // the service) the files of each table.
+  void run_continuously_at(const std::string& bootstrap, const std::string& topic, int64_t rate, double seconds,
+                           const std::string& pipeline_text) {
+    pipeline_file_ = join_path(dir_, topic + ".toml");
+    write_file_atomic(pipeline_file_, pipeline_text);
+    Pipeline pipeline = load_pipeline(pipeline_file_);
+    char line[128];
+    std::snprintf(line, sizeof line, "%s: %lld events/s for %.0f s into `run --continuous --interval 0s`", topic.c_str(),
+                  static_cast<long long>(rate), seconds);
+    say(line);
+    auto run = start_measured(binary_, {"run", "-p", pipeline_file_, "--continuous", "--interval", "0s", "-q"}, dir_);
+    OrderFeed feed;
+    feed.events = std::numeric_limits<int64_t>::max();
+    int64_t sent = produce_paced(bootstrap, topic, rate, seconds, [&](int64_t i) {
+      std::string value = order_event(feed, i);
+      return KeyedEvent{value.substr(12, value.find(',') - 12), value};
+    });
+    // The last events reach bronze, then silver (which lags most), before the run is stopped.
+    std::string bronze = pipeline.table_path("bronze_fresh");
+    for (int i = 0; i < 300 && count_rows("bronze_fresh") < sent; i++)
+      std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    int64_t last_bronze = delta::latest_version(bronze);
+    for (int i = 0; i < 1200 && read_up_to(pipeline.table_path("orders_fresh")) < last_bronze; i++)
+      std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    std::this_thread::sleep_for(std::chrono::seconds(2));
+    ChildRun stopped = stop_measured(run);
+    record_latency("bronze_" + count_text(rate), "Kafka -> bronze at " + count_text(rate) + " events/s", sent, stopped,
+                   bronze_latency(bronze));
+    record_latency("silver_" + count_text(rate), "Kafka -> silver at " + count_text(rate) + " events/s", sent, stopped,
+                   downstream_latency(bronze, pipeline.table_path("orders_fresh")));
+    record_latency("gold_" + count_text(rate),
+                   "closing event -> gold row, windows closed at " + count_text(rate) + " events/s", sent, stopped,
+                   closed_window_latency(bronze, pipeline.table_path("sales_fresh"), kFreshWindow), 1);
+    if (workload_ == "service") {
+      Measurement& bronze_step = result_.measurements[result_.measurements.size() - 3];
+      bronze_step.bronze_files = static_cast<int64_t>(delta::load_snapshot(bronze).files.size());
+      bronze_step.silver_files = static_cast<int64_t>(delta::load_snapshot(pipeline.table_path("orders_fresh")).files.size());
+      bronze_step.gold_files = static_cast<int64_t>(delta::load_snapshot(pipeline.table_path("sales_fresh")).files.size());
     }
   }
 
@@ -672,6 +719,7 @@ class BenchRun {
                                  "store requests per ingest batch at 4x the batch size <= 1.25x (ratio)", growth,
                                  growth <= 1.25});
     }
+    set_service_targets();
     if (!selected("freshness")) return;
     for (int64_t rate : o_.freshness_rates) {
       double bronze = result_.get("freshness", "bronze_" + count_text(rate)).p99_ms;
@@ -683,6 +731,36 @@ class BenchRun {
       double silver = result_.get("freshness", "silver_" + count_text(rate)).p99_ms;
       result_.targets.push_back({"freshness", "silver_p99_" + count_text(rate),
                                  "silver p99 < 1000 ms at " + count_text(rate) + " events/s (ms)", silver, silver < 1000});
+    }
+  }
+
+  // The service's targets (the continuous-mode issue's table): cores for the three streams, and
+  // p99 latencies to bronze and to silver and gold, per rate.
+  void set_service_targets() {
+    if (!selected("service")) return;
+    auto add = [&](const std::string& name, const std::string& goal, double value, bool met) {
+      result_.targets.push_back({"service", name, goal, value, met});
+    };
+    for (int64_t rate : o_.service_rates) {
+      std::string r = count_text(rate);
+      const Measurement& bronze = result_.get("service", "bronze_" + r);
+      double cores = bronze.seconds > 0 ? bronze.cpu_seconds / bronze.seconds : 0;
+      if (rate <= 10'000) {
+        double limit = rate <= 1'000 ? 0.1 : 0.3;
+        char goal[96];
+        std::snprintf(goal, sizeof goal, "cores for the three streams <= %.1f at %s events/s (cores)", limit, r.c_str());
+        add("cores_" + r, goal, cores, cores <= limit);
+      }
+      double bronze_limit = rate <= 10'000 ? 300 : 1000, downstream_limit = rate <= 10'000 ? 1000 : 2000;
+      add("bronze_p99_" + r, "bronze p99 < " + std::to_string(static_cast<int>(bronze_limit)) + " ms at " + r + " events/s (ms)",
+          bronze.p99_ms, bronze.p99_ms < bronze_limit);
+      for (const char* table : {"silver", "gold"}) {
+        double p99 = result_.get("service", std::string(table) + "_" + r).p99_ms;
+        add(std::string(table) + "_p99_" + r,
+            std::string(table) + " p99 < " + std::to_string(static_cast<int>(downstream_limit)) + " ms at " + r +
+                " events/s (ms)",
+            p99, p99 < downstream_limit);
+      }
     }
   }
 

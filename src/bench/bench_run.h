@@ -16,6 +16,11 @@ struct BenchOptions {
   std::vector<std::string> workloads = {"shop", "clickstream", "wide", "cdc", "freshness"};
   std::vector<int64_t> freshness_rates = {10'000, 50'000};  // events/s produced while a continuous run reads
   double freshness_seconds = 60;
+  // The service workload: the shop pipeline in `run --continuous --interval 0s` at each rate for
+  // service_seconds, with `[service] target_latency` for its latest and window streams.
+  std::vector<int64_t> service_rates = {1'000, 10'000, 50'000};
+  double service_seconds = 60;
+  std::string service_target_latency = "500ms";
   int64_t events = 2'000'000;
   int partitions = 16;                     // spreads the feed; the broker keeps 256 MiB a partition by default
   int64_t max_offsets_per_trigger = 250'000;
@@ -31,7 +36,7 @@ struct BenchOptions {
 
 // One measured step: a child process doing `what` over `events` events.
 struct Measurement {
-  std::string workload;  // "shop", "clickstream", "wide", "cdc", "freshness"
+  std::string workload;  // "shop", "clickstream", "wide", "cdc", "freshness", "service"
   std::string name;    // "kafka_limit", "ingest", ...
   std::string what;    // for the table
   int64_t events = 0;
@@ -44,6 +49,8 @@ struct Measurement {
   int64_t store_requests = -1, batches = -1;
   double store_mb_sent = 0, store_mb_received = 0;
   int64_t latency_samples = 0;  // the events, or the gold rows, the latencies are of
+  // Service steps: the live data files of the step's tables at its end (-1: not such a step).
+  int64_t bronze_files = -1, silver_files = -1, gold_files = -1;
   double per_second() const { return seconds > 0 ? static_cast<double>(events) / seconds : 0; }
 };
 

@@ -18,16 +18,24 @@ void add_bench_command(CLI::App& app) {
   auto options = std::make_shared<bench::BenchOptions>();
   auto json_file = std::make_shared<std::string>();
   cmd->add_option("-w,--workload", options->workloads,
-                  "Workloads to run: shop, clickstream, wide, cdc, freshness, and store with --store (default: all but "
-                  "store)")
+                  "Workloads to run: shop, clickstream, wide, cdc, freshness, service, and store with --store (default: "
+                  "all but service and store)")
       ->delimiter(',')
-      ->check(CLI::IsMember({"shop", "clickstream", "wide", "cdc", "freshness", "store"}))
+      ->check(CLI::IsMember({"shop", "clickstream", "wide", "cdc", "freshness", "service", "store"}))
       ->capture_default_str();
   cmd->add_option("-n,--events", options->events, "Events to produce for each workload (the wide workload: 1/8 of them)")->capture_default_str();
   cmd->add_option("--freshness-rates", options->freshness_rates, "Events/s produced in the freshness steps")
       ->delimiter(',')
       ->capture_default_str();
   cmd->add_option("--freshness-seconds", options->freshness_seconds, "How long each freshness step produces")
+      ->capture_default_str();
+  cmd->add_option("--service-rates", options->service_rates, "Events/s produced in the service steps")
+      ->delimiter(',')
+      ->capture_default_str();
+  cmd->add_option("--service-seconds", options->service_seconds, "How long each service step produces")
+      ->capture_default_str();
+  cmd->add_option("--service-target-latency", options->service_target_latency,
+                  "The target_latency of the service steps' latest and window streams")
       ->capture_default_str();
   cmd->add_option("--partitions", options->partitions, "partitions of the topic (>= 12 for millions of events)")
       ->capture_default_str();

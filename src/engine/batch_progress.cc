@@ -50,6 +50,7 @@ BatchProgress batch_progress(const StreamReport& stream, const BatchReport& b, s
   p.state = b.state;
   auto total = b.durations_ms.find("triggerExecution");
   p.duration_ms = total == b.durations_ms.end() ? 0 : total->second;
+  p.input_wait_ms = b.input_wait_ms;
   p.lag = lag_behind(b.end_offset, b.latest_offset);
   if (b.end_offset.is_number()) p.end_version = b.end_offset.get<int64_t>();
   p.worker = stream.worker;
@@ -84,6 +85,8 @@ BatchProgress decode_progress(const nlohmann::json& r) {
   p.late_dropped = own.value("lateDropped", int64_t{0});
   p.duplicates_dropped = own.value("duplicatesDropped", int64_t{0});
   if (r.contains("eventTime")) p.watermark_us = own.value("watermarkUs", int64_t{0});
+  if (own.contains("inputWaitMs") && own["inputWaitMs"].is_number_integer())
+    p.input_wait_ms = own["inputWaitMs"].get<int64_t>();
   if (own.contains("maxEventTimeUs") && own["maxEventTimeUs"].is_number())
     p.max_event_time_us = own["maxEventTimeUs"].get<int64_t>();
   if (r.contains("stateOperators") && r["stateOperators"].is_array() && !r["stateOperators"].empty()) {

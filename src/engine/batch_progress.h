@@ -31,6 +31,7 @@ struct BatchProgress {
   std::optional<int64_t> max_event_time_us;
   std::optional<StateReport> state;
   int64_t duration_ms = 0;               // the whole batch (Spark's triggerExecution)
+  std::optional<int64_t> input_wait_ms;  // how long its oldest input waited for the commit
   // Behind the newest input when the batch was planned: offsets per Kafka partition, or versions
   // of the source table under "table".
   std::map<std::string, int64_t> lag;

@@ -131,6 +131,14 @@ int run_stage(const Pipeline& pipeline, RunOptions options, const ContinuousOpti
   std::vector<std::string> streams = options.streams;
   if (streams.empty())
     for (const Stream* stream : pipeline.in_dependency_order()) streams.push_back(stream->name);
+  // With a target latency (the least of the stage's streams'), a cycle that found work is
+  // followed by the next only half of it later, so that a batch takes what arrived meanwhile.
+  double pace_seconds = 0;
+  for (const auto& name : streams)
+    if (const Stream* stream = pipeline.find_stream(name); stream && pipeline.target_latency_of(*stream) > 0) {
+      double half = static_cast<double>(pipeline.target_latency_of(*stream)) / 2e6;
+      pace_seconds = pace_seconds == 0 ? half : std::min(pace_seconds, half);
+    }
   std::optional<std::chrono::steady_clock::time_point> logs_cleaned;
   while (!stop_requested()) {
     // The Delta logs of the stage's tables, cleaned by their retention at start and then hourly:
@@ -170,6 +178,7 @@ int run_stage(const Pipeline& pipeline, RunOptions options, const ContinuousOpti
         // after a real wait: one that returned at once (an event that was not a record) backs off.
         bool waited = elapsed >= continuous.first_idle_seconds;
         wait = idle == IdleWait::Backoff || (idle == IdleWait::InTheConsumer && !waited) ? idle_wait : 0;
+        if (found_work) wait = std::max(0.0, pace_seconds - elapsed);
         wait_for_versions = !found_work && idle == IdleWait::ForNewVersions;
       }
     } catch (const Error& e) {

@@ -39,6 +39,7 @@ Metrics::Metrics(const Pipeline& pipeline) {
   std::lock_guard<std::mutex> lock(mu_);
   for (const auto& stream : pipeline.streams) {
     streams_[stream.name].bucket_counts.assign(duration_buckets().size() + 1, 0);
+    streams_[stream.name].target_latency_seconds = static_cast<double>(pipeline.target_latency_of(stream)) / 1e6;
     for (const auto& record : ProgressLog(pipeline.checkpoint_path(stream.name)).read(kRecentRecords))
       observe_locked(decode_progress(record));
   }
@@ -76,6 +77,7 @@ void Metrics::observe_locked(const BatchProgress& b) {
     m.state_bytes = b.state->memory_bytes;
   }
   m.lag = b.lag;
+  if (b.input_wait_ms) m.input_wait_seconds = static_cast<double>(*b.input_wait_ms) / 1000.0;
   double seconds = b.duration_ms / 1000.0;
   m.duration_sum += seconds;
   size_t bucket = 0;
@@ -130,6 +132,14 @@ std::string Metrics::render() const {
          [&](const std::string& l, const StreamMetrics& m) {
            std::vector<BatchProgress> recent(m.recent.begin(), m.recent.end());
            out += "lakestream_processing_below_input{" + l + "} " + (falling_behind(recent) ? "1" : "0") + "\n";
+         });
+  family("lakestream_target_latency_seconds", "gauge", "The stream's target latency ([service] or its own target_latency), when it has one.",
+         [&](const std::string& l, const StreamMetrics& m) {
+           if (m.target_latency_seconds > 0) out += "lakestream_target_latency_seconds{" + l + "} " + number(m.target_latency_seconds) + "\n";
+         });
+  family("lakestream_input_wait_seconds", "gauge", "How long the last batch's oldest input waited for its commit (Kafka timestamp or source commit to commit).",
+         [&](const std::string& l, const StreamMetrics& m) {
+           if (m.input_wait_seconds) out += "lakestream_input_wait_seconds{" + l + "} " + number(*m.input_wait_seconds) + "\n";
          });
   family("lakestream_batch_duration_seconds", "histogram", "Duration of micro-batches.",
          [&](const std::string& l, const StreamMetrics& m) {

@@ -8,6 +8,7 @@
 #include <functional>
 #include <map>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -42,6 +43,8 @@ class Metrics {
     std::vector<int64_t> bucket_counts;  // cumulative counts per bucket are computed on render
     double duration_sum = 0;
     std::deque<BatchProgress> recent;    // for the falling-behind alert
+    double target_latency_seconds = 0;   // 0: none
+    std::optional<double> input_wait_seconds;  // the last batch's oldest input's wait
   };
 
   void observe_locked(const BatchProgress& batch);

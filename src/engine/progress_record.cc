@@ -104,6 +104,7 @@ nlohmann::json progress_record(const StreamReport& stream, const BatchReport& b,
                      {"watermarkUs", b.watermark_us},
                      {"maxEventTimeUs", b.event_time ? nlohmann::json(b.event_time->max_us) : nlohmann::json()},
                      {"description", b.description}};
+  if (b.input_wait_ms) r["lakestream"]["inputWaitMs"] = *b.input_wait_ms;
   return r;
 }
 

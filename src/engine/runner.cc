@@ -113,6 +113,8 @@ std::vector<StreamReport> run_pipeline(const Pipeline& pipeline, const RunOption
     BacklogProgress backlog(out, options.progress_bar);
     StreamContext ctx{pipeline, *stream, con};
     ctx.continuous = options.continuous;
+    if (options.continuous) ctx.batch_pace = std::chrono::microseconds(pipeline.target_latency_of(*stream) / 2);
+    if (options.kept) ctx.input_taken_at = &options.kept->input_taken_at[stream->name];
     // With ingest workers, a single-writer stream moves between processes with partition 0: it
     // keeps nothing (a window's state stays attached while kept, and the next holder must attach it).
     if (options.kept && !single_writer_is_shared(pipeline)) ctx.kept_state = &options.kept->stream_states[stream->name];

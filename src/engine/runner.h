@@ -46,6 +46,8 @@ struct KeptAcrossRuns {
   std::map<std::string, std::string> told_where;
   // Per table: batches and time since compaction last looked at it (engine/auto_compaction.h).
   std::map<std::string, CompactionClock> compaction_clocks;
+  // Per stream: when it last took its input's end for a batch (the target latency's pace).
+  std::map<std::string, std::chrono::steady_clock::time_point> input_taken_at;
 };
 
 struct RunOptions {

@@ -184,6 +184,17 @@ std::string partition_words(const std::string& partitions) {
   return (partitions.find(',') == std::string::npos ? "partition " : "partitions ") + partitions;
 }
 
+// How long the oldest input of each of the newest 100 batches waited for its commit.
+std::optional<StreamStatus::InputWait> input_wait_of(const std::vector<BatchProgress>& batches) {
+  std::vector<int64_t> waits;
+  for (auto it = batches.rbegin(); it != batches.rend() && waits.size() < 100; ++it)
+    if (!it->failure && it->input_wait_ms) waits.push_back(*it->input_wait_ms);
+  if (waits.empty()) return std::nullopt;
+  std::sort(waits.begin(), waits.end());
+  auto at = [&](double q) { return waits[std::min(waits.size() - 1, static_cast<size_t>(q * static_cast<double>(waits.size())))]; };
+  return StreamStatus::InputWait{static_cast<int64_t>(waits.size()), at(0.5), at(0.99), waits.back()};
+}
+
 std::string ago(int64_t then_us, int64_t now_us) {
   int64_t s = (now_us - then_us) / 1000000;
   if (s < 0) s = 0;
@@ -234,6 +245,8 @@ std::vector<StreamStatus> pipeline_status(const Pipeline& pipeline, int64_t now_
       s.last_error_at = batches.back().timestamp;
     }
     s.falling_behind = falling_behind(batches);
+    s.target_latency_us = pipeline.target_latency_of(*stream);
+    s.input_wait = input_wait_of(batches);
     if (stream->kind == StreamKind::Ingest) add_kafka_lag(pipeline, *stream, s);
     else add_versions_behind(pipeline, *stream, s);
     s.health = health_of(s, last_batch_us, now_us);
@@ -306,6 +319,14 @@ std::string format_status(const std::vector<StreamStatus>& statuses, int64_t now
               "), log " + counted(f.log_files, "file", "files") + " (" + bytes_text(f.log_bytes) + ")" +
               (f.state_bytes ? ", state file " + bytes_text(*f.state_bytes) : std::string()) + "\n";
     }
+    if (s.target_latency_us > 0) {
+      text += "         target latency " + std::to_string(s.target_latency_us / 1000) + " ms";
+      if (s.input_wait)
+        text += "; the oldest input of the last " + counted(s.input_wait->batches, "batch", "batches") + " waited p50 " +
+                std::to_string(s.input_wait->p50_ms) + " ms, p99 " + std::to_string(s.input_wait->p99_ms) + " ms, max " +
+                std::to_string(s.input_wait->max_ms) + " ms";
+      text += "\n";
+    }
     if (s.falling_behind) text += "         ALERT processing rate below input rate for 10 minutes\n";
     if (!s.last_error.empty()) text += "         last error at " + s.last_error_at + ": " + s.last_error + "\n";
   }
@@ -328,6 +349,10 @@ nlohmann::json status_json(const std::vector<StreamStatus>& statuses) {
                         {"quarantined", s.quarantined},
                         {"fallingBehind", s.falling_behind},
                         {"lastError", s.last_error.empty() ? nlohmann::json() : nlohmann::json(s.last_error)}};
+    j["latency"] = {{"targetMs", s.target_latency_us > 0 ? nlohmann::json(s.target_latency_us / 1000) : nlohmann::json()}};
+    if (s.input_wait)
+      j["latency"]["inputWait"] = {{"batches", s.input_wait->batches}, {"p50Ms", s.input_wait->p50_ms},
+                                   {"p99Ms", s.input_wait->p99_ms}, {"maxMs", s.input_wait->max_ms}};
     if (s.footprint) {
       const auto& f = *s.footprint;
       j["footprint"] = {{"dataFiles", f.data_files}, {"dataBytes", f.data_bytes}, {"logFiles", f.log_files},

@@ -61,6 +61,14 @@ struct StreamStatus {
     std::optional<int64_t> state_bytes;
   };
   std::optional<Footprint> footprint;  // none when the table is not there yet or cannot be read
+  // The stream's target latency ([service] or its own target_latency; 0: none) and what it
+  // achieved: how long the oldest input of each of the newest 100 batches waited for its commit.
+  int64_t target_latency_us = 0;
+  struct InputWait {
+    int64_t batches = 0;
+    int64_t p50_ms = 0, p99_ms = 0, max_ms = 0;
+  };
+  std::optional<InputWait> input_wait;  // none when no logged batch tells it
   // Latest and window streams of a pipeline with ingest workers: the worker that runs them (the
   // one holding partition 0), as the workers' newest batches tell; empty when none tells.
   std::string runs_on;

@@ -158,6 +158,9 @@ struct Stream {
   double max_quarantine_share = -1;  // ingest: quarantined records / all records read, 0..1
   double max_late_share = -1;        // window: per window, events dropped as late / its events, 0..1
   int64_t max_staleness_us = 0;      // latest, window: how far the table's newest event may be behind its source's
+  // Continuous mode with interval 0: the most an input may wait for its commit (0: the
+  // pipeline's [service] target_latency). Within it the stream takes fewer, larger batches.
+  int64_t target_latency_us = 0;
 
   // A latest stream with deletes: the table of the deletes it remembers ("<table>_deleted": per
   // key the newest delete event read, until a newer change of the key comes), so that an older
@@ -194,6 +197,13 @@ struct Pipeline {
   bool compact = true;
   int64_t target_file_bytes = 128LL << 20;
   int64_t compact_min_files = 10;
+  // [service] target_latency: each stream's target_latency unless it sets its own; 0: none, a
+  // continuous run with interval 0 commits whatever has arrived as soon as it can.
+  int64_t target_latency_us = 0;
+  // The target latency of `stream` (its own, else the pipeline's); 0 when there is none.
+  int64_t target_latency_of(const Stream& stream) const {
+    return stream.target_latency_us > 0 ? stream.target_latency_us : target_latency_us;
+  }
   std::vector<Source> sources;
   std::vector<Stream> streams;   // in the order the file declares them
 

@@ -29,13 +29,14 @@ namespace {
 
 namespace fs = std::filesystem;
 
-const std::vector<std::string> kIngestKeys{"kind", "table", "source", "derived", "partition_by", "max_quarantine_share"};
+const std::vector<std::string> kIngestKeys{"kind", "table", "source", "derived", "partition_by", "max_quarantine_share",
+                                           "target_latency"};
 const std::vector<std::string> kLatestKeys{"kind", "table", "from", "key", "order_by", "entity", "max_staleness",
-                                           "max_files_per_trigger", "deletes"};
+                                           "max_files_per_trigger", "deletes", "target_latency"};
 const std::vector<std::string> kWindowKeys{"kind",   "table",    "from",          "filter",   "event_time",
                                            "watermark", "dedup", "window",        "window_column", "window_end_column", "group_by",
                                            "output", "aggregates", "max_late_share", "max_staleness",
-                                           "max_files_per_trigger"};
+                                           "max_files_per_trigger", "target_latency"};
 const std::pair<const char*, const std::vector<std::string>*> kKindKeys[] = {
     {"ingest", &kIngestKeys}, {"latest", &kLatestKeys}, {"window", &kWindowKeys}};
 constexpr const char* kDurationHint = "write e.g. \"1 hour\", \"15 minutes\", \"90s\"";
@@ -122,6 +123,14 @@ int64_t duration_setting(const TomlSection& section, const std::string& setting,
   auto us = parse_duration_us(text);
   if (!us) section.fail(setting, "'" + text + "' is not a duration; " + kDurationHint);
   return *us;
+}
+
+// A target latency: a duration from 10 ms to 1 hour.
+int64_t target_latency_setting(const TomlSection& section) {
+  int64_t us = duration_setting(section, "target_latency", "most an event may wait for its commit, e.g. \"500ms\"");
+  if (us < 10'000 || us > 3'600'000'000LL)
+    section.fail("target_latency", "must be from 10ms to 1 hour; write e.g. \"500ms\", \"2s\"");
+  return us;
 }
 
 // True when the parentheses of a SQL expression close in order (quoted text aside), so that
@@ -317,6 +326,8 @@ void read_limits(const TomlSection& section, Stream& stream, PipelineMistakes& m
     mistakes.read(section.key_of("max_staleness"), [&] {
       stream.max_staleness_us = duration_setting(section, "max_staleness", "largest lag of the table behind its source");
     });
+  if (section.has("target_latency"))
+    mistakes.read(section.key_of("target_latency"), [&] { stream.target_latency_us = target_latency_setting(section); });
 }
 
 // Refuses keys that belong to another kind with a message that says so, then unknown keys.
@@ -459,9 +470,14 @@ PipelineReading read_pipeline(const std::string& path) {
   pipeline.dir = fs::path(pipeline.path).parent_path().string();
   // Every setting is read on its own and its mistake kept, so that one run shows every mistake
   // of the file; a check that depends on a setting found wrong is passed over (mistakes.read).
-  root.allow_only({"kafka", "lake", "sources", "streams"}, &mistakes);
+  root.allow_only({"kafka", "lake", "service", "sources", "streams"}, &mistakes);
   mistakes.read("kafka", [&] { read_kafka(root, pipeline.kafka, mistakes); });
   mistakes.read("lake", [&] { read_lake(root, pipeline); });
+  if (auto service = root.table("service")) {
+    service->allow_only({"target_latency"}, &mistakes);
+    if (service->has("target_latency"))
+      mistakes.read(service->key_of("target_latency"), [&] { pipeline.target_latency_us = target_latency_setting(*service); });
+  }
 
   std::vector<std::string> declared_sources;
   mistakes.read("sources", [&] {

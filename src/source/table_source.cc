@@ -25,10 +25,16 @@ TableChanges read_table_changes(const std::string& table_path, int64_t from_vers
                     " deleted or rewrote rows (" + removed.path +
                     "). A latest or window stream reads an append-only table; read the table this one is built from, "
                     "or start the stream over with a new checkpoint.");
+    bool added_rows = false;
     for (auto& add : commit.adds) {
       if (!add.data_change) continue;  // compaction: the same rows again
       add.version = commit.version;
       changes.added.push_back(add);
+      added_rows = true;
+    }
+    if (added_rows && commit.commit_info.contains("timestamp") && commit.commit_info["timestamp"].is_number_integer()) {
+      int64_t at = commit.commit_info["timestamp"].get<int64_t>();
+      if (!changes.oldest_commit_ms || at < *changes.oldest_commit_ms) changes.oldest_commit_ms = at;
     }
   }
   changes.shape.files = changes.added;

@@ -18,6 +18,9 @@ struct TableChanges {
   int64_t to_version = -1;   // last version read (inclusive); < from_version when none
   std::vector<delta::AddFile> added;
   delta::Snapshot shape;     // the table at to_version with `files` = `added`: scan_sql(shape) reads the new rows
+  // When the oldest commit that added rows was made (its commitInfo timestamp, ms since the
+  // epoch): how long the batch's oldest input has waited is measured from it.
+  std::optional<int64_t> oldest_commit_ms;
 };
 
 // The files added by versions from..to (inclusive) of the table at `table_path`.

@@ -44,6 +44,10 @@ struct BatchReport {
   std::string description;      // e.g. "offsets 0:0-3 1:0-5" or "versions 3-4"
   std::string warning;          // something the operator should know that did not fail the batch
 
+  // How long the batch's oldest input had waited when its commit was done (ms): from the record's
+  // Kafka timestamp for ingest, from the source commit for the others. Unknown for a batch with
+  // no input, or one whose records carry no timestamp.
+  std::optional<int64_t> input_wait_ms;
   int64_t started_at_us = 0;    // wall clock when the batch started
   // Milliseconds per phase, Spark's names where they fit: walCommit (planning the input),
   // getBatch (reading it), addBatch (processing and committing), triggerExecution (all).

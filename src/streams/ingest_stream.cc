@@ -188,6 +188,7 @@ class IngestRun {
     int64_t next_id = last ? last->id + 1 : 0;
     Offsets start = last ? last->kafka().end_offsets() : Offsets{};
     std::vector<DataLoss> data_loss;
+    wait_for_the_pace();
     Offsets end = end_offsets(start, !last.has_value(), data_loss, nullptr, positions_due_for_check());
     latest_ = end;
     bool first_ever = !last.has_value();
@@ -229,9 +230,12 @@ class IngestRun {
     // are, rather than after the run ends; each batch is still planned once the last is committed.
     bool reads_on = ctx_.kept_reader && ctx_.wait_for_records_ms > 0;
     auto reads_on_until = started + std::chrono::milliseconds(ctx_.wait_for_records_ms);
+    if (!plans.empty() && ctx_.input_taken_at) *ctx_.input_taken_at = std::chrono::steady_clock::now();
     for (size_t at = 0;; at++) {
       if (at == plans.size()) {
         if (!reads_on || stop_requested() || std::chrono::steady_clock::now() >= reads_on_until) break;
+        if (wait_for_the_pace()) break;
+        if (ctx_.input_taken_at) *ctx_.input_taken_at = std::chrono::steady_clock::now();
         Offsets more = end_offsets(start, /*first_run=*/false, data_loss);
         plans = plan_batches(start, more, source_.max_offsets_per_trigger);
         if (plans.empty() && !data_loss.empty()) plans.push_back({});  // the gap is recorded
@@ -442,6 +446,16 @@ class IngestRun {
                 "checkpoint (delete " + ctx_.pipeline.checkpoint_path(ctx_.stream.name) + ") and a new table.");
   }
 
+  // With a target latency, a batch takes what arrives within half of it after the last batch took
+  // its input (that one is written meanwhile): fewer, larger batches, each input committed in
+  // time. A batch after a quiet spell does not wait. True when a stop was requested meanwhile.
+  bool wait_for_the_pace() {
+    if (ctx_.batch_pace.count() == 0 || !ctx_.input_taken_at) return stop_requested();
+    double left =
+        std::chrono::duration<double>(*ctx_.input_taken_at + ctx_.batch_pace - std::chrono::steady_clock::now()).count();
+    return left > 0 ? sleep_unless_stopped(left) : stop_requested();
+  }
+
   // Waits up to wait_for_records_ms, in slices so that a stop request ends the wait soon.
   void wait_for_records(const Offsets& next) {
     constexpr int kSliceMs = 100;
@@ -471,6 +485,12 @@ class IngestRun {
     BatchReport report;
     std::chrono::steady_clock::time_point started;
     std::chrono::steady_clock::time_point processing;  // when the writing began
+    std::optional<int64_t> oldest_timestamp_ms;        // the oldest Kafka timestamp read, if any
+
+    // The oldest record's wait for its commit, told once the batch is committed.
+    void tell_input_wait() {
+      if (oldest_timestamp_ms) report.input_wait_ms = std::max<int64_t>(0, wall_clock_us() / 1000 - *oldest_timestamp_ms);
+    }
   };
 
   std::unique_ptr<Batch> read_batch(int64_t id, const Offsets& start, const Offsets& end,
@@ -496,9 +516,11 @@ class IngestRun {
     batch->records = std::make_unique<IngestBatch>(con, source_, writer_schemas_.get());
     IngestBatch& records = *batch->records;
     LastRecords last;
+    std::optional<int64_t>& oldest = batch->oldest_timestamp_ms;
     reader_->read(ranges, [&](const KafkaRecord& r) {
       records.add(r);
       last.keep(r);
+      if (r.timestamp_ms >= 0 && (!oldest || r.timestamp_ms < *oldest)) oldest = r.timestamp_ms;
     });
     batch->last_read = last.fingerprints();
     report.input_rows = records.records();
@@ -562,6 +584,7 @@ class IngestRun {
         batch.warning += (batch.warning.empty() ? "" : "\n  warning: ") + std::string(e.what());
       }
     }
+    b.tell_input_wait();
     batch.durations_ms["addBatch"] = ms_since(b.processing);
     batch.durations_ms["triggerExecution"] = ms_since(b.started) + batch.durations_ms["walCommit"];
   }
@@ -713,6 +736,7 @@ class IngestRun {
     } catch (const Error& e) {
       batch.warning += (batch.warning.empty() ? "" : "\n  warning: ") + std::string(e.what());
     }
+    b.tell_input_wait();
     batch.durations_ms["addBatch"] = ms_since(b.processing);
     batch.durations_ms["triggerExecution"] = ms_since(b.started);
   }

@@ -101,6 +101,7 @@ class LatestRun {
       batch.deletes = merged.rows_removed;
     });
     batch.already_committed = !written;
+    if (changes.oldest_commit_ms) batch.input_wait_ms = std::max<int64_t>(0, wall_clock_us() / 1000 - *changes.oldest_commit_ms);
     con.exec("DROP TABLE IF EXISTS latest_newest; DROP TABLE IF EXISTS latest_applied");
     batch.durations_ms["addBatch"] = ms_since(merging);
     batch.durations_ms["triggerExecution"] = ms_since(started);

@@ -35,6 +35,13 @@ struct StreamContext {
   // With the kept reader: how long a cycle that finds nothing new waits in the consumer for the
   // next record before it ends (0: it ends at once).
   int wait_for_records_ms = 0;
+  // A continuous run with a target latency: the least time between two batches' reads of their
+  // input (half the target), so that a batch takes what arrived meanwhile rather than what one
+  // fetch returned (0: read on at once).
+  std::chrono::microseconds batch_pace{0};
+  // With the pace in a continuous run: when the stream last took its input's end for a batch,
+  // kept across cycles so that the pace holds from one cycle to the next (null: a plain run).
+  std::chrono::steady_clock::time_point* input_taken_at = nullptr;
   // With the kept reader: when the stream last checked that the records at its positions are the
   // ones it read (a default time point: not yet with this reader).
   std::chrono::steady_clock::time_point* positions_checked_at = nullptr;

@@ -236,9 +236,11 @@ class WindowRun {
     int64_t new_watermark = watermark;
     int64_t source_max_batch_id = meta("source_max_batch_id", -1);
     std::string et = q(s_.event_time);
+    std::optional<int64_t> oldest_input_ms;  // when the oldest source commit read was made
 
     if (!no_data) {
       TableChanges changes = read_table_changes(source_path_, from, to);
+      oldest_input_ms = changes.oldest_commit_ms;
       std::string source = "(" + changes_scan_sql(changes) + ") AS source";
       std::string filter = s_.filter.empty() ? std::string("true") : "(" + s_.filter + ")";
       // Late: with dedup, an event time at or before the watermark; without, a window that
@@ -356,6 +358,7 @@ class WindowRun {
     open_->state->publish(checkpoint_, planned.id);
     fault_point("after_state_upload");
     flush_outbox(replay);
+    if (oldest_input_ms) batch.input_wait_ms = std::max<int64_t>(0, wall_clock_us() / 1000 - *oldest_input_ms);
     StateReport state;
     state.rows_total = state_rows();
     // Every kept row and every partial updates a state row; what is gone beyond that was removed.

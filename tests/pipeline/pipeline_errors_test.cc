@@ -189,6 +189,17 @@ const BadFile kBadFiles[] = {
      "[kafka]\nbootstrap = \"embedded\"\n[sources.orders]\nschema_registry = \"embedded\"\n[sources.orders.schema]\n"
      "id = \"bigint\"\n",
      "lakestream.toml:4: sources.orders.schema_registry: is for format = \"avro\""},
+    {"target latency not a duration", BASE "target_latency = \"soon\"\n",
+     "lakestream.toml:10: streams.read_orders.target_latency: 'soon' is not a duration"},
+    {"target latency too short", "[service]\ntarget_latency = \"1ms\"\n" BASE,
+     "lakestream.toml:2: service.target_latency: must be from 10ms to 1 hour"},
+    {"unknown service key", "[service]\nlatency = \"1s\"\n" BASE, "lakestream.toml:2: service.latency: "},
+    {"compact not a boolean", "[lake]\ncompact = \"yes\"\n" BASE,
+     "lakestream.toml:2: lake.compact: must be true or false"},
+    {"compaction of one file", "[lake]\ncompact_min_files = 1\n" BASE,
+     "lakestream.toml:2: lake.compact_min_files: must be 2 or more"},
+    {"target file size not a size", "[lake]\ntarget_file_size = \"big\"\n" BASE,
+     "lakestream.toml:2: lake.target_file_size: 'big' is not a size"},
     {"unknown registry property",
      "[kafka]\nbootstrap = \"embedded\"\n[sources.orders]\nformat = \"avro\"\nschema_registry = \"embedded\"\n"
      "[sources.orders.schema_registry_properties]\n\"basic.auth.user\" = \"u:p\"\n",

@@ -295,6 +295,28 @@ table = "bronze"
   EXPECT_EQ(order, (std::vector<std::string>{"other_bronze", "bronze", "silver", "gold"}));
 }
 
+TEST_F(PipelineFileTest, ServiceAndCompactionSettingsLoadWithTheirDefaults) {
+  write_text(dir / "lakestream.toml", "[kafka]\nbootstrap = \"embedded\"\n[service]\ntarget_latency = \"500ms\"\n"
+                                      "[lake]\ncompact = false\ntarget_file_size = \"64 MiB\"\ncompact_min_files = 4\n"
+                                      "[sources.orders.schema]\nid = \"bigint\"\nt = \"timestamp\"\n"
+                                      "[streams.read_orders]\nkind = \"ingest\"\nsource = \"orders\"\ntable = \"bronze\"\n"
+                                      "[streams.latest]\nkind = \"latest\"\nfrom = \"bronze\"\ntable = \"silver\"\n"
+                                      "key = \"id\"\norder_by = \"t\"\ntarget_latency = \"3s\"\n");
+  Pipeline p = load_pipeline(dir / "lakestream.toml");
+  EXPECT_FALSE(p.compact);
+  EXPECT_EQ(p.target_file_bytes, 64LL << 20);
+  EXPECT_EQ(p.compact_min_files, 4);
+  EXPECT_EQ(p.target_latency_of(p.streams[0]), 500'000);
+  EXPECT_EQ(p.target_latency_of(p.streams[1]), 3'000'000);
+  write_text(dir / "plain.toml", "[kafka]\nbootstrap = \"embedded\"\n[sources.orders.schema]\nid = \"bigint\"\n"
+                                 "[streams.read_orders]\nkind = \"ingest\"\nsource = \"orders\"\ntable = \"bronze\"\n");
+  Pipeline plain = load_pipeline(dir / "plain.toml");
+  EXPECT_TRUE(plain.compact);
+  EXPECT_EQ(plain.target_file_bytes, 128LL << 20);
+  EXPECT_EQ(plain.compact_min_files, 10);
+  EXPECT_EQ(plain.target_latency_of(plain.streams[0]), 0);
+}
+
 // The documented example is the one users copy: it must load as is.
 TEST_F(PipelineFileTest, TheDocumentedExampleLoads) {
   std::string doc = read_file(testing::source_dir() + "/docs/pipeline-file.md");
