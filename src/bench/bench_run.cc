@@ -124,15 +124,9 @@ std::string freshness_pipeline(const std::string& bootstrap, const std::string& 
          "\n[streams.sales_fresh.aggregates]\norders = \"count(*)\"\nrevenue = \"sum(amount)\"\n";
 }
 
-// The service steps' pipeline: the freshness pipeline with a target latency for the streams
-// downstream of bronze (bronze itself commits as soon as it can).
+// The service steps' pipeline: the freshness pipeline with a target latency for every stream.
 std::string service_pipeline(const std::string& bootstrap, const std::string& topic, const std::string& target_latency) {
-  std::string text = freshness_pipeline(bootstrap, topic);
-  for (const char* stream : {"[streams.latest_fresh]\n", "[streams.sales_fresh]\n"}) {
-    size_t at = text.find(stream);
-    text.insert(at + std::string(stream).size(), "target_latency = \"" + target_latency + "\"\n");
-  }
-  return text;
+  return "[service]\ntarget_latency = \"" + target_latency + "\"\n\n" + freshness_pipeline(bootstrap, topic);
 }
 
 // The store workload's pipeline: the shop's ingest (in batches of a quarter of the feed, and of a
@@ -470,8 +464,7 @@ class BenchRun {
     }
   }
 
-  // The service: the same at the rates a service sees, each for a minute, with a target latency
-  // downstream; what it costs (cores, CPU per event against a plain run of the same events), how
+  // The service: the same at the rates a service sees, each for a minute, with a target latency; what it costs (cores, CPU per event against a plain run of the same events), how
   // fresh it keeps the tables, and the files they hold at the end (compaction while it runs).
   void run_service(const std::string& bootstrap) {
     workload_ = "service";

@@ -17,10 +17,10 @@ struct BenchOptions {
   std::vector<int64_t> freshness_rates = {10'000, 50'000};  // events/s produced while a continuous run reads
   double freshness_seconds = 60;
   // The service workload: the shop pipeline in `run --continuous --interval 0s` at each rate for
-  // service_seconds, with `[service] target_latency` for its latest and window streams.
+  // service_seconds, with `[service] target_latency`.
   std::vector<int64_t> service_rates = {1'000, 10'000, 50'000};
   double service_seconds = 60;
-  std::string service_target_latency = "500ms";
+  std::string service_target_latency = "400ms";
   int64_t events = 2'000'000;
   int partitions = 16;                     // spreads the feed; the broker keeps 256 MiB a partition by default
   int64_t max_offsets_per_trigger = 250'000;

@@ -43,10 +43,13 @@ std::map<int64_t, BronzeVersion> bronze_versions(const std::string& bronze_path,
   sql::Database db;
   sql::Connection con(db);
   for (const auto& commit : delta::read_commits(bronze_path, delta::oldest_commit(bronze_path), last)) {
-    if (commit.adds.empty()) continue;
+    // A compaction's files hold rows committed before (dataChange=false): each row counts at the
+    // commit that first held it, whose file stays until a vacuum.
+    if (std::none_of(commit.adds.begin(), commit.adds.end(), [](const auto& add) { return add.data_change; })) continue;
     BronzeVersion& v = out[commit.version];
     v.committed_ms = commit_ms(commit);
     for (const auto& add : commit.adds) {
+      if (!add.data_change) continue;
       std::string event_time =
           event_time_column.empty() ? "NULL" : "epoch_ms(" + sql::quote_ident(event_time_column) + ")";
       sql::Rows rows = con.query("SELECT epoch_ms(kafka_timestamp), " + event_time + " FROM read_parquet(" +

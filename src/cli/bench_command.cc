@@ -35,7 +35,7 @@ void add_bench_command(CLI::App& app) {
   cmd->add_option("--service-seconds", options->service_seconds, "How long each service step produces")
       ->capture_default_str();
   cmd->add_option("--service-target-latency", options->service_target_latency,
-                  "The target_latency of the service steps' latest and window streams")
+                  "The [service] target_latency of the service steps' pipeline")
       ->capture_default_str();
   cmd->add_option("--partitions", options->partitions, "partitions of the topic (>= 12 for millions of events)")
       ->capture_default_str();
