@@ -486,7 +486,7 @@ class BenchRun {
   // the service) the files of each table.
   void run_continuously_at(const std::string& bootstrap, const std::string& topic, int64_t rate, double seconds,
                            const std::string& pipeline_text) {
-    pipeline_file_ = join_path(dir_, topic + ".toml");
+    pipeline_file_ = join_path(dir_, workload_ + "_" + count_text(rate) + ".toml");
     write_file_atomic(pipeline_file_, pipeline_text);
     Pipeline pipeline = load_pipeline(pipeline_file_);
     char line[128];
