@@ -27,7 +27,7 @@ void compact_written_tables(const Pipeline& pipeline, const Stream& stream, sql:
                             std::map<std::string, CompactionClock>* clocks, bool service_log, std::ostream* out) {
   // A window table is left as its stream writes it: check tells late from wrong by the source
   // batch each window's commit had seen, which a merge of files from several commits would lose.
-  // Its files grow with the windows written, not with every batch as bronze's and silver's do.
+  // (Its files grow with the batches that close or update windows; docs/operating.md says so.)
   if (!pipeline.compact || batches == 0 || stream.kind == StreamKind::Window) return;
   delta::AutoCompaction settings{pipeline.target_file_bytes, pipeline.compact_min_files};
   for (const auto& table : stream.tables_written()) {
