@@ -509,6 +509,7 @@ class BenchRun {
       std::this_thread::sleep_for(std::chrono::milliseconds(100));
     std::this_thread::sleep_for(std::chrono::seconds(2));
     ChildRun stopped = stop_measured(run);
+    size_t bronze_step = result_.measurements.size();  // the first of the three steps recorded next
     record_latency("bronze_" + count_text(rate), "Kafka -> bronze at " + count_text(rate) + " events/s", sent, stopped,
                    bronze_latency(bronze));
     record_latency("silver_" + count_text(rate), "Kafka -> silver at " + count_text(rate) + " events/s", sent, stopped,
@@ -517,10 +518,10 @@ class BenchRun {
                    "closing event -> gold row, windows closed at " + count_text(rate) + " events/s", sent, stopped,
                    closed_window_latency(bronze, pipeline.table_path("sales_fresh"), kFreshWindow), 1);
     if (workload_ == "service") {
-      Measurement& bronze_step = result_.measurements[result_.measurements.size() - 3];
-      bronze_step.bronze_files = static_cast<int64_t>(delta::load_snapshot(bronze).files.size());
-      bronze_step.silver_files = static_cast<int64_t>(delta::load_snapshot(pipeline.table_path("orders_fresh")).files.size());
-      bronze_step.gold_files = static_cast<int64_t>(delta::load_snapshot(pipeline.table_path("sales_fresh")).files.size());
+      Measurement& step = result_.measurements[bronze_step];
+      step.bronze_files = static_cast<int64_t>(delta::load_snapshot(bronze).files.size());
+      step.silver_files = static_cast<int64_t>(delta::load_snapshot(pipeline.table_path("orders_fresh")).files.size());
+      step.gold_files = static_cast<int64_t>(delta::load_snapshot(pipeline.table_path("sales_fresh")).files.size());
     }
   }
 

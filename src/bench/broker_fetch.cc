@@ -19,6 +19,7 @@
 #include "broker/broker_address.h"
 #include "util/error.h"
 #include "util/files.h"
+#include "util/percentile.h"
 
 namespace lakestream::bench {
 
@@ -140,8 +141,7 @@ double median(std::vector<double> values) {
 
 double percentile(std::vector<double> values, double p) {
   std::sort(values.begin(), values.end());
-  if (values.empty()) return 0;
-  return values[std::min(values.size() - 1, static_cast<size_t>(p * values.size()))];
+  return at_quantile(values, p);
 }
 
 }  // namespace

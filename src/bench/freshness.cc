@@ -9,6 +9,7 @@
 #include "sql/duckdb.h"
 #include "table/delta_table.h"
 #include "util/files.h"
+#include "util/percentile.h"
 
 namespace lakestream::bench {
 namespace {
@@ -20,9 +21,8 @@ Latency summarize(std::vector<double> ms) {
   out.events = static_cast<int64_t>(ms.size());
   if (ms.empty()) return out;
   std::sort(ms.begin(), ms.end());
-  auto at = [&](double q) { return ms[std::min(ms.size() - 1, static_cast<size_t>(q * static_cast<double>(ms.size())))]; };
-  out.p50_ms = at(0.5);
-  out.p99_ms = at(0.99);
+  out.p50_ms = at_quantile(ms, 0.5);
+  out.p99_ms = at_quantile(ms, 0.99);
   out.max_ms = ms.back();
   return out;
 }

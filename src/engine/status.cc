@@ -17,6 +17,7 @@
 #include "table/table_files.h"
 #include "util/files.h"
 #include "util/error.h"
+#include "util/percentile.h"
 #include "util/plural.h"
 
 namespace lakestream {
@@ -191,8 +192,8 @@ std::optional<StreamStatus::InputWait> input_wait_of(const std::vector<BatchProg
     if (!it->failure && it->input_wait_ms) waits.push_back(*it->input_wait_ms);
   if (waits.empty()) return std::nullopt;
   std::sort(waits.begin(), waits.end());
-  auto at = [&](double q) { return waits[std::min(waits.size() - 1, static_cast<size_t>(q * static_cast<double>(waits.size())))]; };
-  return StreamStatus::InputWait{static_cast<int64_t>(waits.size()), at(0.5), at(0.99), waits.back()};
+  return StreamStatus::InputWait{static_cast<int64_t>(waits.size()), at_quantile(waits, 0.5), at_quantile(waits, 0.99),
+                                 waits.back()};
 }
 
 std::string ago(int64_t then_us, int64_t now_us) {

@@ -55,24 +55,16 @@ TEST(CompactionCrashes, RandomKillsOfACompactingContinuousRunChangeNothing) {
   reference_lake.play(stream, [&](int) { reference_lake.run_ok(); });
   MessyLake lake(compacting_pipeline());
   PipelineFixture& f = lake.fixture();
-  auto start = [&] {
-    return std::make_unique<BackgroundProcess>(
-        std::vector<std::string>{"run", "-p", f.pipeline_file(), "--continuous", "--interval", "0s"}, f.dir());
-  };
   std::mt19937 rng(9);
   std::uniform_int_distribution<int> delay_ms(200, 1500);
-  auto run = start();
+  auto run = lake.start_continuous();
   lake.play(stream, [&](int) {
     std::this_thread::sleep_for(std::chrono::milliseconds(delay_ms(rng)));
     run->send_signal(SIGKILL);
     run->wait(30000);
-    run = start();
+    run = lake.start_continuous();
   });
-  std::this_thread::sleep_for(std::chrono::milliseconds(1000));
-  run->send_signal(SIGTERM);
-  CommandResult last = run->wait(60000);
-  EXPECT_EQ(last.exit_code, 0) << last.out << last.err;
-  lake.run_ok();
+  lake.stop_continuous(*run, 1000);
   // Gold and the batch ids depend on where the continuous batches ended (late is late per batch):
   // check says so, never a PROBLEM; bronze, quarantine and silver equal the uninterrupted run's
   // row for row.

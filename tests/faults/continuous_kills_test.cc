@@ -27,15 +27,11 @@ TEST(ContinuousKills, KilledContinuousRunsChangeNothing) {
 
   MessyLake lake;
   PipelineFixture& f = lake.fixture();
-  auto start = [&] {
-    return std::make_unique<BackgroundProcess>(
-        std::vector<std::string>{"run", "-p", f.pipeline_file(), "--continuous", "--interval", "0s"}, f.dir());
-  };
   std::mt19937 rng(seed);
   // A send takes a cycle or a few (1,500 records a batch): kills land while a cycle reads, writes
   // or commits, and while the consumer waits for records that are on their way.
   std::uniform_int_distribution<int> delay_ms(0, 900);
-  auto run = start();
+  auto run = lake.start_continuous();
   int killed = 0;
   lake.play(stream, [&](int) {
     std::this_thread::sleep_for(std::chrono::milliseconds(delay_ms(rng)));
@@ -43,14 +39,10 @@ TEST(ContinuousKills, KilledContinuousRunsChangeNothing) {
     run->send_signal(SIGKILL);
     CommandResult r = run->wait(30000);
     killed += r.signal == SIGKILL;
-    run = start();
+    run = lake.start_continuous();
   });
   // The last process stops cleanly; a plain run then reads whatever is left.
-  std::this_thread::sleep_for(std::chrono::milliseconds(500));
-  run->send_signal(SIGTERM);
-  CommandResult last = run->wait(60000);
-  EXPECT_EQ(last.exit_code, 0) << last.out << last.err;
-  lake.run_ok();
+  lake.stop_continuous(*run, 500);
   RecordProperty("killed", killed);
   EXPECT_GT(killed, sends / 3) << "most processes should have been killed";
 

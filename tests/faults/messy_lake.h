@@ -2,11 +2,16 @@
 // what a fault test compares: every table's content and check's lines against an uninterrupted run.
 #pragma once
 
+#include <signal.h>
+
 #include <algorithm>
+#include <chrono>
 #include <functional>
 #include <map>
+#include <memory>
 #include <set>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "faults/messy_stream.h"
@@ -86,6 +91,22 @@ class MessyLake {
     CommandResult r = f_.lakestream("run", streams, env);
     EXPECT_TRUE(r.exit_code == 0 || r.signal == SIGKILL) << fault << ": " << r.out << r.err;
     return r.signal == SIGKILL;
+  }
+
+  // `lakestream run --continuous --interval 0s`, in the background.
+  std::unique_ptr<BackgroundProcess> start_continuous() {
+    return std::make_unique<BackgroundProcess>(
+        std::vector<std::string>{"run", "-p", f_.pipeline_file(), "--continuous", "--interval", "0s"}, f_.dir(), env_);
+  }
+
+  // Lets a continuous run read the last events for `settle_ms`, stops it with SIGTERM (it must
+  // exit 0), then a plain run reads whatever is left.
+  void stop_continuous(BackgroundProcess& run, int settle_ms) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(settle_ms));
+    run.send_signal(SIGTERM);
+    CommandResult last = run.wait(60000);
+    EXPECT_EQ(last.exit_code, 0) << last.out << last.err;
+    run_ok();
   }
 
   std::string contents() { return lake_contents(f_); }
