@@ -34,6 +34,10 @@ duckdb_database Database::handle() {
   // Extensions come built in; never reach for the network to install one.
   duckdb_set_config(config, "autoinstall_known_extensions", "false");
   duckdb_set_config(config, "autoload_known_extensions", "false");
+  // DuckDB 1.4 keeps every Parquet byte it read in memory by default, and drops it only at the
+  // memory limit (80% of RAM). A service reads each new file once and never again, so the cache
+  // only grew: about 0.5 MB/s per stage at 10,000 events/s (the soak), for no hit.
+  duckdb_set_config(config, "enable_external_file_cache", "false");
   char* err = nullptr;
   duckdb_state state = duckdb_open_ext(path.empty() ? nullptr : path.c_str(), &db_, config, &err);
   duckdb_destroy_config(&config);
