@@ -23,29 +23,33 @@ bool due_for_a_check(CompactionClock& clock, int64_t batches, int64_t min_files)
 
 }  // namespace
 
-void compact_written_tables(const Pipeline& pipeline, const Stream& stream, sql::Connection& con, int64_t batches,
-                            std::map<std::string, CompactionClock>* clocks, bool service_log, std::ostream* out) {
+std::vector<std::string> tables_due_for_compaction(const Pipeline& pipeline, const Stream& stream, int64_t batches,
+                                                   std::map<std::string, CompactionClock>* clocks) {
   // A window table is left as its stream writes it: check tells late from wrong by the source
   // batch each window's commit had seen, which a merge of files from several commits would lose.
   // (Its files grow with the batches that close or update windows; docs/operating.md says so.)
-  if (!pipeline.compact || batches == 0 || stream.kind == StreamKind::Window) return;
+  std::vector<std::string> due;
+  if (!pipeline.compact || batches == 0 || stream.kind == StreamKind::Window) return due;
+  for (const auto& table : stream.tables_written())
+    if (!clocks || due_for_a_check((*clocks)[table], batches, pipeline.compact_min_files)) due.push_back(table);
+  return due;
+}
+
+void compact_table(const Pipeline& pipeline, const std::string& table, sql::Connection& con, bool service_log,
+                   std::ostream* out) {
   delta::AutoCompaction settings{pipeline.target_file_bytes, pipeline.compact_min_files};
-  for (const auto& table : stream.tables_written()) {
-    if (clocks && !due_for_a_check((*clocks)[table], batches, settings.min_files)) continue;
-    std::string when = service_log ? log_time_now() + " " : "";
-    try {
-      delta::CompactionResult result = delta::compact_small_files(con, pipeline.table_path(table), settings);
-      if (result.version < 0) continue;
-      if (out)
-        *out << when << table << ": compacted " << counted(result.files_removed, "small file", "small files") << " ("
-          << counted(result.bytes_removed, "byte", "bytes") << ") into " << counted(result.files_added, "file", "files")
-          << " (" << counted(result.bytes_added, "byte", "bytes") << ") at version " << result.version
-          << "; streaming readers skip it (dataChange=false)\n" << std::flush;
-    } catch (const Error& e) {
-      if (out)
-        *out << when << table << ": compaction failed, and the stream goes on; the next check tries again: " << e.what()
-          << "\n" << std::flush;
-    }
+  std::string when = service_log ? log_time_now() + " " : "";
+  try {
+    delta::CompactionResult result = delta::compact_small_files(con, pipeline.table_path(table), settings);
+    if (result.version < 0 || !out) return;
+    *out << when << table << ": compacted " << counted(result.files_removed, "small file", "small files") << " ("
+         << counted(result.bytes_removed, "byte", "bytes") << ") into " << counted(result.files_added, "file", "files")
+         << " (" << counted(result.bytes_added, "byte", "bytes") << ") at version " << result.version
+         << "; streaming readers skip it (dataChange=false)\n" << std::flush;
+  } catch (const Error& e) {
+    if (out)
+      *out << when << table << ": compaction failed, and the stream goes on; the next look tries again: " << e.what()
+           << "\n" << std::flush;
   }
 }
 

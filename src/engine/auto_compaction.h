@@ -1,6 +1,7 @@
 // Compaction while the streams run: after an ingest or latest stream commits batches, the small
-// files of each table it writes are merged when due (table/compaction.h's size tiers), on the stream's own thread
-// between two of its batches, so that it never races the stream for the table's log. A stream
+// files of each table it writes are merged when due (table/compaction.h's size tiers). A plain run
+// merges them on the stream's thread at its end; a continuous run hands them to its background
+// compaction (engine/background_compaction.h), so that a stream never waits for a merge. A stream
 // writing a small batch every second thus leaves a bounded number of files, not 86,400 a day.
 #pragma once
 
@@ -9,6 +10,7 @@
 #include <map>
 #include <ostream>
 #include <string>
+#include <vector>
 
 #include "pipeline/pipeline.h"
 #include "sql/duckdb.h"
@@ -21,12 +23,16 @@ struct CompactionClock {
   std::chrono::steady_clock::time_point checked_at{};
 };
 
-// Compacts the tables `stream` writes if due, after it committed `batches` batches. A plain run
-// (`clocks` null) checks each table once; a continuous run checks a table once enough batches
-// for a tier to fill went in, or a minute after the last check. A table line says what was
-// merged (to `out`, unless null); a failure (another writer kept rewriting the files) is told and never fails the
-// stream: the next check tries again.
-void compact_written_tables(const Pipeline& pipeline, const Stream& stream, sql::Connection& con, int64_t batches,
-                            std::map<std::string, CompactionClock>* clocks, bool service_log, std::ostream* out);
+// The tables `stream` writes that are due for a look after it committed `batches` batches. A plain
+// run (`clocks` null) looks at each once; a continuous run looks at a table once enough batches for
+// a tier to fill went in, or a minute after the last look. None for a window stream (see .cc).
+std::vector<std::string> tables_due_for_compaction(const Pipeline& pipeline, const Stream& stream, int64_t batches,
+                                                   std::map<std::string, CompactionClock>* clocks);
+
+// Merges the small files of `table` if a tier is full. A line says what was merged (to `out`,
+// unless null); a failure (another writer kept rewriting the files) is told and never thrown:
+// the next look tries again.
+void compact_table(const Pipeline& pipeline, const std::string& table, sql::Connection& con, bool service_log,
+                   std::ostream* out);
 
 }  // namespace lakestream

@@ -10,11 +10,13 @@
 #include <condition_variable>
 #include <cstdio>
 #include <memory>
+#include <optional>
 #include <mutex>
 #include <streambuf>
 #include <thread>
 #include <vector>
 
+#include "engine/background_compaction.h"
 #include "engine/lake_vacuum.h"
 #include "table/delta_table.h"
 #include "util/error.h"
@@ -257,12 +259,22 @@ int run_continuously(const Pipeline& pipeline, RunOptions options, const Continu
   };
   if (ingest.streams.empty()) stages.erase(stages.begin());
   if (stages.empty()) stages.push_back({options, "", IdleWait::Backoff, "ls:streams"});  // run_pipeline says what is wrong
+  // Whole lines to the shared output, so that the stages' lines (and the compaction's) never mix
+  // within a line.
+  std::mutex out_mu, err_mu;
+  LineSink compaction_buf(out, out_mu);
+  std::ostream compaction_out(&compaction_buf);
+  std::optional<BackgroundCompaction> compaction;
+  if (pipeline.compact) {
+    compaction.emplace(pipeline, options.quiet ? nullptr : &compaction_out);
+    for (Stage& stage : stages) stage.options.compaction = &*compaction;
+  }
   int failures = 0;
   if (stages.size() == 1) {
-    failures = run_stage(pipeline, stages.front().options, continuous, "", stages.front().idle, versions, out, err);
+    LineSink out_buf(out, out_mu);
+    std::ostream stage_out(&out_buf);
+    failures = run_stage(pipeline, stages.front().options, continuous, "", stages.front().idle, versions, stage_out, err);
   } else {
-    // Whole lines to the shared output, so that the stages' lines never mix within a line.
-    std::mutex out_mu, err_mu;
     std::vector<std::thread> threads;
     for (Stage& stage : stages) {
       threads.emplace_back([&] {
@@ -282,6 +294,7 @@ int run_continuously(const Pipeline& pipeline, RunOptions options, const Continu
     for (auto& thread : threads) thread.join();
     for (const Stage& stage : stages) failures = std::max(failures, stage.failures);
   }
+  compaction.reset();  // lets a merge in hand finish before the last line
   out << log_time_now() << " stopped on request; every batch that started was finished and committed\n" << std::flush;
   return failures;
 }

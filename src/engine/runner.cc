@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <optional>
 
+#include "engine/background_compaction.h"
 #include "engine/backlog_progress.h"
 #include "checkpoint/checkpoint.h"
 #include "engine/progress_record.h"
@@ -140,9 +141,13 @@ std::vector<StreamReport> run_pipeline(const Pipeline& pipeline, const RunOption
     try {
       StreamReport report = run_one(ctx);
       backlog.finish();
-      compact_written_tables(pipeline, *stream, con, static_cast<int64_t>(report.batches.size()),
-                             options.kept ? &options.kept->compaction_clocks : nullptr, options.service_log,
-                             options.quiet ? nullptr : &out);
+      for (const auto& table : tables_due_for_compaction(pipeline, *stream, static_cast<int64_t>(report.batches.size()),
+                                                         options.kept ? &options.kept->compaction_clocks : nullptr)) {
+        if (options.compaction)
+          options.compaction->request(table);
+        else
+          compact_table(pipeline, table, con, options.service_log, options.quiet ? nullptr : &out);
+      }
       if (!options.quiet && !options.service_log && report.batches.empty())
         out << stream->name << ": nothing new\n" << std::flush;
       reports.push_back(std::move(report));

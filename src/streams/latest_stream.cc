@@ -22,6 +22,20 @@ namespace {
 // condition, evaluated once); never written to a table.
 constexpr const char* kDeleteFlag = "__lakestream_delete";
 
+// The columns ingest adds to each event record where a copy was read, not what it says.
+bool is_lineage(const std::string& column) {
+  static const std::set<std::string> lineage = {"partition", "offset", "kafka_timestamp", "key", "_batch_id", "_ingested_at"};
+  return lineage.count(column) > 0;
+}
+
+// What an event says: its columns but the lineage, to tell a resend from a new event.
+std::string event_columns(const std::vector<delta::Column>& columns) {
+  std::string list;
+  for (const auto& c : columns)
+    if (!is_lineage(c.name)) list += (list.empty() ? "" : ", ") + sql::quote_ident(c.name);
+  return list;
+}
+
 class LatestRun {
  public:
   explicit LatestRun(StreamContext& ctx)
@@ -72,20 +86,29 @@ class LatestRun {
     // entity, never dropped.
     std::string keys;
     for (const auto& k : s.key) keys += (keys.empty() ? "" : ", ") + sql::quote_ident(k);
-    std::string order = sql::quote_ident(s.order_by) + " DESC NULLS LAST";
-    // A tie on the ordering column goes to the later (partition, offset), as across batches.
+    // Oldest first: by the ordering column (NULL oldest), a tie going to the later (partition,
+    // offset), as across batches.
+    std::string order = sql::quote_ident(s.order_by) + " ASC NULLS FIRST";
     for (const char* tie : {"partition", "offset"})
-      if (delta::has_column(columns, tie)) order += ", " + sql::quote_ident(tie) + " DESC";
+      if (delta::has_column(columns, tie)) order += ", " + sql::quote_ident(tie);
     std::string source = "(" + changes_scan_sql(changes) + ") AS source";
     auto counted = rows_by_statistics(changes);
     batch.input_rows = counted ? *counted : con.scalar_int("SELECT count(*) FROM " + source);
     batch.durations_ms["getBatch"] = ms_since(started);
     auto merging = std::chrono::steady_clock::now();
     // The newest row per key, straight from the batch's files (a delete event included: it is
-    // the newest change of its key as much as an update is).
+    // the newest change of its key as much as an update is). Of identical copies in a row (a
+    // resend), the first: across batches a resend of the row in the table changes nothing, so a
+    // resend read in the same batch as its original must not either, or the kept partition and
+    // offset would depend on where a batch ended.
     std::string delete_flag = s.deletes.empty() ? "" : ", coalesce((" + s.deletes + "), false) AS " + kDeleteFlag;
-    con.exec("CREATE OR REPLACE TEMP TABLE latest_newest AS SELECT *" + delete_flag + " FROM " + source +
-             " QUALIFY row_number() OVER (PARTITION BY " + keys + " ORDER BY " + order + ") = 1");
+    std::string per_key = "PARTITION BY " + keys + " ORDER BY " + order;
+    std::string event = "row(" + event_columns(columns) + ")";
+    con.exec("CREATE OR REPLACE TEMP TABLE latest_newest AS SELECT * EXCLUDE (_copy_run) FROM ("
+             "SELECT * EXCLUDE (_starts_run), sum(_starts_run) OVER (" + per_key + " ROWS UNBOUNDED PRECEDING) AS _copy_run FROM ("
+             "SELECT *" + delete_flag + ", CASE WHEN lag(" + event + ") OVER (" + per_key + ") IS NOT DISTINCT FROM " + event +
+             " THEN 0 ELSE 1 END AS _starts_run FROM " + source + ")) "
+             "QUALIFY row_number() OVER (PARTITION BY " + keys + " ORDER BY _copy_run DESC, " + order + ") = 1");
 
     std::string keep_existing = existing_row_stays(columns);
     nlohmann::json info = {{"lakestream", {{"stream", s.name}, {"batchId", planned.id},
@@ -157,11 +180,9 @@ class LatestRun {
   // its partition and offset (kept in the table, they decide later ties).
   std::string existing_row_stays(const std::vector<delta::Column>& columns) const {
     std::string newer = this->newer("s", "t", columns);
-    // The columns ingest adds to each event record where a copy was read, not what it says.
-    static const std::set<std::string> lineage = {"partition", "offset", "kafka_timestamp", "key", "_batch_id", "_ingested_at"};
     std::string same_event = "true";
     for (const auto& c : columns)
-      if (!lineage.count(c.name))
+      if (!is_lineage(c.name))
         same_event += " AND s." + sql::quote_ident(c.name) + " IS NOT DISTINCT FROM t." + sql::quote_ident(c.name);
     return "NOT " + newer + " OR (" + same_event + ")";
   }

@@ -1,0 +1,46 @@
+// A continuous run's compaction, on a thread of its own: the stages hand it the tables that are
+// due (engine/auto_compaction.h) and go on with their next batch, so that merging a tier of
+// files, seconds for tens of megabytes, never holds up bronze or silver. It races the streams for
+// the table's log as a manual `optimize` does, and safely: its commit only removes the files it
+// merged, and is planned again when a stream's MERGE removed one of them meanwhile; a stream's
+// MERGE that finds a merged file gone plans itself again on the newer version.
+#pragma once
+
+#include <condition_variable>
+#include <deque>
+#include <mutex>
+#include <ostream>
+#include <set>
+#include <string>
+#include <thread>
+
+#include "pipeline/pipeline.h"
+
+namespace lakestream {
+
+class BackgroundCompaction {
+ public:
+  // Starts the thread. `out` (null: say nothing) must be safe to write from it, and outlive it.
+  BackgroundCompaction(const Pipeline& pipeline, std::ostream* out);
+  // Lets the merge in hand finish, then stops; what was still asked for waits for the next run.
+  ~BackgroundCompaction();
+  BackgroundCompaction(const BackgroundCompaction&) = delete;
+  BackgroundCompaction& operator=(const BackgroundCompaction&) = delete;
+
+  // Asks for a look at `table`; once, however often it is asked before the look.
+  void request(const std::string& table);
+
+ private:
+  void run();
+
+  const Pipeline& pipeline_;
+  std::ostream* out_;
+  std::mutex mu_;
+  std::condition_variable asked_;
+  std::deque<std::string> queue_;
+  std::set<std::string> queued_;
+  bool stopping_ = false;
+  std::thread thread_;
+};
+
+}  // namespace lakestream
