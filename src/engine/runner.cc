@@ -143,7 +143,11 @@ std::vector<StreamReport> run_pipeline(const Pipeline& pipeline, const RunOption
       backlog.finish();
       for (const auto& table : tables_due_for_compaction(pipeline, *stream, static_cast<int64_t>(report.batches.size()),
                                                          options.kept ? &options.kept->compaction_clocks : nullptr)) {
-        if (options.compaction)
+        // An ingest stream only appends: its tables are merged on the compaction thread, never in
+        // its way. A latest stream's MERGE rewrites its newest files, the very ones a merge of
+        // the lowest tier takes: raced, one of the two would do its work again, so it merges
+        // between its own batches.
+        if (options.compaction && stream->kind == StreamKind::Ingest)
           options.compaction->request(table);
         else
           compact_table(pipeline, table, con, options.service_log, options.quiet ? nullptr : &out);

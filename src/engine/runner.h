@@ -71,7 +71,8 @@ struct RunOptions {
   bool continuous = false;
   // Continuous mode: what is kept from cycle to cycle (null: a plain run starts everything anew).
   KeptAcrossRuns* kept = nullptr;
-  // Continuous mode: where the tables due for compaction go (null: merged on the stream's thread).
+  // Continuous mode: where the ingest streams' tables due for compaction go (null, and for other
+  // streams: merged on the stream's thread).
   BackgroundCompaction* compaction = nullptr;
   // Continuous mode with interval 0: how long an ingest stream with nothing new waits in its
   // consumer for the next record before the run ends (0: it ends at once).
