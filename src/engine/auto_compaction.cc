@@ -36,11 +36,11 @@ std::vector<std::string> tables_due_for_compaction(const Pipeline& pipeline, con
 }
 
 void compact_table(const Pipeline& pipeline, const std::string& table, sql::Connection& con, bool service_log,
-                   std::ostream* out) {
+                   std::ostream* out, delta::GroupsTaken taken) {
   delta::AutoCompaction settings{pipeline.target_file_bytes, pipeline.compact_min_files};
   std::string when = service_log ? log_time_now() + " " : "";
   try {
-    delta::CompactionResult result = delta::compact_small_files(con, pipeline.table_path(table), settings);
+    delta::CompactionResult result = delta::compact_small_files(con, pipeline.table_path(table), settings, taken);
     if (result.version < 0 || !out) return;
     *out << when << table << ": compacted " << counted(result.files_removed, "small file", "small files") << " ("
          << counted(result.bytes_removed, "byte", "bytes") << ") into " << counted(result.files_added, "file", "files")

@@ -14,6 +14,7 @@
 
 #include "pipeline/pipeline.h"
 #include "sql/duckdb.h"
+#include "table/compaction.h"
 
 namespace lakestream {
 
@@ -33,6 +34,6 @@ std::vector<std::string> tables_due_for_compaction(const Pipeline& pipeline, con
 // unless null); a failure (another writer kept rewriting the files) is told and never thrown:
 // the next look tries again.
 void compact_table(const Pipeline& pipeline, const std::string& table, sql::Connection& con, bool service_log,
-                   std::ostream* out);
+                   std::ostream* out, delta::GroupsTaken taken = delta::GroupsTaken::All);
 
 }  // namespace lakestream

@@ -21,10 +21,14 @@ BackgroundCompaction::~BackgroundCompaction() {
   thread_.join();
 }
 
-void BackgroundCompaction::request(const std::string& table) {
+void BackgroundCompaction::request(const std::string& table, delta::GroupsTaken taken) {
   {
     std::lock_guard<std::mutex> lock(mu_);
-    if (!queued_.insert(table).second) return;
+    auto [it, added] = queued_.emplace(table, taken);
+    if (!added) {
+      if (it->second != taken) it->second = delta::GroupsTaken::All;
+      return;
+    }
     queue_.push_back(table);
   }
   asked_.notify_one();
@@ -39,15 +43,17 @@ void BackgroundCompaction::run() {
   sql::Connection con(db);
   for (;;) {
     std::string table;
+    delta::GroupsTaken taken;
     {
       std::unique_lock<std::mutex> lock(mu_);
       asked_.wait(lock, [this] { return stopping_ || !queue_.empty(); });
       if (stopping_) return;
       table = queue_.front();
       queue_.pop_front();
+      taken = queued_.at(table);
       queued_.erase(table);
     }
-    compact_table(pipeline_, table, con, true, out_);
+    compact_table(pipeline_, table, con, true, out_, taken);
   }
 }
 

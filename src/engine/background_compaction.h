@@ -1,6 +1,7 @@
 // A continuous run's compaction, on a thread of its own: the stages hand it the tables that are
 // due (engine/auto_compaction.h) and go on with their next batch, so that merging a tier of
-// files, seconds for tens of megabytes, never holds up bronze or silver. It races the streams for
+// files, seconds for tens of megabytes, never holds up bronze or silver (a latest stream hands
+// it only its large groups: engine/runner.cc says why). It races the streams for
 // the table's log as a manual `optimize` does, and safely: its commit only removes the files it
 // merged, and is planned again when a stream's MERGE removed one of them meanwhile; a stream's
 // MERGE that finds a merged file gone plans itself again on the newer version.
@@ -8,13 +9,14 @@
 
 #include <condition_variable>
 #include <deque>
+#include <map>
 #include <mutex>
 #include <ostream>
-#include <set>
 #include <string>
 #include <thread>
 
 #include "pipeline/pipeline.h"
+#include "table/compaction.h"
 
 namespace lakestream {
 
@@ -27,8 +29,9 @@ class BackgroundCompaction {
   BackgroundCompaction(const BackgroundCompaction&) = delete;
   BackgroundCompaction& operator=(const BackgroundCompaction&) = delete;
 
-  // Asks for a look at `table`; once, however often it is asked before the look.
-  void request(const std::string& table);
+  // Asks for a look at `table`'s due groups `taken`; once, however often it is asked before the
+  // look (for all of them when asked for all once).
+  void request(const std::string& table, delta::GroupsTaken taken = delta::GroupsTaken::All);
 
  private:
   void run();
@@ -38,7 +41,7 @@ class BackgroundCompaction {
   std::mutex mu_;
   std::condition_variable asked_;
   std::deque<std::string> queue_;
-  std::set<std::string> queued_;
+  std::map<std::string, delta::GroupsTaken> queued_;  // what each table in the queue is asked for
   bool stopping_ = false;
   std::thread thread_;
 };

@@ -144,13 +144,19 @@ std::vector<StreamReport> run_pipeline(const Pipeline& pipeline, const RunOption
       for (const auto& table : tables_due_for_compaction(pipeline, *stream, static_cast<int64_t>(report.batches.size()),
                                                          options.kept ? &options.kept->compaction_clocks : nullptr)) {
         // An ingest stream only appends: its tables are merged on the compaction thread, never in
-        // its way. A latest stream's MERGE rewrites its newest files, the very ones a merge of
-        // the lowest tier takes: raced, one of the two would do its work again, so it merges
-        // between its own batches.
-        if (options.compaction && stream->kind == StreamKind::Ingest)
+        // its way. A latest stream's MERGE rewrites its newest files, the very ones the small
+        // groups of the lowest tiers hold: raced, one of the two would do its work again, so it
+        // merges those between its own batches (well under a second) and hands the large ones
+        // (older files, seconds of work) to the thread.
+        std::ostream* said = options.quiet ? nullptr : &out;
+        if (!options.compaction) {
+          compact_table(pipeline, table, con, options.service_log, said);
+        } else if (stream->kind == StreamKind::Ingest) {
           options.compaction->request(table);
-        else
-          compact_table(pipeline, table, con, options.service_log, options.quiet ? nullptr : &out);
+        } else {
+          compact_table(pipeline, table, con, options.service_log, said, delta::GroupsTaken::Small);
+          options.compaction->request(table, delta::GroupsTaken::Large);
+        }
       }
       if (!options.quiet && !options.service_log && report.batches.empty())
         out << stream->name << ": nothing new\n" << std::flush;

@@ -71,8 +71,8 @@ struct RunOptions {
   bool continuous = false;
   // Continuous mode: what is kept from cycle to cycle (null: a plain run starts everything anew).
   KeptAcrossRuns* kept = nullptr;
-  // Continuous mode: where the ingest streams' tables due for compaction go (null, and for other
-  // streams: merged on the stream's thread).
+  // Continuous mode: the compaction thread, which merges the ingest streams' tables and the large
+  // groups of the latest streams' (null: all merged on the stream's thread; engine/runner.cc).
   BackgroundCompaction* compaction = nullptr;
   // Continuous mode with interval 0: how long an ingest stream with nothing new waits in its
   // consumer for the next record before the run ends (0: it ends at once).

@@ -178,13 +178,24 @@ std::vector<std::vector<AddFile>> due_compactions(const Snapshot& snapshot, cons
 }
 
 CompactionResult compact_small_files(sql::Connection& con, const std::string& table_path,
-                                     AutoCompaction pipeline_settings) {
+                                     AutoCompaction pipeline_settings, GroupsTaken taken) {
   return compact_with(con, table_path, [&](const Snapshot& snapshot, int64_t& target) {
     auto settings = table_auto_compaction(snapshot.metadata.configuration, pipeline_settings);
     if (!settings) return std::vector<std::vector<AddFile>>{};
     target = settings->target_bytes;
-    return due_compactions(snapshot, *settings);
+    return groups_taken(due_compactions(snapshot, *settings), taken);
   });
+}
+
+std::vector<std::vector<AddFile>> groups_taken(std::vector<std::vector<AddFile>> groups, GroupsTaken taken) {
+  if (taken == GroupsTaken::All) return groups;
+  std::vector<std::vector<AddFile>> kept;
+  for (auto& group : groups) {
+    int64_t bytes = 0;
+    for (const auto& file : group) bytes += file.size;
+    if ((bytes < kSmallGroupBytes) == (taken == GroupsTaken::Small)) kept.push_back(std::move(group));
+  }
+  return kept;
 }
 
 }  // namespace lakestream::delta

@@ -50,9 +50,15 @@ std::optional<AutoCompaction> table_auto_compaction(const std::map<std::string, 
 // The groups of files auto compaction merges now in `snapshot` (none when no tier is full).
 std::vector<std::vector<AddFile>> due_compactions(const Snapshot& snapshot, const AutoCompaction& settings);
 
-// Merges what due_compactions finds, committed as compact_table commits (dataChange=false,
-// conflicts redone); the table's properties apply (table_auto_compaction).
+// Which of the due groups a compaction merges: those of less than kSmallGroupBytes in all are
+// quick (well under a second), the others rewrite tens of megabytes.
+enum class GroupsTaken { All, Small, Large };
+constexpr int64_t kSmallGroupBytes = 8LL << 20;
+std::vector<std::vector<AddFile>> groups_taken(std::vector<std::vector<AddFile>> groups, GroupsTaken taken);
+
+// Merges what due_compactions finds (of the groups `taken`), committed as compact_table commits
+// (dataChange=false, conflicts redone); the table's properties apply (table_auto_compaction).
 CompactionResult compact_small_files(sql::Connection& con, const std::string& table_path,
-                                     AutoCompaction pipeline_settings);
+                                     AutoCompaction pipeline_settings, GroupsTaken taken = GroupsTaken::All);
 
 }  // namespace lakestream::delta

@@ -43,6 +43,39 @@ TEST(AutoCompaction, MergesOnlyAFullTierOfOnePartitionAndKeepsEveryGroupUnderThe
   }
 }
 
+TEST(AutoCompaction, TheSmallAndTheLargeGroupsSplitWhatIsDueBetweenThem) {
+  // A latest stream merges the small groups between its batches and the compaction thread the
+  // large ones: every due group goes to exactly one, split at kSmallGroupBytes in all.
+  std::mt19937_64 random(22);
+  size_t small_groups = 0, large_groups = 0;
+  for (int round = 0; round < 50; round++) {
+    AutoCompaction settings{256LL << 20, 2 + static_cast<int64_t>(random() % 9)};
+    Snapshot snapshot;
+    for (int64_t id = 0; id < 400; id++) {
+      int64_t size = static_cast<int64_t>(std::exp2(10 + static_cast<double>(random() % 17000) / 1000));  // 1 KiB to 128 MiB
+      snapshot.files.push_back(file_of(id, "p" + std::to_string(random() % 3), size));
+    }
+    auto all = due_compactions(snapshot, settings);
+    auto small = groups_taken(all, GroupsTaken::Small), large = groups_taken(all, GroupsTaken::Large);
+    EXPECT_EQ(groups_taken(all, GroupsTaken::All).size(), all.size());
+    EXPECT_EQ(small.size() + large.size(), all.size());
+    small_groups += small.size();
+    large_groups += large.size();
+    std::set<std::string> seen;
+    for (const auto* part : {&small, &large})
+      for (const auto& group : *part) {
+        int64_t bytes = 0;
+        for (const auto& file : group) {
+          bytes += file.size;
+          EXPECT_TRUE(seen.insert(file.path).second) << file.path << " in two groups";
+        }
+        EXPECT_EQ(bytes < kSmallGroupBytes, part == &small) << bytes;
+      }
+  }
+  EXPECT_GT(small_groups, 0u);
+  EXPECT_GT(large_groups, 0u);
+}
+
 TEST(AutoCompaction, TheTablesPropertiesTurnItOffOrSetTheTarget) {
   AutoCompaction pipeline{128 << 20, 10};
   EXPECT_FALSE(table_auto_compaction({{"delta.autoOptimize.autoCompact", "false"}}, pipeline).has_value());
