@@ -10,8 +10,8 @@
 #include <condition_variable>
 #include <cstdio>
 #include <memory>
-#include <optional>
 #include <mutex>
+#include <optional>
 #include <streambuf>
 #include <thread>
 #include <vector>
