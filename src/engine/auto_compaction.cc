@@ -1,5 +1,6 @@
 #include "engine/auto_compaction.h"
 
+#include "engine/background_compaction.h"
 #include "table/compaction.h"
 #include "util/error.h"
 #include "util/log_time.h"
@@ -33,6 +34,26 @@ std::vector<std::string> tables_due_for_compaction(const Pipeline& pipeline, con
   for (const auto& table : stream.tables_written())
     if (!clocks || due_for_a_check((*clocks)[table], batches, pipeline.compact_min_files)) due.push_back(table);
   return due;
+}
+
+void compact_due_tables(const Pipeline& pipeline, const Stream& stream, sql::Connection& con, int64_t batches,
+                        std::map<std::string, CompactionClock>* clocks, BackgroundCompaction* compaction,
+                        bool service_log, std::ostream* out) {
+  for (const auto& table : tables_due_for_compaction(pipeline, stream, batches, clocks)) {
+    // An ingest stream only appends: its tables are merged on the compaction thread, never in its
+    // way. A latest stream's MERGE rewrites its newest files, the very ones the small groups of
+    // the lowest tiers hold: raced, one of the two would do its work again, so it merges those
+    // between its own batches (well under a second) and hands the large ones (older files,
+    // seconds of work) to the thread.
+    if (!compaction) {
+      compact_table(pipeline, table, con, service_log, out);
+    } else if (stream.kind == StreamKind::Ingest) {
+      compaction->request(table);
+    } else {
+      compact_table(pipeline, table, con, service_log, out, delta::GroupsTaken::Small);
+      compaction->request(table, delta::GroupsTaken::Large);
+    }
+  }
 }
 
 void compact_table(const Pipeline& pipeline, const std::string& table, sql::Connection& con, bool service_log,

@@ -30,6 +30,16 @@ struct CompactionClock {
 std::vector<std::string> tables_due_for_compaction(const Pipeline& pipeline, const Stream& stream, int64_t batches,
                                                    std::map<std::string, CompactionClock>* clocks);
 
+class BackgroundCompaction;
+
+// Merges the due tables `stream` writes after it committed `batches` batches (`clocks`: as above).
+// Without a compaction thread (`compaction` null) all on this thread; with one, an ingest
+// stream's go to the thread, and a latest stream merges its small groups here and hands the large
+// ones to the thread (the .cc says why).
+void compact_due_tables(const Pipeline& pipeline, const Stream& stream, sql::Connection& con, int64_t batches,
+                        std::map<std::string, CompactionClock>* clocks, BackgroundCompaction* compaction,
+                        bool service_log, std::ostream* out);
+
 // Merges the small files of `table` if a tier is full. A line says what was merged (to `out`,
 // unless null); a failure (another writer kept rewriting the files) is told and never thrown:
 // the next look tries again.

@@ -4,7 +4,6 @@
 #include <cstdio>
 #include <optional>
 
-#include "engine/background_compaction.h"
 #include "engine/backlog_progress.h"
 #include "checkpoint/checkpoint.h"
 #include "engine/progress_record.h"
@@ -141,23 +140,9 @@ std::vector<StreamReport> run_pipeline(const Pipeline& pipeline, const RunOption
     try {
       StreamReport report = run_one(ctx);
       backlog.finish();
-      for (const auto& table : tables_due_for_compaction(pipeline, *stream, static_cast<int64_t>(report.batches.size()),
-                                                         options.kept ? &options.kept->compaction_clocks : nullptr)) {
-        // An ingest stream only appends: its tables are merged on the compaction thread, never in
-        // its way. A latest stream's MERGE rewrites its newest files, the very ones the small
-        // groups of the lowest tiers hold: raced, one of the two would do its work again, so it
-        // merges those between its own batches (well under a second) and hands the large ones
-        // (older files, seconds of work) to the thread.
-        std::ostream* said = options.quiet ? nullptr : &out;
-        if (!options.compaction) {
-          compact_table(pipeline, table, con, options.service_log, said);
-        } else if (stream->kind == StreamKind::Ingest) {
-          options.compaction->request(table);
-        } else {
-          compact_table(pipeline, table, con, options.service_log, said, delta::GroupsTaken::Small);
-          options.compaction->request(table, delta::GroupsTaken::Large);
-        }
-      }
+      compact_due_tables(pipeline, *stream, con, static_cast<int64_t>(report.batches.size()),
+                         options.kept ? &options.kept->compaction_clocks : nullptr, options.compaction,
+                         options.service_log, options.quiet ? nullptr : &out);
       if (!options.quiet && !options.service_log && report.batches.empty())
         out << stream->name << ": nothing new\n" << std::flush;
       reports.push_back(std::move(report));
