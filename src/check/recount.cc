@@ -122,7 +122,7 @@ std::vector<RecountChange> recount_table(sql::Connection& con, const Pipeline& p
 
     int64_t max_batch = con.scalar_int("SELECT coalesce(max(_batch), -1) FROM recount_events");
     delta::Commit commit(gold);
-    for (const auto& f : gold.files) commit.remove(f.path);
+    for (const auto& f : gold.files) commit.remove(f);
     delta::AddFile added = delta::write_data_file(
         con, table_path, "SELECT " + select + " " + joined + " UNION ALL SELECT " + unwritten_select + " " + unwritten,
         columns);

@@ -116,7 +116,7 @@ UpsertResult upsert_rows(sql::Connection& con, const std::string& table_path, de
       // winners that are written.
       rows = "SELECT " + column_list + " FROM " + existing + " t ANTI JOIN upsert_winners s ON " + match +
              " UNION ALL SELECT " + column_list + " FROM upsert_winners s" + written_only;
-      for (const auto& f : affected) commit.remove(f.path);
+      for (const auto& f : affected) commit.remove(f);
       result.files_rewritten = static_cast<int64_t>(affected.size());
     } else {
       rows = "SELECT " + column_list + " FROM upsert_winners s" + written_only;  // only new keys: append them

@@ -63,10 +63,9 @@ int64_t last_version_of_batch(const std::string& table_path, int64_t from_versio
 std::optional<int64_t> rows_by_statistics(const TableChanges& changes) {
   int64_t rows = 0;
   for (const auto& add : changes.added) {
-    auto stats = nlohmann::json::parse(add.stats, nullptr, false);
-    if (stats.is_discarded() || !stats.is_object() || !stats.contains("numRecords") || !stats["numRecords"].is_number_integer())
-      return std::nullopt;
-    rows += stats["numRecords"].get<int64_t>();
+    auto live = add.live_rows();
+    if (!live) return std::nullopt;
+    rows += *live;
   }
   return rows;
 }

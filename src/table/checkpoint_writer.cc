@@ -20,13 +20,17 @@ namespace lakestream::delta {
 
 namespace {
 
+#define DELETION_VECTOR_STRUCT \
+  "STRUCT(storageType VARCHAR, pathOrInlineDv VARCHAR, \"offset\" INTEGER, sizeInBytes INTEGER, cardinality BIGINT)"
+
 // Spark's checkpoint columns (the parts of them lakestream's actions use).
 // metaData carries every field of the action, as the protocol requires of a checkpoint.
 constexpr const char* kCheckpointColumns =
     "{'txn': 'STRUCT(appId VARCHAR, version BIGINT, lastUpdated BIGINT)', "
     "'add': 'STRUCT(path VARCHAR, partitionValues MAP(VARCHAR, VARCHAR), size BIGINT, modificationTime BIGINT, "
-    "dataChange BOOLEAN, stats VARCHAR)', "
-    "'remove': 'STRUCT(path VARCHAR, deletionTimestamp BIGINT, dataChange BOOLEAN)', "
+    "dataChange BOOLEAN, stats VARCHAR, deletionVector " DELETION_VECTOR_STRUCT ")', "
+    "'remove': 'STRUCT(path VARCHAR, deletionTimestamp BIGINT, dataChange BOOLEAN, extendedFileMetadata BOOLEAN, "
+    "partitionValues MAP(VARCHAR, VARCHAR), size BIGINT, deletionVector " DELETION_VECTOR_STRUCT ")', "
     "'metaData': 'STRUCT(id VARCHAR, name VARCHAR, description VARCHAR, format STRUCT(provider VARCHAR, "
     "options MAP(VARCHAR, VARCHAR)), schemaString VARCHAR, partitionColumns VARCHAR[], "
     "configuration MAP(VARCHAR, VARCHAR), createdTime BIGINT)', "

@@ -56,8 +56,15 @@ void Commit::set_metadata(const Metadata& metadata) { metadata_ = metadata; }
 
 void Commit::add(const AddFile& file) { adds_.push_back(file); }
 
-void Commit::remove(const std::string& path, bool data_change) {
-  removes_.push_back(RemoveFile{path, now_ms(), data_change});
+void Commit::remove(const AddFile& file, bool data_change) {
+  RemoveFile removed;
+  removed.path = file.path;
+  removed.deletion_timestamp = now_ms();
+  removed.data_change = data_change;
+  removed.partition_values = file.partition_values;
+  removed.size = file.size;
+  removed.deletion_vector = file.deletion_vector;
+  removes_.push_back(std::move(removed));
 }
 
 void Commit::set_txn(const std::string& app_id, int64_t version) { txns_.emplace_back(app_id, version); }

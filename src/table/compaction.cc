@@ -18,21 +18,27 @@ namespace {
 
 using PartitionValues = std::map<std::string, std::optional<std::string>>;
 
-// Packs `files` (in the order they were added) into groups of at most `target_bytes`; only
-// groups of 2+ files, the ones worth a rewrite.
+// A group worth a rewrite: 2+ files become one, or a file sheds the rows its deletion vector
+// deletes (the rewrite purges the vector).
+bool worth_rewriting(const std::vector<AddFile>& group) {
+  return group.size() > 1 || (group.size() == 1 && group.front().deletion_vector);
+}
+
+// Packs `files` (in the order they were added) into groups of at most `target_bytes`, keeping
+// those worth a rewrite.
 void pack_groups(const std::vector<AddFile>& files, int64_t target_bytes, std::vector<std::vector<AddFile>>& groups) {
   std::vector<AddFile> group;
   int64_t bytes = 0;
   for (const auto& file : files) {
     if (!group.empty() && bytes + file.size > target_bytes) {
-      if (group.size() > 1) groups.push_back(std::move(group));
+      if (worth_rewriting(group)) groups.push_back(std::move(group));
       group.clear();
       bytes = 0;
     }
     group.push_back(file);
     bytes += file.size;
   }
-  if (group.size() > 1) groups.push_back(std::move(group));
+  if (worth_rewriting(group)) groups.push_back(std::move(group));
 }
 
 // The size tier of a small file: 0 for [target/m, target), 1 for [target/m^2, target/m), ...;
@@ -47,11 +53,12 @@ int size_tier(int64_t size, const AutoCompaction& settings) {
   return kLastTier;
 }
 
-// Groups of small files to merge, each within one partition; only groups of 2+ files.
+// Groups of small files to merge, each within one partition, and the files with deletion
+// vectors, whatever their size: OPTIMIZE purges the vectors.
 std::vector<std::vector<AddFile>> plan_groups(const Snapshot& snapshot, int64_t target_bytes) {
   std::map<PartitionValues, std::vector<AddFile>> small_by_partition;
   for (const auto& file : snapshot.files)
-    if (file.size < target_bytes) small_by_partition[file.partition_values].push_back(file);
+    if (file.size < target_bytes || file.deletion_vector) small_by_partition[file.partition_values].push_back(file);
   std::vector<std::vector<AddFile>> groups;
   for (const auto& [partition, files] : small_by_partition) pack_groups(files, target_bytes, groups);
   return groups;
@@ -61,8 +68,9 @@ int64_t rows_in(sql::Connection& con, const Snapshot& files) {
   return con.scalar_int("SELECT count(*) FROM (" + scan_sql(files) + ")");
 }
 
-// True when a commit after `read_version` removed one of `inputs`: the compaction must be redone.
-bool inputs_removed_since(const std::string& table_path, int64_t read_version, const std::set<std::string>& inputs) {
+// True when a commit after `read_version` removed one of `inputs` (by path: a delete that only
+// wrote a deletion vector removes it too): the compaction must be redone.
+bool inputs_removed_since(const std::string& table_path, int64_t read_version, const std::map<std::string, AddFile>& inputs) {
   int64_t latest = latest_version(table_path);
   if (latest <= read_version) return false;
   for (const auto& commit : read_commits(table_path, read_version + 1, latest))
@@ -85,7 +93,7 @@ CompactionResult compact_with(sql::Connection& con, const std::string& table_pat
     if (groups.empty()) return result;
 
     std::vector<AddFile> written;
-    std::set<std::string> inputs;
+    std::map<std::string, AddFile> inputs;  // by path
     for (const auto& group : groups) {
       Snapshot group_files = snapshot;
       group_files.files = group;
@@ -109,7 +117,7 @@ CompactionResult compact_with(sql::Connection& con, const std::string& table_pat
       result.files_added++;
       result.bytes_added += file.size;
       for (const auto& f : group) {
-        inputs.insert(f.path);
+        inputs[f.path] = f;
         result.files_removed++;
         result.bytes_removed += f.size;
       }
@@ -121,7 +129,7 @@ CompactionResult compact_with(sql::Connection& con, const std::string& table_pat
     for (;;) {
       Snapshot base = load_snapshot(table_path, read_version);
       Commit commit(base);
-      for (const auto& path : inputs) commit.remove(path, false);
+      for (const auto& [path, input] : inputs) commit.remove(input, false);
       for (const auto& file : written) commit.add(file);
       commit.set_operation("OPTIMIZE");
       commit.set_commit_info({{"operationParameters", {{"targetSize", target_bytes}}}});

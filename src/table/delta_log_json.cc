@@ -52,6 +52,32 @@ std::map<std::string, std::optional<std::string>> read_partition_values(const js
   return values;
 }
 
+std::optional<DeletionVector> read_deletion_vector(const json& action, const std::string& where) {
+  auto it = action.find("deletionVector");
+  if (it == action.end() || it->is_null()) return std::nullopt;
+  if (!it->is_object()) malformed(where, "deletionVector is not an object");
+  const json& body = *it;
+  DeletionVector vector;
+  vector.storage_type = required(body, "storageType", where, "deletionVector").get<std::string>();
+  vector.path_or_inline_dv = required(body, "pathOrInlineDv", where, "deletionVector").get<std::string>();
+  if (auto offset = body.find("offset"); offset != body.end() && !offset->is_null())
+    vector.offset = as_int64(*offset, "offset", where);
+  vector.size_in_bytes = as_int64(required(body, "sizeInBytes", where, "deletionVector"), "sizeInBytes", where);
+  vector.cardinality = as_int64(required(body, "cardinality", where, "deletionVector"), "cardinality", where);
+  if (vector.storage_type != "u" && vector.storage_type != "i" && vector.storage_type != "p")
+    malformed(where, "deletionVector has storageType " + json(vector.storage_type).dump() + " (the protocol knows u, i and p)");
+  return vector;
+}
+
+json deletion_vector_json(const DeletionVector& vector) {
+  json body = {{"storageType", vector.storage_type},
+               {"pathOrInlineDv", vector.path_or_inline_dv},
+               {"sizeInBytes", vector.size_in_bytes},
+               {"cardinality", vector.cardinality}};
+  if (vector.offset) body["offset"] = *vector.offset;
+  return body;
+}
+
 AddFile read_add(const json& add, const std::string& where) {
   AddFile file;
   file.path = url_decode_path(required(add, "path", where, "add").get<std::string>());
@@ -65,10 +91,7 @@ AddFile read_add(const json& add, const std::string& where) {
   } else if (auto parsed = add.find("stats_parsed"); parsed != add.end() && parsed->is_object()) {
     file.stats = parsed->dump();
   }
-  if (auto dv = add.find("deletionVector"); dv != add.end() && !dv->is_null())
-    throw Error(where + ": file " + file.path + " has a deletion vector (the Delta reader feature deletionVectors), "
-                "which lakestream does not implement: some of its rows are deleted. Read the table with Spark, "
-                "Databricks or delta-rs, or purge its deletion vectors (REORG TABLE ... APPLY (PURGE))");
+  file.deletion_vector = read_deletion_vector(add, where);
   return file;
 }
 
@@ -123,6 +146,10 @@ void read_action(const json& action, LogActions& into, const std::string& where)
         file.path = url_decode_path(required(body, "path", where, "remove").get<std::string>());
         file.deletion_timestamp = optional_int(body, "deletionTimestamp", where);
         file.data_change = optional_bool(body, "dataChange", true);
+        if (body.contains("partitionValues") && body["partitionValues"].is_object())
+          file.partition_values = read_partition_values(body);
+        if (auto size = body.find("size"); size != body.end() && size->is_number()) file.size = as_int64(*size, "size", where);
+        file.deletion_vector = read_deletion_vector(body, where);
         into.removes.push_back(std::move(file));
       } else if (kind == "metaData") {
         into.metadata = read_metadata(body, where);
@@ -229,12 +256,22 @@ json add_action(const AddFile& file) {
               {"modificationTime", file.modification_time},
               {"dataChange", file.data_change}};
   if (!file.stats.empty()) add["stats"] = file.stats;
+  if (file.deletion_vector) add["deletionVector"] = deletion_vector_json(*file.deletion_vector);
   return {{"add", add}};
 }
 
 json remove_action(const RemoveFile& file) {
-  return {{"remove",
-           {{"path", url_encode_path(file.path)}, {"deletionTimestamp", file.deletion_timestamp}, {"dataChange", file.data_change}}}};
+  json remove = {{"path", url_encode_path(file.path)}, {"deletionTimestamp", file.deletion_timestamp},
+                 {"dataChange", file.data_change}};
+  if (file.partition_values && file.size) {
+    json partition_values = json::object();
+    for (const auto& [name, value] : *file.partition_values) partition_values[name] = value ? json(*value) : json(nullptr);
+    remove["extendedFileMetadata"] = true;
+    remove["partitionValues"] = partition_values;
+    remove["size"] = *file.size;
+  }
+  if (file.deletion_vector) remove["deletionVector"] = deletion_vector_json(*file.deletion_vector);
+  return {{"remove", remove}};
 }
 
 json txn_action(const std::string& app_id, int64_t version, std::optional<int64_t> last_updated_ms) {

@@ -46,6 +46,21 @@ struct Metadata {
   int64_t created_time = 0;                   // ms since the epoch
 };
 
+// A data file's deletion vector as the log describes it: the rows of the file that are deleted
+// (table/deletion_vector.h reads them).
+struct DeletionVector {
+  std::string storage_type;       // "u": a file beside the data, "i": inline, "p": an absolute path
+  std::string path_or_inline_dv;  // u: a folder prefix + the file's UUID in Z85; i: the vector in Z85
+  std::optional<int64_t> offset;  // u and p: where its framed bytes start in the file
+  int64_t size_in_bytes = 0;      // the serialized vector's size
+  int64_t cardinality = 0;        // how many rows it deletes
+
+  // What tells two vectors of one file apart; with the path, a file's identity in the log.
+  std::string unique_id() const {
+    return storage_type + path_or_inline_dv + (offset ? "@" + std::to_string(*offset) : "");
+  }
+};
+
 struct AddFile {
   std::string path;  // relative to the table folder, URL-decoded
   std::map<std::string, std::optional<std::string>> partition_values;  // nullopt is a null value
@@ -56,12 +71,27 @@ struct AddFile {
   // Filled by readers: the version whose commit added it (for a file known only from a
   // checkpoint, the checkpoint's version, since the commit that added it may be gone).
   int64_t version = -1;
+  // The rows of the file a DELETE, UPDATE or MERGE marked deleted, when any: scans skip them.
+  std::optional<DeletionVector> deletion_vector;
+
+  // The file's identity in the log: its path, and its deletion vector's id when it has one (a
+  // delete without a rewrite removes the file with its old vector and adds it with a new one).
+  std::string logical_key() const { return path + (deletion_vector ? "\n" + deletion_vector->unique_id() : ""); }
+  // The rows that remain: numRecords of its stats less the deleted rows; nullopt without stats.
+  std::optional<int64_t> live_rows() const;
 };
 
 struct RemoveFile {
   std::string path;
   int64_t deletion_timestamp = 0;  // ms
   bool data_change = true;
+  // The extended file metadata, when the remover knew the file: its partition values and size.
+  std::optional<std::map<std::string, std::optional<std::string>>> partition_values;
+  std::optional<int64_t> size;
+  // The removed file's deletion vector: the protocol names a file by path and vector.
+  std::optional<DeletionVector> deletion_vector;
+
+  std::string logical_key() const { return path + (deletion_vector ? "\n" + deletion_vector->unique_id() : ""); }
 };
 
 // The table as of one version.
@@ -151,7 +181,9 @@ class Commit {
   // An empty id / zero created_time take the table's (or, for a new table, a fresh UUID / now).
   void set_metadata(const Metadata& metadata);
   void add(const AddFile& file);
-  void remove(const std::string& path, bool data_change = true);
+  // Removes a live file: with its deletion vector, partition values and size, as the protocol
+  // asks of a writer to a table with deletion vectors.
+  void remove(const AddFile& file, bool data_change = true);
   // txn action: appId with its version (the stream's batch id), lastUpdated now.
   void set_txn(const std::string& app_id, int64_t version);
   // Extra fields merged into commitInfo (which always gets timestamp, operation, engineInfo).

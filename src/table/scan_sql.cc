@@ -7,6 +7,7 @@
 #include <set>
 #include <vector>
 
+#include "table/deletion_vector.h"
 #include "table/delta_types.h"
 #include "table/parquet_file.h"
 #include "table/table_files.h"
@@ -18,6 +19,8 @@ namespace {
 
 constexpr const char* kFileColumn = "__lakestream_file";
 constexpr const char* kVersionColumn = "_file_version";
+constexpr const char* kRowColumn = "__lakestream_row";
+constexpr const char* kDuckdbRowNumber = "file_row_number";  // read_parquet's name for a row's index in its file
 // Past this many partitions one UNION ALL branch each costs more to plan than pruning saves.
 constexpr size_t kMaxPartitionBranches = 256;
 
@@ -32,9 +35,9 @@ PartitionKey partition_key(const AddFile& file, const std::vector<std::string>& 
   return key;
 }
 
-}  // namespace
-
-std::string scan_sql(const Snapshot& snapshot, bool with_file_version) {
+// The snapshot's files as SQL. With `with_row_position` each row also carries its file (as
+// kFileColumn) and its index in the file (kRowColumn), for deletion vectors to name it.
+std::string files_scan_sql(const Snapshot& snapshot, bool with_file_version, bool with_row_position) {
   const auto& schema = snapshot.metadata.schema;
   std::set<std::string> partition_columns(snapshot.metadata.partition_columns.begin(),
                                           snapshot.metadata.partition_columns.end());
@@ -48,7 +51,7 @@ std::string scan_sql(const Snapshot& snapshot, bool with_file_version) {
     return "SELECT " + columns + " WHERE false";
   }
 
-  const bool join_per_file = with_file_version || !partition_columns.empty();
+  const bool join_per_file = with_file_version || with_row_position || !partition_columns.empty();
   // For a table on an object store, the files are read from the local cache (fetched here).
   std::string table = normal_table_path(snapshot.table_path);
   std::string file_list;
@@ -64,9 +67,11 @@ std::string scan_sql(const Snapshot& snapshot, bool with_file_version) {
                    ") AS " + sql::quote_ident(column.name);
   }
   if (join_per_file) typed_empty += std::string(typed_empty.empty() ? "" : ", ") + "CAST(NULL AS VARCHAR) AS " + kFileColumn;
+  if (with_row_position) typed_empty += std::string(", CAST(NULL AS BIGINT) AS ") + kDuckdbRowNumber;
   std::string data = "(SELECT " + typed_empty + " WHERE false UNION ALL BY NAME SELECT * FROM read_parquet([" +
                      file_list + "], union_by_name = true, hive_partitioning = false" +
-                     (join_per_file ? std::string(", filename = '") + kFileColumn + "'" : "") + ")) AS d";
+                     (join_per_file ? std::string(", filename = '") + kFileColumn + "'" : "") +
+                     (with_row_position ? ", file_row_number = true" : "") + ")) AS d";
 
   std::string select;
   for (const auto& column : schema) {
@@ -76,12 +81,14 @@ std::string scan_sql(const Snapshot& snapshot, bool with_file_version) {
                                                     : "CAST(d." + name + " AS " + duckdb_type_of(column.type) + ") AS " + name);
   }
   if (with_file_version) select += std::string(select.empty() ? "" : ", ") + "p." + kVersionColumn;
+  if (with_row_position)
+    select += std::string(select.empty() ? "" : ", ") + "d." + kFileColumn + ", d." + kDuckdbRowNumber + " AS " + kRowColumn;
   if (!join_per_file) return "SELECT " + select + " FROM " + data;
 
   std::map<PartitionKey, std::vector<const AddFile*>> by_partition;
   for (const auto& file : snapshot.files)
     by_partition[partition_key(file, snapshot.metadata.partition_columns)].push_back(&file);
-  if (!with_file_version && by_partition.size() <= kMaxPartitionBranches) {
+  if (!with_file_version && !with_row_position && by_partition.size() <= kMaxPartitionBranches) {
     std::string branches;
     for (const auto& [key, files] : by_partition) {
       Snapshot partition = snapshot;
@@ -102,7 +109,8 @@ std::string scan_sql(const Snapshot& snapshot, bool with_file_version) {
         while (snapshot.metadata.partition_columns[i] != column.name) i++;
         constants += (constants.empty() ? "" : ", ") + partition_value_sql(key[i], column.type) + " AS " + name;
       }
-      branches += (branches.empty() ? "" : " UNION ALL ") + ("SELECT " + constants + " FROM (" + scan_sql(partition) + ") AS f");
+      branches += (branches.empty() ? "" : " UNION ALL ") +
+                  ("SELECT " + constants + " FROM (" + files_scan_sql(partition, false, false) + ") AS f");
     }
     return branches;
   }
@@ -127,6 +135,47 @@ std::string scan_sql(const Snapshot& snapshot, bool with_file_version) {
 
   return "SELECT " + select + " FROM " + data + " JOIN (VALUES " + values + ") AS p(" + value_names + ") ON d." +
          kFileColumn + " = p." + kFileColumn;
+}
+
+// The rows the files' deletion vectors delete, as (kFileColumn, kRowColumn). Each vector's rows
+// go in as one string, split by DuckDB: a list of many constants costs far more to parse.
+std::string deleted_rows_sql(const Snapshot& snapshot, const std::vector<AddFile>& files) {
+  std::string table = normal_table_path(snapshot.table_path);
+  std::string relation;
+  for (const auto& file : files) {
+    std::string rows;
+    for (uint64_t row : deleted_rows(snapshot.table_path, *file.deletion_vector))
+      rows += (rows.empty() ? "" : ",") + std::to_string(row);
+    if (rows.empty()) continue;
+    relation += std::string(relation.empty() ? "" : " UNION ALL ") + "SELECT " +
+                sql::quote_literal(readable_path(table, file.path, file.size)) + " AS " + kFileColumn +
+                ", unnest(string_split(" + sql::quote_literal(rows) + ", ',')::BIGINT[]) AS " + kRowColumn;
+  }
+  if (relation.empty())
+    relation = std::string("SELECT CAST(NULL AS VARCHAR) AS ") + kFileColumn + ", CAST(NULL AS BIGINT) AS " + kRowColumn +
+               " WHERE false";
+  return relation;
+}
+
+}  // namespace
+
+std::string scan_sql(const Snapshot& snapshot, bool with_file_version) {
+  Snapshot plain = snapshot, masked = snapshot;
+  plain.files.clear();
+  masked.files.clear();
+  for (const auto& file : snapshot.files) (file.deletion_vector ? masked : plain).files.push_back(file);
+  if (masked.files.empty()) return files_scan_sql(snapshot, with_file_version, false);
+
+  // The files with deletion vectors, each row anti-joined on its file and index with the
+  // vectors' rows.
+  std::string columns;
+  for (const auto& column : snapshot.metadata.schema) columns += (columns.empty() ? "" : ", ") + sql::quote_ident(column.name);
+  if (with_file_version) columns += std::string(columns.empty() ? "" : ", ") + kVersionColumn;
+  std::string live = "SELECT " + columns + " FROM (" + files_scan_sql(masked, with_file_version, true) +
+                     ") AS s ANTI JOIN (" + deleted_rows_sql(snapshot, masked.files) + ") AS x ON s." + kFileColumn +
+                     " = x." + kFileColumn + " AND s." + kRowColumn + " = x." + kRowColumn;
+  if (plain.files.empty()) return live;
+  return files_scan_sql(plain, with_file_version, false) + " UNION ALL " + live;
 }
 
 }  // namespace lakestream::delta

@@ -70,13 +70,25 @@ LogActions checkpoint_actions(const std::string& table_path, const std::vector<s
 
 // The live-file set while replaying: keeps the order files were added in, so that scans and
 // listings are stable from one load to the next.
+// A file is known by its path and deletion vector (AddFile::logical_key): a DELETE that writes a
+// vector removes the file with its old vector and adds it with the new one.
 class FileSet {
  public:
   void add(AddFile file) {
-    std::string path = file.path;
-    files_[path] = {next_order_++, std::move(file)};
+    std::string key = file.logical_key();
+    if (file.deletion_vector) key_with_vector_[file.path] = key;
+    files_[key] = {next_order_++, std::move(file)};
   }
-  void remove(const std::string& path) { files_.erase(path); }
+  void remove(const RemoveFile& removed) {
+    if (files_.erase(removed.logical_key())) return;
+    // A remove that leaves out the vector of the file it names (written by a writer that knows
+    // no vectors): the file of that path is meant.
+    auto with_vector = key_with_vector_.find(removed.path);
+    if (!removed.deletion_vector && with_vector != key_with_vector_.end()) {
+      files_.erase(with_vector->second);
+      key_with_vector_.erase(with_vector);
+    }
+  }
   std::vector<AddFile> in_order() && {
     std::vector<std::pair<int64_t, AddFile>> ordered;
     ordered.reserve(files_.size());
@@ -89,7 +101,8 @@ class FileSet {
   }
 
  private:
-  std::unordered_map<std::string, std::pair<int64_t, AddFile>> files_;
+  std::unordered_map<std::string, std::pair<int64_t, AddFile>> files_;  // by logical key
+  std::unordered_map<std::string, std::string> key_with_vector_;          // path -> key, for files with a vector
   int64_t next_order_ = 0;
 };
 
@@ -106,13 +119,15 @@ struct Replay {
   void apply(LogActions actions, int64_t version) {
     if (actions.protocol) protocol = actions.protocol;
     if (actions.metadata) metadata = std::move(actions.metadata);
+    // Removes first: within one commit a file's path may be removed with one vector and added
+    // with another, in either order.
     for (const auto& removed : actions.removes) {
-      files.remove(removed.path);
-      tombstones[removed.path] = removed;
+      files.remove(removed);
+      tombstones[removed.logical_key()] = removed;
     }
     for (auto& added : actions.adds) {
       added.version = version;
-      tombstones.erase(added.path);
+      tombstones.erase(added.logical_key());
       files.add(std::move(added));
     }
     for (const auto& [app, txn_version] : actions.txns) {

@@ -6,6 +6,7 @@
 #include <regex>
 #include <set>
 
+#include "table/deletion_vector.h"
 #include "table/delta_table.h"
 #include "table/log_files.h"
 #include "table/table_files.h"
@@ -129,11 +130,16 @@ VacuumPlan plan_vacuum(const std::string& table_path, std::optional<int64_t> ret
   plan.oldest_kept_version = keep_from;
 
   // Every file some kept version references: the oldest kept snapshot's, and every file added after it.
+  // A file's deletion vector file is as needed as the file.
   std::set<std::string> referenced;
-  for (const auto& file : load_snapshot(table, keep_from).files) referenced.insert(file.path);
+  auto reference = [&](const AddFile& file) {
+    referenced.insert(file.path);
+    if (file.deletion_vector) referenced.insert(deletion_vector_file(*file.deletion_vector));
+  };
+  for (const auto& file : load_snapshot(table, keep_from).files) reference(file);
   if (keep_from < latest)
     for (const auto& entry : read_commits(table, keep_from + 1, latest))
-      for (const auto& added : entry.adds) referenced.insert(added.path);
+      for (const auto& added : entry.adds) reference(added);
 
   for (const auto& [key, file] : files) {
     if (!is_data_file(key) || referenced.count(key) || file.modified_ms >= cutoff) continue;

@@ -47,7 +47,7 @@ TEST(ManyDoubles, NoProblemUntilAWindowIsChangedByHand) {
   sql::Database db;
   sql::Connection con(db);
   delta::Commit commit(gold);
-  for (const auto& file : gold.files) commit.remove(file.path);
+  for (const auto& file : gold.files) commit.remove(file);
   commit.add(delta::write_data_file(con, table,
                                     "SELECT * REPLACE (CASE WHEN strftime(minute, '%H:%M') = '10:17' THEN revenue + 0.01 "
                                     "ELSE revenue END AS revenue) FROM (" + delta::scan_sql(gold) + ")",

@@ -23,7 +23,7 @@ class CheckpointWriter : public fixtures::TableTest {
     for (int64_t v = 1; v <= n; v++) {
       Commit commit(load_snapshot(table));
       commit.add(write_ids(con, table, std::to_string(v * 100)));
-      if (v == 5) commit.remove(first.path);
+      if (v == 5) commit.remove(first);
       commit.set_txn("stream-a", v);
       EXPECT_EQ(commit.publish(), v);
     }

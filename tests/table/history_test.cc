@@ -21,7 +21,7 @@ class History : public ::testing::Test {
     append.publish();
     Commit rewrite(load_snapshot(table));  // version 2: file 0 rewritten without id 2
     f2 = fixtures::write_ids(con, table, "1");
-    rewrite.remove(f0.path);
+    rewrite.remove(f0);
     rewrite.add(f2);
     rewrite.set_txn("s", 1);
     rewrite.set_operation("MERGE");

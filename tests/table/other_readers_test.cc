@@ -19,18 +19,18 @@ TEST(OtherReaders, DuckDbReadParquetOverTheSnapshotFilesSeesTheTable) {
   Metadata metadata;
   metadata.schema = schema;
   metadata.partition_columns = {"dt"};
-  std::string first_path;
+  AddFile first_file;
   for (int version = 0; version < 12; version++) {  // a checkpoint at 10
     Snapshot snapshot = load_snapshot(table);
     Commit commit(snapshot);
     if (version == 0) commit.set_metadata(metadata);
     // Version 5 replaces the first day's file: a reader must not see both.
-    if (version == 5) commit.remove(first_path);
+    if (version == 5) commit.remove(first_file);
     std::string rows = "SELECT " + std::to_string(version) + " AS id, " + std::to_string(version) +
                        ".5 AS amount, DATE '2026-03-01' + " + std::to_string(version % 3) + " AS dt";
     if (version == 5) rows += " UNION ALL SELECT 0, 0.5, DATE '2026-03-01'";
     for (const auto& file : write_partitioned_files(con, table, rows, schema, {"dt"})) {
-      if (version == 0) first_path = file.path;
+      if (version == 0) first_file = file;
       commit.add(file);
     }
     commit.publish();

@@ -156,7 +156,7 @@ TEST_F(ProtocolRules, AppendOnlyTablesLoseNoRows) {
   first.add(a);
   first.publish();
   Commit upsert(load_snapshot(table));
-  upsert.remove(a.path);
+  upsert.remove(a);
   upsert.add(write_n(con, table, "2"));
   upsert.set_operation("MERGE");
   std::string message = error_of([&] { upsert.publish(); });
@@ -279,7 +279,7 @@ TEST_F(ProtocolRules, VacuumHonoursTheTablesRetentionAndRefusesAShortOne) {
   create.publish();
   for (int v = 1; v <= 2; v++) {
     Commit next(load_snapshot(table));
-    next.remove(v == 1 ? first.path : load_snapshot(table).files[0].path);
+    next.remove(v == 1 ? first : load_snapshot(table).files[0]);
     next.add(write_ids(con, table, std::to_string(v + 1)));
     next.publish();
   }

@@ -27,7 +27,7 @@ class Vacuum : public fixtures::TableTest {
   // Rewrites the table's only file into a new one (as a compaction or recount does).
   AddFile rewrite(const AddFile& old, const std::string& ids) {
     Commit commit(load_snapshot(table));
-    commit.remove(old.path);
+    commit.remove(old);
     AddFile file = write_ids(con, table, ids);
     commit.add(file);
     commit.publish();
