@@ -23,7 +23,8 @@ struct CompactionResult {
 
 // Packs the files of each partition smaller than `target_bytes` into groups of at most
 // `target_bytes` (in the order they were added) and rewrites every group of two or more as one
-// file. Publishes with put-if-absent: when another writer commits first and only added files, the
+// file; a file with a deletion vector is rewritten whatever its size, without its deleted rows
+// (OPTIMIZE purges the vectors). Publishes with put-if-absent: when another writer commits first and only added files, the
 // same commit goes on top of it; when it removed one of the compacted files, the work is redone
 // on the new snapshot. A crash before the commit leaves only unreferenced files.
 CompactionResult compact_table(sql::Connection& con, const std::string& table_path, int64_t target_bytes);

@@ -189,7 +189,52 @@ function checkPath(p, where, f) {
   try { return decodeURIComponent(p); } catch (e) { f.must(false, where, `path ${p} does not decode`); return null; }
 }
 
-function checkAdd(add, meta, where, f) {
+// A file's identity in the log: its path and, when it has one, its deletion vector's
+// (storageType, pathOrInlineDv, offset) (PROTOCOL.md, "Deletion Vector Descriptor").
+function fileKey(decodedPath, dv) {
+  if (dv == null) return decodedPath;
+  return `${decodedPath}\n${dv.storageType}${dv.pathOrInlineDv}${dv.offset != null ? `@${dv.offset}` : ''}`;
+}
+
+const Z85 = /^[0-9a-zA-Z.\-:+=^!/*?&<>()[\]{}@%$#]*$/;
+
+function checkDeletionVector(dv, protocol, where, f) {
+  if (!f.must(hasFeature(protocol, 'deletionVectors') && (protocol.readerFeatures || []).includes('deletionVectors'),
+    where, 'a deletion vector without the deletionVectors reader and writer feature')) return;
+  if (!f.must(isObject(dv), where, 'deletionVector must be an object')) return;
+  f.must(['u', 'i', 'p'].includes(dv.storageType), where, `deletionVector.storageType ${dv.storageType} is not u, i or p`);
+  f.must(typeof dv.pathOrInlineDv === 'string', where, 'deletionVector.pathOrInlineDv must be a string');
+  f.must(isLong(dv.sizeInBytes) && dv.sizeInBytes >= 0, where, 'deletionVector.sizeInBytes must be a non-negative int');
+  f.must(isLong(dv.cardinality) && dv.cardinality >= 0, where, 'deletionVector.cardinality must be a non-negative long');
+  if (dv.storageType === 'i') {
+    f.must(dv.offset == null, where, 'an inline deletion vector has no offset');
+    f.must(Z85.test(dv.pathOrInlineDv) && dv.pathOrInlineDv.length % 5 === 0, where, 'an inline deletion vector must be Z85 text');
+  } else {
+    f.must(isLong(dv.offset) && dv.offset >= 1, where, 'a stored deletion vector needs an offset of 1 or more');
+  }
+  if (dv.storageType === 'u')
+    f.must(dv.pathOrInlineDv.length >= 20 && Z85.test(dv.pathOrInlineDv.slice(-20)), where,
+      'a relative deletion vector ends with its file\'s UUID as 20 Z85 characters');
+}
+
+// The file name of a relative ('u') deletion vector: <prefix>/deletion_vector_<uuid>.bin, the UUID
+// Z85-decoded from the last 20 characters.
+function deletionVectorFile(dv) {
+  const alphabet = '0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ.-:+=^!/*?&<>()[]{}@%$#';
+  const text = dv.pathOrInlineDv;
+  const bytes = [];
+  for (let i = text.length - 20; i < text.length; i += 5) {
+    let value = 0;
+    for (let j = 0; j < 5; j++) value = value * 85 + alphabet.indexOf(text[i + j]);
+    bytes.push((value >>> 24) & 255, (value >>> 16) & 255, (value >>> 8) & 255, value & 255);
+  }
+  const hex = bytes.map((b) => b.toString(16).padStart(2, '0')).join('');
+  const uuid = `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
+  const prefix = text.slice(0, -20);
+  return `${prefix ? `${prefix}/` : ''}deletion_vector_${uuid}.bin`;
+}
+
+function checkAdd(add, meta, protocol, where, f) {
   const decoded = checkPath(add.path, where, f);
   f.must(isObject(add.partitionValues), where, 'add.partitionValues must be a map');
   const keys = Object.keys(add.partitionValues || {}).sort();
@@ -203,12 +248,13 @@ function checkAdd(add, meta, where, f) {
   f.must(isLong(add.modificationTime), where, 'add.modificationTime must be a long');
   f.must(typeof add.dataChange === 'boolean', where, 'add.dataChange must be a boolean');
   f.must(add.tags == null || isObject(add.tags), where, 'add.tags must be a map');
-  f.must(add.deletionVector == null, where, 'a deletion vector without the deletionVectors feature');
-  return { path: decoded, numRecords: checkStats(add.stats, meta, where, f), add };
+  if (add.deletionVector != null) checkDeletionVector(add.deletionVector, protocol, where, f);
+  return { path: decoded, key: fileKey(decoded, add.deletionVector), numRecords: checkStats(add.stats, meta, where, f), add };
 }
 
-function checkRemove(remove, where, f) {
+function checkRemove(remove, protocol, where, f) {
   const decoded = checkPath(remove.path, where, f);
+  if (remove.deletionVector != null) checkDeletionVector(remove.deletionVector, protocol, where, f);
   f.must(typeof remove.dataChange === 'boolean', where, 'remove.dataChange must be a boolean');
   f.must(remove.deletionTimestamp == null || isLong(remove.deletionTimestamp), where, 'remove.deletionTimestamp must be a long');
   return decoded;
@@ -246,15 +292,21 @@ class TableState {
         txnApps.add(body.appId);
         this.txns.set(body.appId, body);
       } else if (kind === 'remove') {
-        const p = checkRemove(body, at, f);
-        f.must(!paths.has(p), at, `path ${p} appears in more than one file action of this version`);
-        paths.add(p);
-        if (!isCheckpoint) this.files.delete(p);
+        const p = checkRemove(body, this.protocol, at, f);
+        const key = fileKey(p, body.deletionVector);
+        f.must(!paths.has(key), at, `file ${p} appears in more than one file action of this version`);
+        paths.add(key);
+        if (!isCheckpoint) {
+          // A remove names the file with its deletion vector: without it, the file that has one stays.
+          f.must(this.files.has(key) || ![...this.files.values()].some((x) => x.path === p && !paths.has(x.key)), at,
+            `remove of ${p} leaves out the deletion vector of the live file it removes`);
+          this.files.delete(key);
+        }
       } else if (kind === 'add') {
-        const file = checkAdd(body, this.meta, at, f);
-        f.must(!paths.has(file.path), at, `path ${file.path} appears in more than one file action of this version`);
-        paths.add(file.path);
-        this.files.set(file.path, { ...file, schema: this.meta.fields, partitionColumns: this.meta.raw.partitionColumns });
+        const file = checkAdd(body, this.meta, this.protocol, at, f);
+        f.must(!paths.has(file.key), at, `file ${file.path} appears in more than one file action of this version`);
+        paths.add(file.key);
+        this.files.set(file.key, { ...file, schema: this.meta.fields, partitionColumns: this.meta.raw.partitionColumns });
       } else if (kind === 'commitInfo') {
         f.must(isObject(body), at, 'commitInfo must be an object');
         // Spark reads operationParameters as map<string,string>; lakestream promises that form.
@@ -393,10 +445,16 @@ function validateTable(tablePath, readCheckpoint) {
     if (v === 0) f.must(actions.some((a) => a.kind === 'protocol') && actions.some((a) => a.kind === 'metaData'),
       commit, 'version 0 must hold protocol and metaData');
     state.apply(actions, commit, f);
-    for (const a of actions) if (a.kind === 'add') everyAdd.push(state.files.get(decodeURIComponent(a.body.path)));
+    for (const a of actions)
+      if (a.kind === 'add') everyAdd.push(state.files.get(fileKey(decodeURIComponent(a.body.path), a.body.deletionVector)));
   }
-  for (const p of state.files.keys())
-    f.must(fs.existsSync(path.join(tablePath, p)), tablePath, `live file ${p} is not on disk`);
+  for (const file of state.files.values()) {
+    f.must(fs.existsSync(path.join(tablePath, file.path)), tablePath, `live file ${file.path} is not on disk`);
+    const dv = file.add.deletionVector;
+    if (dv != null && dv.storageType === 'u')
+      f.must(fs.existsSync(path.join(tablePath, deletionVectorFile(dv))), tablePath,
+        `the deletion vector ${deletionVectorFile(dv)} of live file ${file.path} is not on disk`);
+  }
   return { errors: f.errors, versions: latest + 1, state, everyAdd };
 }
 

@@ -74,10 +74,10 @@ TEST(ProtocolCheck, NewerReaderVersionIsRefusedWithTheReason) {
   testing::TempDir dir;
   std::string table = dir / "dv";
   write_version_0(table,
-                  R"({"protocol":{"minReaderVersion":3,"minWriterVersion":7,"readerFeatures":["deletionVectors"],)"
-                  R"("writerFeatures":["deletionVectors"]}})");
+                  R"({"protocol":{"minReaderVersion":3,"minWriterVersion":7,"readerFeatures":["variantType"],)"
+                  R"("writerFeatures":["variantType"]}})");
   std::string message = error_of([&] { load_snapshot(table); });
-  EXPECT_NE(message.find("uses the Delta reader feature(s) deletionVectors, which lakestream does not implement"),
+  EXPECT_NE(message.find("uses the Delta reader feature(s) variantType, which lakestream does not implement"),
             std::string::npos) << message;
 }
 

@@ -118,10 +118,10 @@ TEST_F(ProtocolRules, TimestampNtzComesWithItsTableFeature) {
 // 2. The gate: features lakestream does not implement are refused, for reading and writing.
 TEST_F(ProtocolRules, TablesWithFeaturesLakestreamDoesNotImplementAreRefused) {
   other_writer_creates(table, {{"minReaderVersion", 3}, {"minWriterVersion", 7},
-                               {"readerFeatures", {"deletionVectors"}}, {"writerFeatures", {"deletionVectors"}}},
+                               {"readerFeatures", {"variantType"}}, {"writerFeatures", {"variantType"}}},
                        n_metadata(json::object()));
   std::string message = error_of([&] { load_snapshot(table); });
-  EXPECT_NE(message.find("deletionVectors, which lakestream does not implement"), std::string::npos) << message;
+  EXPECT_NE(message.find("variantType, which lakestream does not implement"), std::string::npos) << message;
 
   std::string mapped = dir / "mapped";
   other_writer_creates(mapped, {{"minReaderVersion", 2}, {"minWriterVersion", 5}},

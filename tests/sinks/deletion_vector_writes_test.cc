@@ -1,0 +1,133 @@
+// Writing to tables Spark wrote with deletion vectors (delta-kernel-rs's golden tables, copied):
+// appends, copy-on-write merges, checkpoints, optimize and vacuum keep every deleted row deleted
+// and every live row live, as Spark's expected rows say; removes name the vector of the file they
+// remove, as the protocol asks; a rewrite drops the deleted rows and leaves no vector behind.
+// After each write the Delta log validator written from PROTOCOL.md and the two independent
+// Parquet readers (tests/interop) accept the table.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+
+#include "sinks/upsert.h"
+#include "sql/duckdb.h"
+#include "support/other_readers.h"
+#include "support/test_support.h"
+#include "table/compaction.h"
+#include "table/deletion_vector.h"
+#include "table/parquet_file.h"
+#include "table/vacuum.h"
+#include "util/files.h"
+
+namespace lakestream::delta {
+namespace {
+
+namespace fs = std::filesystem;
+
+class VectorTableWrite : public ::testing::Test {
+ protected:
+  // A copy of the golden case `name`: its table at `table`, Spark's rows as `expected`.
+  void copy_case(const std::string& name) {
+    std::string from = testing::test_data_dir() + "/golden/" + name;
+    fs::copy(from + "/delta", table, fs::copy_options::recursive);
+    expected = "read_parquet(" + sql::quote_literal(from + "/expected/*.parquet") + ")";
+  }
+
+  std::string columns(const Snapshot& snapshot) {
+    std::string list;
+    for (const auto& column : snapshot.metadata.schema) list += (list.empty() ? "" : ", ") + sql::quote_ident(column.name);
+    return list;
+  }
+
+  // The rows in the table minus `rows` and the other way round, both empty when they agree.
+  void expect_rows(const std::string& rows) {
+    Snapshot snapshot = load_snapshot(table);
+    std::string actual = "SELECT " + columns(snapshot) + " FROM (" + scan_sql(snapshot) + ")";
+    std::string wanted = "SELECT " + columns(snapshot) + " FROM (" + rows + ")";
+    EXPECT_EQ(con.scalar_int("SELECT count(*) FROM (" + actual + ")"), con.scalar_int("SELECT count(*) FROM (" + wanted + ")"));
+    EXPECT_EQ(con.scalar_int("SELECT count(*) FROM (" + actual + " EXCEPT ALL " + wanted + ")"), 0) << "rows too many";
+    EXPECT_EQ(con.scalar_int("SELECT count(*) FROM (" + wanted + " EXCEPT ALL " + actual + ")"), 0) << "rows missing";
+  }
+
+  static int files_with_vectors(const Snapshot& snapshot) {
+    int n = 0;
+    for (const auto& file : snapshot.files) n += file.deletion_vector ? 1 : 0;
+    return n;
+  }
+
+  testing::TempDir dir;
+  std::string table = dir / "table";
+  std::string expected;
+  sql::Database db;
+  sql::Connection con{db};
+};
+
+TEST_F(VectorTableWrite, AnAppendKeepsTheDeletedRowsDeleted) {
+  copy_case("dv-partitioned-with-checkpoint");
+  Snapshot before = load_snapshot(table);
+  ASSERT_GT(files_with_vectors(before), 0);
+  std::string added = "SELECT 3::INTEGER AS part, 1000::INTEGER AS col1, 'new' AS col2";
+  Commit commit(before);
+  commit.add(write_data_file(con, table, added, before.metadata.schema, {{"part", "3"}}));
+  commit.publish();
+  expect_rows("SELECT * FROM " + expected + " UNION ALL " + added);
+  // And from a checkpoint of the new version: the vectors survive it.
+  write_checkpoint(table, load_snapshot(table).version);
+  for (const auto& entry : fs::directory_iterator(table + "/_delta_log"))
+    if (entry.path().extension() == ".json") fs::remove(entry.path());
+  EXPECT_EQ(files_with_vectors(load_snapshot(table)), files_with_vectors(before));
+  expect_rows("SELECT * FROM " + expected + " UNION ALL " + added);
+  testing::expect_other_readers_accept(dir.path());
+}
+
+TEST_F(VectorTableWrite, AMergeRewritesWithoutTheDeletedRowsAndRemovesWithTheVector) {
+  copy_case("log-replay-dv-key-cases");  // ids 0..49 in one file, 3 of them deleted by a vector
+  Snapshot before = load_snapshot(table);
+  ASSERT_EQ(files_with_vectors(before), 1);
+  int64_t deleted_id = con.scalar_int("SELECT min(id) FROM range(50) AS r(id) WHERE id NOT IN (SELECT id FROM " + expected + ")");
+  // Incoming: a deleted id (comes back as new), a live id (replaced) and a new one.
+  con.exec("CREATE TABLE incoming AS SELECT * FROM (VALUES (" + std::to_string(deleted_id) + "::BIGINT), (10), (100)) AS t(id)");
+  Commit commit(before);
+  auto result = upsert_rows(con, table, commit, before, "incoming", {"id"}, "false", before.metadata.schema);
+  commit.publish();
+  EXPECT_EQ(result.files_rewritten, 1);
+  expect_rows("SELECT id FROM " + expected + " WHERE id NOT IN (SELECT id FROM incoming) UNION ALL SELECT id FROM incoming");
+  EXPECT_EQ(files_with_vectors(load_snapshot(table)), 0);
+  auto removes = read_commits(table, before.version + 1, before.version + 1).at(0).removes;
+  ASSERT_EQ(removes.size(), 1u);
+  ASSERT_TRUE(removes[0].deletion_vector);
+  EXPECT_EQ(removes[0].deletion_vector->unique_id(), before.files[0].deletion_vector->unique_id());
+  testing::expect_other_readers_accept(dir.path());
+}
+
+TEST_F(VectorTableWrite, OptimizePurgesTheVectorsAndVacuumKeepsThemUntilThen) {
+  copy_case("dv-partitioned-with-checkpoint");
+  Snapshot before = load_snapshot(table);
+  std::set<std::string> vector_files;
+  for (const auto& file : before.files)
+    if (file.deletion_vector) vector_files.insert(deletion_vector_file(*file.deletion_vector));
+  ASSERT_FALSE(vector_files.empty());
+
+  // Live files' vectors are never vacuumed, whatever the retention.
+  for (const auto& doomed : plan_vacuum(table, 0, std::nullopt, true).data_files)
+    EXPECT_FALSE(vector_files.count(doomed)) << doomed << " is the vector of a live file";
+
+  auto result = compact_table(con, table, 1 << 30);
+  EXPECT_GT(result.files_removed, 0);
+  Snapshot after = load_snapshot(table);
+  EXPECT_EQ(files_with_vectors(after), 0);
+  expect_rows("SELECT * FROM " + expected);
+  for (const auto& removed : read_commits(table, after.version, after.version).at(0).removes) {
+    EXPECT_FALSE(removed.data_change);
+    EXPECT_TRUE(removed.size);
+  }
+  // Once nothing live needs them, the vector files go with the files they belonged to.
+  auto plan = plan_vacuum(table, 0, std::nullopt, true);
+  std::set<std::string> doomed(plan.data_files.begin(), plan.data_files.end());
+  for (const auto& file : vector_files) EXPECT_TRUE(doomed.count(file)) << file;
+  run_vacuum(plan);
+  expect_rows("SELECT * FROM " + expected);
+  testing::expect_other_readers_accept(dir.path());
+}
+
+}  // namespace
+}  // namespace lakestream::delta
