@@ -1,13 +1,20 @@
-// Checkpoints are Parquet with nested action structs; DuckDB reads them and turns each row into
-// JSON, so the same action parser serves commits and checkpoints alike.
+// Checkpoints are Parquet with nested action structs (or, for a v2 checkpoint, possibly JSON
+// lines); DuckDB reads the Parquet and turns each row into JSON, so the same action parser serves
+// commits and checkpoints alike.
 #include "table/checkpoint_reader.h"
 
 #include "sql/duckdb.h"
+#include "table/path_encoding.h"
+#include "table/table_files.h"
 #include "util/error.h"
+#include "util/files.h"
 
 namespace lakestream::delta {
 
-LogActions read_checkpoint(const std::vector<std::string>& files) {
+namespace {
+
+// The actions in local Parquet `files` (the parts of one checkpoint, or one sidecar).
+void read_parquet_actions(const std::vector<std::string>& files, LogActions& into) {
   std::string list;
   for (const auto& file : files) list += (list.empty() ? "" : ", ") + sql::quote_literal(file);
   sql::Database db;
@@ -20,7 +27,6 @@ LogActions read_checkpoint(const std::vector<std::string>& files) {
     throw Error("cannot read the Delta checkpoint " + files.front() + ": " + e.what() +
                 "\n  the checkpoint is damaged; delete it and its _last_checkpoint if the JSON commits are still there");
   }
-  LogActions actions;
   for (size_t r = 0; r < rows.size(); r++) {
     const auto& text = rows.rows[r][0];
     if (!text) continue;
@@ -30,8 +36,49 @@ LogActions read_checkpoint(const std::vector<std::string>& files) {
     } catch (const nlohmann::json::exception& e) {
       throw Error("cannot parse row " + std::to_string(r) + " of the Delta checkpoint " + files.front() + ": " + e.what());
     }
-    read_action(action, actions, files.front() + " row " + std::to_string(r));
+    read_action(action, into, files.front() + " row " + std::to_string(r));
   }
+}
+
+// A sidecar's key in the table: its path names a file of `_delta_log/_sidecars/` (the protocol
+// lets it be a whole URI, which must then lie in that folder).
+std::string sidecar_key(const std::string& table_path, const std::string& path) {
+  std::string decoded = url_decode_path(path);
+  std::string folder = join_path(normal_table_path(table_path), "_delta_log/_sidecars/");
+  if (decoded.starts_with("file:") || decoded.find("://") != std::string::npos) {
+    std::string local = decoded.starts_with("file://") ? decoded.substr(7) : decoded.starts_with("file:") ? decoded.substr(5) : decoded;
+    if (!local.starts_with(folder))
+      throw Error("a v2 checkpoint of table " + table_path + " names the sidecar " + path + ", outside its " +
+                  "_delta_log/_sidecars folder; the protocol keeps sidecars there");
+    decoded = local.substr(folder.size());
+  }
+  if (decoded.empty() || decoded.find('/') != std::string::npos)
+    throw Error("a v2 checkpoint of table " + table_path + " names the sidecar \"" + path + "\", not a file name");
+  return "_delta_log/_sidecars/" + decoded;
+}
+
+}  // namespace
+
+LogActions read_checkpoint(const std::string& table_path, const std::vector<storage::ObjectInfo>& parts) {
+  LogActions actions;
+  if (parts.size() == 1 && parts.front().key.ends_with(".json")) {
+    std::optional<std::string> text = read_table_file(table_path, parts.front().key);
+    if (!text) throw Error("the Delta checkpoint " + parts.front().key + " of table " + table_path + " is gone");
+    actions = parse_commit_text(*text, join_path(table_path, parts.front().key));
+  } else {
+    std::vector<std::string> files;
+    for (const auto& part : parts) files.push_back(readable_path(table_path, part.key, part.size));
+    read_parquet_actions(files, actions);
+  }
+  for (const auto& sidecar : actions.sidecars) {
+    std::string key = sidecar_key(table_path, sidecar.path);
+    if (missing_table_files(table_path, {key}).size() == 1)
+      throw Error("the sidecar " + key + " of the v2 checkpoint " + parts.front().key + " of table " + table_path +
+                  " is missing; the checkpoint cannot be read without it. Delete the checkpoint if the JSON commits are "
+                  "still there");
+    read_parquet_actions({readable_path(table_path, key, sidecar.size)}, actions);
+  }
+  actions.sidecars.clear();
   return actions;
 }
 

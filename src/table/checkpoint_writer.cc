@@ -10,6 +10,7 @@
 #include "table/delta_log_json.h"
 #include "table/delta_table.h"
 #include "table/log_files.h"
+#include "table/table_features.h"
 #include "table/table_files.h"
 #include "table/vacuum.h"
 #include "util/error.h"
@@ -35,7 +36,8 @@ constexpr const char* kCheckpointColumns =
     "options MAP(VARCHAR, VARCHAR)), schemaString VARCHAR, partitionColumns VARCHAR[], "
     "configuration MAP(VARCHAR, VARCHAR), createdTime BIGINT)', "
     "'protocol': 'STRUCT(minReaderVersion INTEGER, minWriterVersion INTEGER, readerFeatures VARCHAR[], "
-    "writerFeatures VARCHAR[])'}";
+    "writerFeatures VARCHAR[])', "
+    "'checkpointMetadata': 'STRUCT(version BIGINT, tags MAP(VARCHAR, VARCHAR))'}";
 
 int64_t now_ms() {
   return std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::system_clock::now().time_since_epoch())
@@ -69,6 +71,10 @@ void write_checkpoint(const std::string& table_path, int64_t version) {
   Protocol protocol{snapshot.min_reader_version, snapshot.min_writer_version, snapshot.reader_features,
                     snapshot.writer_features};
   std::string lines = protocol_action(protocol).dump() + "\n";
+  // A table with v2 checkpoints gets a classic-named checkpoint of the v2 spec: one file, with a
+  // checkpointMetadata action (no sidecars; a reader of either spec reads it).
+  const bool v2_spec = has_feature(protocol, "v2Checkpoint");
+  if (v2_spec) lines += nlohmann::json{{"checkpointMetadata", {{"version", version}}}}.dump() + "\n";
   lines += metadata_action(snapshot.metadata).dump() + "\n";
   for (const auto& [app_id, txn_version] : snapshot.txn_versions) {
     auto last = snapshot.txn_last_updated.find(app_id);
@@ -92,7 +98,8 @@ void write_checkpoint(const std::string& table_path, int64_t version) {
   try {
     sql::Database db;
     sql::Connection con(db);
-    con.exec("COPY (SELECT txn, \"add\", remove, metaData, protocol FROM read_json(" + sql::quote_literal(json_path) +
+    con.exec("COPY (SELECT txn, \"add\", remove, metaData, protocol" + std::string(v2_spec ? ", checkpointMetadata" : "") +
+             " FROM read_json(" + sql::quote_literal(json_path) +
              ", format = 'newline_delimited', columns = " + kCheckpointColumns + ")) TO " +
              sql::quote_literal(parquet_path) + " (FORMAT parquet, COMPRESSION zstd)");
     fault_point("before_checkpoint_rename");

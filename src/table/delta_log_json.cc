@@ -167,8 +167,11 @@ void read_action(const json& action, LogActions& into, const std::string& where)
           into.txn_last_updated[app_id] = as_int64(*last, "lastUpdated", where);
       } else if (kind == "commitInfo") {
         into.commit_info = body;
+      } else if (kind == "sidecar") {
+        into.sidecars.push_back({required(body, "path", where, "sidecar").get<std::string>(),
+                                 as_int64(required(body, "sizeInBytes", where, "sidecar"), "sizeInBytes", where)});
       }
-      // cdc, domainMetadata, checkpointMetadata, ...: nothing a version-1 reader must act on.
+      // cdc, domainMetadata, checkpointMetadata, ...: nothing a reader of the table's rows acts on.
     } catch (const json::exception& e) {
       malformed(where, kind + " action has a field of the wrong type (" + e.what() + ")");
     }

@@ -23,6 +23,13 @@ struct LogActions {
   std::map<std::string, int64_t> txns;
   std::map<std::string, int64_t> txn_last_updated;  // for the txns that carry lastUpdated
   nlohmann::json commit_info = nlohmann::json::object();
+  // A v2 checkpoint's sidecar files (PROTOCOL.md, "V2 Spec"): Parquet files of add and remove
+  // actions in `_delta_log/_sidecars/`, by their path as written (a name, URL-encoded) and size.
+  struct Sidecar {
+    std::string path;
+    int64_t size = 0;
+  };
+  std::vector<Sidecar> sidecars;
 };
 
 // Adds the actions of one JSON object to `into` (null members, as checkpoint rows have, are

@@ -39,6 +39,8 @@ LogListing list_log(const std::string& table_path) {
   static const std::regex commit_name(R"((\d{20})\.json)");
   static const std::regex single_checkpoint(R"((\d{20})\.checkpoint\.parquet)");
   static const std::regex part_checkpoint(R"((\d{20})\.checkpoint\.(\d{10})\.(\d{10})\.parquet)");
+  // A v2 checkpoint: one top-level file named by a UUID, Parquet or JSON, with sidecars or not.
+  static const std::regex uuid_checkpoint(R"((\d{20})\.checkpoint\.[0-9a-fA-F]{8}(-[0-9a-fA-F]{4}){3}-[0-9a-fA-F]{12}\.(parquet|json))");
   LogListing listing;
   // version -> (number of parts, part number -> file)
   std::map<int64_t, std::pair<int64_t, std::map<int64_t, storage::ObjectInfo>>> parts;
@@ -48,7 +50,7 @@ LogListing list_log(const std::string& table_path) {
     std::smatch m;
     if (std::regex_match(name, m, commit_name)) {
       listing.commits.insert(std::stoll(m[1]));
-    } else if (std::regex_match(name, m, single_checkpoint)) {
+    } else if (std::regex_match(name, m, single_checkpoint) || std::regex_match(name, m, uuid_checkpoint)) {
       listing.checkpoints[std::stoll(m[1])] = {file};
     } else if (std::regex_match(name, m, part_checkpoint)) {
       auto& entry = parts[std::stoll(m[1])];

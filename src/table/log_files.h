@@ -28,7 +28,9 @@ struct LogListing {
 };
 
 // Lists the log folder (on an object store: every page, never a cached listing). Multi-part
-// checkpoints count only when all their parts are there.
+// checkpoints count only when all their parts are there. A v2 checkpoint
+// (`<version>.checkpoint.<uuid>.parquet` or `.json`) is listed as its top-level file; its
+// sidecars are found by reading it (table/checkpoint_reader.h).
 LogListing list_log(const std::string& table_path);
 
 }  // namespace lakestream::delta

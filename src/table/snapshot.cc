@@ -31,13 +31,6 @@ LogActions read_commit_file(const std::string& table_path, int64_t version) {
   return parse_commit_text(*text, path);
 }
 
-// The checkpoint's parquet files as local paths DuckDB can read (cached copies for a remote table).
-std::vector<std::string> checkpoint_files(const std::string& table_path, const std::vector<storage::ObjectInfo>& parts) {
-  std::vector<std::string> files;
-  for (const auto& part : parts) files.push_back(readable_path(table_path, part.key, part.size));
-  return files;
-}
-
 // The checkpoint last read of each table, while remember_checkpoints() is on. A checkpoint file is
 // written once under its final name and never changed, so its parts as listed (keys, sizes,
 // modification times) identify its content; anything else listed means a read from the store.
@@ -56,13 +49,13 @@ bool same_parts(const std::vector<storage::ObjectInfo>& a, const std::vector<sto
 }
 
 LogActions checkpoint_actions(const std::string& table_path, const std::vector<storage::ObjectInfo>& parts) {
-  if (!remembering) return read_checkpoint(checkpoint_files(table_path, parts));
+  if (!remembering) return read_checkpoint(table_path, parts);
   {
     std::lock_guard<std::mutex> lock(remembered_mutex);
     auto it = remembered.find(table_path);
     if (it != remembered.end() && same_parts(it->second.parts, parts)) return *it->second.actions;
   }
-  auto actions = std::make_shared<const LogActions>(read_checkpoint(checkpoint_files(table_path, parts)));
+  auto actions = std::make_shared<const LogActions>(read_checkpoint(table_path, parts));
   std::lock_guard<std::mutex> lock(remembered_mutex);
   remembered[table_path] = {parts, actions};
   return *actions;

@@ -1,9 +1,10 @@
 // What PROTOCOL.md asks of readers and writers per version and feature, and the subset
 // lakestream implements: reads reader 1, reader 2 without active column mapping, reader 3 with
-// timestampNtz, deletionVectors (table/deletion_vector.h) and vacuumProtocolCheck (which asks
-// nothing of readers); writes writer 2 and 3 (append-only, invariants, CHECK constraints:
-// table/write_rules.h) and writer 7 with those features, timestampNtz and deletionVectors (files
-// are removed with their vectors; rewrites drop the deleted rows).
+// timestampNtz, deletionVectors (table/deletion_vector.h), v2Checkpoint (table/checkpoint_reader.h)
+// and vacuumProtocolCheck (which asks nothing of readers); writes writer 2 and 3 (append-only,
+// invariants, CHECK constraints: table/write_rules.h) and writer 7 with those features,
+// timestampNtz, deletionVectors (files are removed with their vectors; rewrites drop the deleted
+// rows) and v2Checkpoint (its checkpoints are classic-named ones of the v2 spec).
 #include "table/table_features.h"
 
 #include <algorithm>
@@ -15,9 +16,9 @@ namespace lakestream::delta {
 
 namespace {
 
-const std::set<std::string> kReaderFeatures = {"timestampNtz", "vacuumProtocolCheck", "deletionVectors"};
+const std::set<std::string> kReaderFeatures = {"timestampNtz", "vacuumProtocolCheck", "deletionVectors", "v2Checkpoint"};
 const std::set<std::string> kWriterFeatures = {"appendOnly", "invariants", "checkConstraints", "timestampNtz",
-                                               "deletionVectors"};
+                                               "deletionVectors", "v2Checkpoint"};
 
 std::string joined(const std::vector<std::string>& names) {
   std::string out;
@@ -80,7 +81,7 @@ void check_readable(const Protocol& protocol, const Metadata& metadata, const st
     auto missing = unknown(protocol.reader_features, kReaderFeatures);
     if (!missing.empty())
       throw Error("table " + table_path + " uses the Delta reader feature(s) " + joined(missing) +
-                  ", which lakestream does not implement (it reads: timestampNtz, vacuumProtocolCheck, deletionVectors)" + advice);
+                  ", which lakestream does not implement (it reads: timestampNtz, vacuumProtocolCheck, deletionVectors, v2Checkpoint)" + advice);
   }
   if (column_mapping)
     throw Error("table " + table_path + " uses column mapping (delta.columnMapping.mode = " + mode->second +
@@ -104,7 +105,7 @@ void check_writable(const Protocol& protocol, const std::string& table_path) {
   if (protocol.min_writer_version == 7 && !missing.empty())
     throw Error("table " + table_path + " uses the Delta writer feature(s) " + joined(missing) +
                 ", which lakestream does not implement (it writes: appendOnly, invariants, checkConstraints, "
-                "timestampNtz, deletionVectors)" + advice);
+                "timestampNtz, deletionVectors, v2Checkpoint)" + advice);
 }
 
 std::optional<Protocol> protocol_needed(const std::optional<Protocol>& current, const Metadata& metadata) {

@@ -342,15 +342,18 @@ const CHECKPOINT_FIELDS = {
   protocol: ['minReaderVersion', 'minWriterVersion'],
 };
 
+// The actions a v2 checkpoint adds (PROTOCOL.md, "V2 Spec"), and domain metadata.
+const CHECKPOINT_V2_ACTIONS = new Set(['checkpointMetadata', 'sidecar', 'domainMetadata']);
+
 // `rows` are the checkpoint's rows as plain objects, `columns` its top-level column -> field names.
-function actionsOfCheckpoint(rows, columns, where, f) {
-  for (const [column, fields] of Object.entries(CHECKPOINT_FIELDS)) {
+function actionsOfCheckpoint(rows, columns, where, f, required = CHECKPOINT_FIELDS) {
+  for (const [column, fields] of Object.entries(required)) {
     if (!f.must(columns[column], where, `checkpoint has no ${column} column`)) continue;
     for (const field of fields) f.must(columns[column].includes(field), where, `checkpoint ${column} has no ${field}`);
   }
   const actions = [];
   rows.forEach((row, i) => {
-    const present = Object.keys(row).filter((k) => row[k] != null && k in CHECKPOINT_FIELDS);
+    const present = Object.keys(row).filter((k) => row[k] != null && (k in CHECKPOINT_FIELDS || CHECKPOINT_V2_ACTIONS.has(k)));
     const at = `${where} row ${i}`;
     if (!f.must(present.length === 1, at, `a checkpoint row must hold exactly one action, not ${present}`)) return;
     const body = Object.fromEntries(Object.entries(row[present[0]]).filter(([, v]) => v != null));
@@ -366,6 +369,46 @@ function readCheckpointParts(files, readCheckpoint) {
   return { rows: parts.flatMap((p) => p.rows), columns: parts[0].columns, file: files[0] };
 }
 
+// Two schemaStrings that say the same: the same JSON, whatever the order of keys and spacing.
+function sameSchema(a, b) {
+  const canonical = (v) => (Array.isArray(v) ? v.map(canonical)
+    : isObject(v) ? Object.fromEntries(Object.keys(v).sort().map((k) => [k, canonical(v[k])])) : v);
+  try { return JSON.stringify(canonical(JSON.parse(a))) === JSON.stringify(canonical(JSON.parse(b))); } catch (e) { return false; }
+}
+
+// The actions of one checkpoint: a classic one (one file or its parts), or a v2 one (PROTOCOL.md,
+// "V2 Spec"): a top-level Parquet or JSON file with exactly one checkpointMetadata, and the add and
+// remove actions of the sidecar files it names, which lie in _delta_log/_sidecars.
+function checkpointActions(entry, log, readCheckpoint, f) {
+  if (!entry.v2) {
+    const { rows, columns, file } = readCheckpointParts(entry.files, readCheckpoint);
+    return { actions: actionsOfCheckpoint(rows, columns, file, f), file };
+  }
+  const file = entry.files[0];
+  let actions;
+  if (file.endsWith('.json')) {
+    actions = actionsOfCommit(fs.readFileSync(file, 'utf8'), file, f);
+  } else {
+    const { rows, columns } = readCheckpoint(file);
+    actions = actionsOfCheckpoint(rows, columns, file, f);
+  }
+  f.must(actions.filter((a) => a.kind === 'checkpointMetadata').length === 1, file,
+    'a v2 checkpoint holds exactly one checkpointMetadata action');
+  for (const { body, at } of actions.filter((a) => a.kind === 'sidecar')) {
+    if (!f.must(typeof body.path === 'string' && isLong(body.sizeInBytes), at, 'sidecar needs path and sizeInBytes')) continue;
+    const sidecar = path.join(log, '_sidecars', decodeURIComponent(body.path));
+    if (!f.must(!body.path.includes('/') && fs.existsSync(sidecar), at, `sidecar ${body.path} is not in _delta_log/_sidecars`))
+      continue;
+    f.must(fs.statSync(sidecar).size === Number(body.sizeInBytes), at, `sidecar ${body.path} is not sizeInBytes long`);
+    const { rows, columns } = readCheckpoint(sidecar);
+    const inSidecar = actionsOfCheckpoint(rows, columns, sidecar, f, { add: CHECKPOINT_FIELDS.add, remove: CHECKPOINT_FIELDS.remove });
+    for (const a of inSidecar)
+      f.must(a.kind === 'add' || a.kind === 'remove', a.at, `a sidecar holds only add and remove actions, not ${a.kind}`);
+    actions = actions.concat(inSidecar);
+  }
+  return { actions, file };
+}
+
 // Validates the whole log of `tablePath`. readCheckpoint(file) returns {rows, columns}. Returns
 // {errors, versions, state, everyAdd}: state is the newest version's replay; everyAdd every add
 // action seen in any commit or checkpoint, with the schema in force when it was added.
@@ -376,6 +419,7 @@ function validateTable(tablePath, readCheckpoint) {
   const commits = names.filter((n) => /^\d{20}\.json$/.test(n)).map((n) => Number(n.slice(0, 20))).sort((a, b) => a - b);
   // A classic checkpoint is one file, or parts NNN.checkpoint.<part>.<parts>.parquet, all of them there.
   const checkpointFiles = new Map();
+  const V2_NAME = /^(\d{20})\.checkpoint\.[0-9a-f]{8}(-[0-9a-f]{4}){3}-[0-9a-f]{12}\.(parquet|json)$/;
   for (const n of names) {
     const m = /^(\d{20})\.checkpoint(?:\.(\d{10})\.(\d{10}))?\.parquet$/.exec(n);
     if (!m) continue;
@@ -383,12 +427,17 @@ function validateTable(tablePath, readCheckpoint) {
     if (!checkpointFiles.has(v)) checkpointFiles.set(v, { parts: m[3] ? Number(m[3]) : 1, files: [] });
     checkpointFiles.get(v).files.push(path.join(log, n));
   }
+  // A v2 checkpoint, named by a UUID, where the version has no classic one.
+  for (const n of names) {
+    const m = V2_NAME.exec(n);
+    if (m && !checkpointFiles.has(Number(m[1]))) checkpointFiles.set(Number(m[1]), { parts: 1, files: [path.join(log, n)], v2: true });
+  }
   for (const [v, { parts, files }] of checkpointFiles)
     f.must(files.length === parts, log, `checkpoint ${v} has ${files.length} of its ${parts} parts`);
   const checkpoints = [...checkpointFiles.keys()];
   for (const n of names)
-    f.must(/^\d{20}\.(json|checkpoint(\.\d{10}\.\d{10})?\.parquet|crc)$/.test(n) || n === '_last_checkpoint' ||
-      n.startsWith('.') || n.endsWith('.tmp'), log, `unexpected file ${n} in the log`);
+    f.must(/^\d{20}\.(json|checkpoint(\.\d{10}\.\d{10})?\.parquet|crc)$/.test(n) || V2_NAME.test(n) ||
+      n === '_last_checkpoint' || n === '_sidecars' || n.startsWith('.') || n.endsWith('.tmp'), log, `unexpected file ${n} in the log`);
   if (!f.must(commits.length > 0 || checkpoints.length > 0, log, 'no commits')) return { errors: f.errors };
   const latest = Math.max(...commits, ...checkpoints);
   for (let v = commits[0]; v <= latest; v++)
@@ -397,10 +446,10 @@ function validateTable(tablePath, readCheckpoint) {
   const everyAdd = [];
   const checkpointRows = new Map();
   for (const v of checkpoints.sort((a, b) => a - b)) {
-    const { rows, columns, file } = readCheckpointParts(checkpointFiles.get(v).files, readCheckpoint);
-    checkpointRows.set(v, rows.length);
+    const { actions, file } = checkpointActions(checkpointFiles.get(v), log, readCheckpoint, f);
+    checkpointRows.set(v, actions.length);
     const state = new TableState();
-    state.apply(actionsOfCheckpoint(rows, columns, file, f), file, f, { isCheckpoint: true });
+    state.apply(actions, file, f, { isCheckpoint: true });
     for (const file of state.files.values()) everyAdd.push(file);
     // The checkpoint holds the same table as the commits up to it, where those are still there.
     if (commits[0] === 0 && commits.includes(v)) {
@@ -411,7 +460,7 @@ function validateTable(tablePath, readCheckpoint) {
       }
       f.must(JSON.stringify([...state.files.keys()].sort()) === JSON.stringify([...replay.files.keys()].sort()), file,
         'the checkpoint\'s adds differ from the replay of the commits up to it');
-      f.must(JSON.stringify(state.meta && state.meta.raw.schemaString) === JSON.stringify(replay.meta.raw.schemaString) &&
+      f.must(state.meta && sameSchema(state.meta.raw.schemaString, replay.meta.raw.schemaString) &&
         state.meta.raw.name === replay.meta.raw.name && state.meta.raw.description === replay.meta.raw.description &&
         JSON.stringify(state.meta.raw.configuration) === JSON.stringify(replay.meta.raw.configuration), file,
         'the checkpoint\'s metaData differs from the commits\'');
@@ -435,8 +484,8 @@ function validateTable(tablePath, readCheckpoint) {
     const base = Math.max(...checkpoints.filter((c) => c <= commits[0]));
     if (!f.must(Number.isFinite(base), log, `the log starts at ${commits[0]} without a checkpoint at or below it`))
       return { errors: f.errors };
-    const { rows, columns, file } = readCheckpointParts(checkpointFiles.get(base).files, readCheckpoint);
-    state.apply(actionsOfCheckpoint(rows, columns, file, new Findings(tablePath)), file, f, { isCheckpoint: true });
+    const { actions, file } = checkpointActions(checkpointFiles.get(base), log, readCheckpoint, new Findings(tablePath));
+    state.apply(actions, file, f, { isCheckpoint: true });
   }
   for (let v = commits[0]; v <= latest; v++) {
     const commit = path.join(log, `${String(v).padStart(20, '0')}.json`);
