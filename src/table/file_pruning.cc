@@ -2,6 +2,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "table/column_mapping.h"
 #include "table/delta_types.h"
 #include "table/parquet_file.h"
 #include "table/schema_columns.h"
@@ -50,6 +51,8 @@ Snapshot prune_files(sql::Connection& con, const Snapshot& snapshot, const std::
   const std::string type = duckdb_type_of(found->type);
   bool partition = false;
   for (const auto& p : snapshot.metadata.partition_columns) partition = partition || p == column;
+  // Partition values and statistics name the column by its physical name under column mapping.
+  const std::string stored = physical_name(snapshot.metadata, *found);
 
   // One row per file: its index and the lowest and highest value it can hold.
   std::string values;
@@ -57,15 +60,15 @@ Snapshot prune_files(sql::Connection& con, const Snapshot& snapshot, const std::
     const AddFile& file = snapshot.files[i];
     std::string low, high;
     if (partition) {
-      auto it = file.partition_values.find(column);
+      auto it = file.partition_values.find(stored);
       std::string value = "CAST(" + partition_value_sql(it == file.partition_values.end() ? std::nullopt : it->second,
                                                         found->type) + " AS TIMESTAMPTZ)";
       low = value;
       // A date partition holds the whole day.
       high = type == "DATE" ? "(" + value + " + INTERVAL 1 DAY - INTERVAL 1 MICROSECOND)" : value;
     } else {
-      low = stat_sql(file, "minValues", column, type);
-      high = stat_sql(file, "maxValues", column, type);
+      low = stat_sql(file, "minValues", stored, type);
+      high = stat_sql(file, "maxValues", stored, type);
     }
     values += (values.empty() ? "(" : ", (") + std::to_string(i) + ", " + low + ", " + high + ")";
   }

@@ -7,6 +7,7 @@
 #include <set>
 #include <vector>
 
+#include "table/column_mapping.h"
 #include "table/deletion_vector.h"
 #include "table/delta_types.h"
 #include "table/parquet_file.h"
@@ -60,11 +61,14 @@ std::string files_scan_sql(const Snapshot& snapshot, bool with_file_version, boo
 
   // A typed, empty relation UNION ALL BY NAME the files: a column that no file holds yet (added
   // by a schema change) comes out as NULL of its type instead of failing the query.
+  // Under column mapping the files name columns (and nested fields) by their physical names.
+  const Metadata& metadata = snapshot.metadata;
   std::string typed_empty;
   for (const auto& column : schema) {
     if (partition_columns.count(column.name)) continue;
-    typed_empty += (typed_empty.empty() ? "" : ", ") + std::string("CAST(NULL AS ") + duckdb_type_of(column.type) +
-                   ") AS " + sql::quote_ident(column.name);
+    typed_empty += (typed_empty.empty() ? "" : ", ") + std::string("CAST(NULL AS ") +
+                   duckdb_type_of(physical_type(metadata, column.type)) + ") AS " +
+                   sql::quote_ident(physical_name(metadata, column));
   }
   if (join_per_file) typed_empty += std::string(typed_empty.empty() ? "" : ", ") + "CAST(NULL AS VARCHAR) AS " + kFileColumn;
   if (with_row_position) typed_empty += std::string(", CAST(NULL AS BIGINT) AS ") + kDuckdbRowNumber;
@@ -76,9 +80,10 @@ std::string files_scan_sql(const Snapshot& snapshot, bool with_file_version, boo
   std::string select;
   for (const auto& column : schema) {
     std::string name = sql::quote_ident(column.name);
+    std::string stored = logical_value_sql(metadata, "d." + sql::quote_ident(physical_name(metadata, column)), column.type);
     select += (select.empty() ? "" : ", ") +
               (partition_columns.count(column.name) ? "p." + name
-                                                    : "CAST(d." + name + " AS " + duckdb_type_of(column.type) + ") AS " + name);
+                                                    : "CAST(" + stored + " AS " + duckdb_type_of(column.type) + ") AS " + name);
   }
   if (with_file_version) select += std::string(select.empty() ? "" : ", ") + "p." + kVersionColumn;
   if (with_row_position)
@@ -157,17 +162,14 @@ std::string deleted_rows_sql(const Snapshot& snapshot, const std::vector<AddFile
   return relation;
 }
 
-}  // namespace
-
-std::string scan_sql(const Snapshot& snapshot, bool with_file_version) {
+// The snapshot's rows, partition values keyed by column name: the files with deletion vectors
+// anti-joined on their file and row index with the vectors' rows.
+std::string scan_sql_by_name(const Snapshot& snapshot, bool with_file_version) {
   Snapshot plain = snapshot, masked = snapshot;
   plain.files.clear();
   masked.files.clear();
   for (const auto& file : snapshot.files) (file.deletion_vector ? masked : plain).files.push_back(file);
   if (masked.files.empty()) return files_scan_sql(snapshot, with_file_version, false);
-
-  // The files with deletion vectors, each row anti-joined on its file and index with the
-  // vectors' rows.
   std::string columns;
   for (const auto& column : snapshot.metadata.schema) columns += (columns.empty() ? "" : ", ") + sql::quote_ident(column.name);
   if (with_file_version) columns += std::string(columns.empty() ? "" : ", ") + kVersionColumn;
@@ -176,6 +178,25 @@ std::string scan_sql(const Snapshot& snapshot, bool with_file_version) {
                      " = x." + kFileColumn + " AND s." + kRowColumn + " = x." + kRowColumn;
   if (plain.files.empty()) return live;
   return files_scan_sql(plain, with_file_version, false) + " UNION ALL " + live;
+}
+
+}  // namespace
+
+std::string scan_sql(const Snapshot& snapshot, bool with_file_version) {
+  if (uses_column_mapping(snapshot.metadata) && !snapshot.metadata.partition_columns.empty()) {
+    // The log keys partition values by physical name; the SQL below looks them up by column.
+    Snapshot logical = snapshot;
+    for (auto& file : logical.files) {
+      std::map<std::string, std::optional<std::string>> values;
+      for (const auto& column : snapshot.metadata.schema) {
+        auto it = file.partition_values.find(physical_name(snapshot.metadata, column));
+        if (it != file.partition_values.end()) values[column.name] = it->second;
+      }
+      file.partition_values = std::move(values);
+    }
+    return scan_sql_by_name(logical, with_file_version);
+  }
+  return scan_sql_by_name(snapshot, with_file_version);
 }
 
 }  // namespace lakestream::delta

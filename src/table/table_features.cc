@@ -16,7 +16,8 @@ namespace lakestream::delta {
 
 namespace {
 
-const std::set<std::string> kReaderFeatures = {"timestampNtz", "vacuumProtocolCheck", "deletionVectors", "v2Checkpoint"};
+const std::set<std::string> kReaderFeatures = {"timestampNtz", "vacuumProtocolCheck", "deletionVectors", "v2Checkpoint",
+                                               "columnMapping"};
 const std::set<std::string> kWriterFeatures = {"appendOnly", "invariants", "checkConstraints", "timestampNtz",
                                                "deletionVectors", "v2Checkpoint"};
 
@@ -81,12 +82,11 @@ void check_readable(const Protocol& protocol, const Metadata& metadata, const st
     auto missing = unknown(protocol.reader_features, kReaderFeatures);
     if (!missing.empty())
       throw Error("table " + table_path + " uses the Delta reader feature(s) " + joined(missing) +
-                  ", which lakestream does not implement (it reads: timestampNtz, vacuumProtocolCheck, deletionVectors, v2Checkpoint)" + advice);
+                  ", which lakestream does not implement (it reads: timestampNtz, vacuumProtocolCheck, deletionVectors, v2Checkpoint, columnMapping)" + advice);
   }
-  if (column_mapping)
-    throw Error("table " + table_path + " uses column mapping (delta.columnMapping.mode = " + mode->second +
-                "): its Parquet files name columns differently from its schema, which lakestream does not implement" +
-                advice);
+  if (column_mapping && mode->second != "name" && mode->second != "id")
+    throw Error("table " + table_path + " has delta.columnMapping.mode = " + mode->second +
+                ", which the protocol does not know (it knows none, name and id)" + advice);
 }
 
 void check_writable(const Protocol& protocol, const std::string& table_path) {

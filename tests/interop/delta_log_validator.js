@@ -105,7 +105,21 @@ function checkMetadata(m, where, f) {
   try { schema = JSON.parse(m.schemaString); } catch (e) { f.must(false, where, `schemaString is not JSON (${e.message})`); }
   const seen = {};
   if (schema && f.must(schema.type === 'struct', where, 'schemaString is not a struct')) checkStruct(schema, 'schema', f, seen);
-  const fields = schema && Array.isArray(schema.fields) ? schema.fields : [];
+  // Under column mapping (PROTOCOL.md, "Column Mapping") every field has an id and a physical
+  // name, and data files, partition values and statistics use the physical name ("stored").
+  const mode = isObject(m.configuration) ? m.configuration['delta.columnMapping.mode'] : undefined;
+  const mapped = mode === 'name' || mode === 'id';
+  f.must(mode == null || ['none', 'name', 'id'].includes(mode), where, `delta.columnMapping.mode ${mode} is not none, name or id`);
+  const fields = (schema && Array.isArray(schema.fields) ? schema.fields : []).map((x) => {
+    const md = isObject(x.metadata) ? x.metadata : {};
+    if (mapped) {
+      f.must(typeof md['delta.columnMapping.physicalName'] === 'string' && Number.isInteger(md['delta.columnMapping.id']),
+        where, `column ${x.name} has no delta.columnMapping.id and physicalName under column mapping`);
+      f.must(Number(m.configuration['delta.columnMapping.maxColumnId']) >= md['delta.columnMapping.id'], where,
+        `column ${x.name}'s id passes delta.columnMapping.maxColumnId`);
+    }
+    return { ...x, stored: mapped && typeof md['delta.columnMapping.physicalName'] === 'string' ? md['delta.columnMapping.physicalName'] : x.name };
+  });
   for (const c of m.partitionColumns || []) {
     const field = fields.find((x) => x.name === c);
     f.must(field, where, `partition column ${c} is not in the schema`);
@@ -165,7 +179,7 @@ function checkStats(statsText, meta, where, f) {
   try { stats = JSON.parse(statsText); } catch (e) { f.must(false, where, `stats are not JSON (${e.message})`); return null; }
   if (!f.must(isLong(stats.numRecords) && stats.numRecords >= 0, where, 'stats.numRecords must be a long >= 0'))
     return null;
-  const dataFields = new Map(meta.fields.filter((x) => !meta.raw.partitionColumns.includes(x.name)).map((x) => [x.name, x]));
+  const dataFields = new Map(meta.fields.filter((x) => !meta.raw.partitionColumns.includes(x.name)).map((x) => [x.stored, x]));
   for (const kind of ['minValues', 'maxValues', 'nullCount']) {
     if (stats[kind] == null) continue;
     if (!f.must(isObject(stats[kind]), where, `stats.${kind} must be an object`)) continue;
@@ -238,11 +252,12 @@ function checkAdd(add, meta, protocol, where, f) {
   const decoded = checkPath(add.path, where, f);
   f.must(isObject(add.partitionValues), where, 'add.partitionValues must be a map');
   const keys = Object.keys(add.partitionValues || {}).sort();
-  f.must(JSON.stringify(keys) === JSON.stringify([...meta.raw.partitionColumns].sort()), where,
-    `add.partitionValues has ${keys} but the partition columns are ${meta.raw.partitionColumns}`);
+  const storedPartitions = meta.raw.partitionColumns.map((c) => (meta.fields.find((x) => x.name === c) || { stored: c }).stored);
+  f.must(JSON.stringify(keys) === JSON.stringify([...storedPartitions].sort()), where,
+    `add.partitionValues has ${keys} but the partition columns are ${storedPartitions}`);
   for (const c of meta.raw.partitionColumns) {
     const field = meta.fields.find((x) => x.name === c);
-    if (field) checkPartitionValue((add.partitionValues || {})[c] ?? null, field.type, `${where} partition ${c}`, f);
+    if (field) checkPartitionValue((add.partitionValues || {})[field.stored] ?? null, field.type, `${where} partition ${c}`, f);
   }
   f.must(isLong(add.size) && add.size >= 0, where, 'add.size must be a long');
   f.must(isLong(add.modificationTime), where, 'add.modificationTime must be a long');

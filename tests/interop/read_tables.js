@@ -116,7 +116,8 @@ function deltaKind(type) {
 function checkDataFile(tablePath, file, errors) {
   const full = path.join(tablePath, file.path);
   const where = `${path.basename(tablePath)}/${file.path}`;
-  const expected = new Map(file.schema.filter((f) => !file.partitionColumns.includes(f.name)).map((f) => [f.name, f.type]));
+  // Columns by the name the files use: the physical name under column mapping.
+  const expected = new Map(file.schema.filter((f) => !file.partitionColumns.includes(f.name)).map((f) => [f.stored || f.name, f.type]));
   const readers = [
     ['parquet-wasm', () => {
       const t = readArrow(full);

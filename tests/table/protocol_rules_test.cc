@@ -123,11 +123,21 @@ TEST_F(ProtocolRules, TablesWithFeaturesLakestreamDoesNotImplementAreRefused) {
   std::string message = error_of([&] { load_snapshot(table); });
   EXPECT_NE(message.find("variantType, which lakestream does not implement"), std::string::npos) << message;
 
+  // Column mapping is read, not written: a commit to such a table is refused.
   std::string mapped = dir / "mapped";
   other_writer_creates(mapped, {{"minReaderVersion", 2}, {"minWriterVersion", 5}},
                        n_metadata(json::object(), {{"delta.columnMapping.mode", "name"}}));
-  message = error_of([&] { load_snapshot(mapped); });
-  EXPECT_NE(message.find("uses column mapping"), std::string::npos) << message;
+  EXPECT_EQ(load_snapshot(mapped).version, 0);
+  Commit to_mapped(load_snapshot(mapped));
+  to_mapped.add(write_n(con, mapped, "1"));
+  message = error_of([&] { to_mapped.publish(); });
+  EXPECT_NE(message.find("needs a Delta writer of version 5"), std::string::npos) << message;
+  EXPECT_EQ(latest_version(mapped), 0);
+  std::string unknown_mode = dir / "unknown_mode";
+  other_writer_creates(unknown_mode, {{"minReaderVersion", 2}, {"minWriterVersion", 5}},
+                       n_metadata(json::object(), {{"delta.columnMapping.mode", "position"}}));
+  message = error_of([&] { load_snapshot(unknown_mode); });
+  EXPECT_NE(message.find("delta.columnMapping.mode = position"), std::string::npos) << message;
 
   std::string cdf = dir / "cdf";
   other_writer_creates(cdf, {{"minReaderVersion", 1}, {"minWriterVersion", 4}}, n_metadata(json::object()));
