@@ -1,8 +1,14 @@
 #include "sinks/upsert.h"
 
+#include <algorithm>
+#include <map>
+
 #include <nlohmann/json.hpp>
 
+#include "table/deletion_vector.h"
 #include "table/parquet_file.h"
+#include "table/table_features.h"
+#include "table/table_files.h"
 #include "table/schema_columns.h"
 #include "util/cpu_profile.h"
 #include "util/fault.h"
@@ -66,6 +72,56 @@ std::vector<delta::AddFile> files_that_may_hold(sql::Connection& con, const delt
   return files;
 }
 
+bool writes_deletion_vectors(const delta::Snapshot& snapshot) {
+  auto enabled = snapshot.metadata.configuration.find("delta.enableDeletionVectors");
+  if (enabled == snapshot.metadata.configuration.end()) return false;
+  std::string value;
+  for (char c : enabled->second) value += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  delta::Protocol protocol{snapshot.min_reader_version, snapshot.min_writer_version, snapshot.reader_features,
+                           snapshot.writer_features};
+  return value == "true" && delta::has_feature(protocol, "deletionVectors");
+}
+
+// Merge-on-read: each file holding rows that upsert_winners replace (or remove) is removed and
+// added again with a deletion vector marking them, its old vector's rows kept; a file left with
+// no row is only removed. Returns how many vectors it wrote.
+int64_t mark_replaced_rows(sql::Connection& con, const std::string& table_path, delta::Commit& commit,
+                           const delta::Snapshot& affected, const std::string& match) {
+  sql::Rows replaced = con.query("SELECT t.__lakestream_file, t.__lakestream_row FROM (" +
+                                 delta::scan_sql_with_positions(affected) + ") t SEMI JOIN upsert_winners s ON " + match);
+  std::map<std::string, std::vector<uint64_t>> rows_by_file;
+  for (const auto& row : replaced.rows) rows_by_file[*row[0]].push_back(std::stoull(*row[1]));
+  int64_t written = 0;
+  std::string table = delta::normal_table_path(affected.table_path);
+  for (const auto& file : affected.files) {
+    auto found = rows_by_file.find(delta::readable_path(table, file.path, file.size));
+    if (found == rows_by_file.end()) continue;
+    std::vector<uint64_t> rows = found->second;
+    if (file.deletion_vector) {
+      auto before = delta::deleted_rows(table_path, *file.deletion_vector);
+      rows.insert(rows.end(), before.begin(), before.end());
+    }
+    std::sort(rows.begin(), rows.end());
+    rows.erase(std::unique(rows.begin(), rows.end()), rows.end());
+    commit.remove(file);
+    auto stats = nlohmann::json::parse(file.stats.empty() ? "{}" : file.stats, nullptr, false);
+    if (!stats.is_discarded() && stats.contains("numRecords") && stats["numRecords"].is_number_integer() &&
+        static_cast<int64_t>(rows.size()) >= stats["numRecords"].get<int64_t>())
+      continue;  // every row of it is gone
+    delta::AddFile marked = file;
+    marked.deletion_vector = delta::write_deletion_vector(table_path, rows);
+    marked.data_change = true;
+    // Its min/max may now be wider than its live rows: the protocol's wide bounds.
+    if (!stats.is_discarded() && stats.is_object()) {
+      stats["tightBounds"] = false;
+      marked.stats = stats.dump();
+    }
+    commit.add(marked);
+    written++;
+  }
+  return written;
+}
+
 }  // namespace
 
 UpsertResult upsert_rows(sql::Connection& con, const std::string& table_path, delta::Commit& commit,
@@ -111,7 +167,10 @@ UpsertResult upsert_rows(sql::Connection& con, const std::string& table_path, de
     if (!removes.empty())
       result.rows_removed = con.scalar_int("SELECT count(*) FROM upsert_winners s SEMI JOIN " + existing + " t ON " + match +
                                            " WHERE (" + removes + ")");
-    if (matched > 0) {
+    if (matched > 0 && writes_deletion_vectors(snapshot)) {
+      result.vectors_written = mark_replaced_rows(con, table_path, commit, affected_only, match);
+      rows = "SELECT " + column_list + " FROM upsert_winners s" + written_only;
+    } else if (matched > 0) {
       // Rewrite the affected files: their rows minus the replaced (or removed) ones, plus the
       // winners that are written.
       rows = "SELECT " + column_list + " FROM " + existing + " t ANTI JOIN upsert_winners s ON " + match +

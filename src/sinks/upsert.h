@@ -1,6 +1,10 @@
-// MERGE by key into a Delta table, copy-on-write: only the data files that may hold an incoming
-// key (their min/max statistics on the first key column say so) are read and rewritten; the
-// rest are not touched. Used by the latest stream (silver) and by windows in update mode (gold).
+// MERGE by key into a Delta table: only the data files that may hold an incoming key (their
+// min/max statistics on the first key column say so) are read; the rest are not touched. Copy-on-
+// write rewrites the files that hold a replaced row; on a table with deletion vectors on
+// (`delta.enableDeletionVectors` and the deletionVectors feature) the replaced rows are marked in
+// their files' vectors instead and only the incoming rows are written (merge-on-read), so a
+// batch's cost follows the batch, not the files its keys fall in. Used by the latest stream
+// (silver) and by windows in update mode (gold).
 #pragma once
 
 #include <string>
@@ -15,6 +19,7 @@ struct UpsertResult {
   int64_t rows_written = 0;   // incoming rows that went in (new keys and updates)
   int64_t rows_removed = 0;   // existing rows that incoming rows marked `removes` took out
   int64_t files_rewritten = 0;
+  int64_t vectors_written = 0;  // merge-on-read: files whose replaced rows a deletion vector marks
 };
 
 // Adds to `commit` the actions that merge the rows of the DuckDB table `incoming` (one row per

@@ -330,6 +330,29 @@ std::string deletion_vector_file(const DeletionVector& vector) {
   return prefix.empty() ? name : prefix + "/" + name;
 }
 
+DeletionVector write_deletion_vector(const std::string& table_path, const std::vector<uint64_t>& rows) {
+  std::string data = encode_row_bitmap(rows);
+  auto put_big_endian = [](std::string& out, uint32_t value) {
+    for (int shift = 24; shift >= 0; shift -= 8) out.push_back(static_cast<char>((value >> shift) & 0xFF));
+  };
+  std::string file(1, '\1');  // format version 1
+  put_big_endian(file, static_cast<uint32_t>(data.size()));
+  file += data;
+  put_big_endian(file, static_cast<uint32_t>(
+                           crc32(0L, reinterpret_cast<const Bytef*>(data.data()), static_cast<uInt>(data.size()))));
+  for (;;) {
+    std::string uuid = new_uuid();
+    std::string bytes;
+    for (size_t i = 0; i < uuid.size(); i++) {
+      if (uuid[i] == '-') continue;
+      bytes.push_back(static_cast<char>(std::stoi(uuid.substr(i, 2), nullptr, 16)));
+      i++;
+    }
+    DeletionVector vector{"u", z85_encode(bytes), 1, static_cast<int64_t>(data.size()), static_cast<int64_t>(rows.size())};
+    if (put_table_file_if_absent(table_path, deletion_vector_file(vector), file)) return vector;
+  }
+}
+
 std::vector<uint64_t> deleted_rows(const std::string& table_path, const DeletionVector& vector) {
   std::string key = table_path + "\n" + vector.unique_id();
   if (auto rows = remembered().find(key)) return *rows;

@@ -20,6 +20,12 @@ namespace lakestream::delta {
 // used first out): their files never change. Throws Error naming the file and what is wrong.
 std::vector<uint64_t> deleted_rows(const std::string& table_path, const DeletionVector& vector);
 
+// Writes `rows` (ascending, unique) as a new deletion vector file of the table
+// (`deletion_vector_<uuid>.bin`: format version, size, the serialized vector, its CRC-32), with
+// put-if-absent under a fresh UUID; returns its descriptor (storage type u). A crash before the
+// commit that uses it leaves an unreferenced file, which vacuum deletes.
+DeletionVector write_deletion_vector(const std::string& table_path, const std::vector<uint64_t>& rows);
+
 // The path of a vector's file relative to the table folder ("ab/deletion_vector_<uuid>.bin"),
 // for the storage types that have one ('u'); empty for inline vectors and absolute paths ('p').
 std::string deletion_vector_file(const DeletionVector& vector);

@@ -37,6 +37,11 @@ std::vector<AddFile> write_partitioned_files(sql::Connection& con, const std::st
 // `with_file_version` adds a column `_file_version` with the version that added each row's file.
 std::string scan_sql(const Snapshot& snapshot, bool with_file_version = false);
 
+// scan_sql's rows, each with where it is: `__lakestream_file` (the path DuckDB read it from,
+// readable_path() of the file) and `__lakestream_row` (its index in the file, as deletion vectors
+// count rows). Rows a deletion vector deletes are left out, as in scan_sql.
+std::string scan_sql_with_positions(const Snapshot& snapshot);
+
 // The DuckDB type for a Delta schema type (long -> BIGINT, timestamp -> TIMESTAMPTZ,
 // timestamp_ntz -> TIMESTAMP, struct -> STRUCT(...), array -> ...[], map -> MAP(...)).
 std::string duckdb_type_of(const nlohmann::json& delta_type);

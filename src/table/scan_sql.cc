@@ -164,39 +164,47 @@ std::string deleted_rows_sql(const Snapshot& snapshot, const std::vector<AddFile
 
 // The snapshot's rows, partition values keyed by column name: the files with deletion vectors
 // anti-joined on their file and row index with the vectors' rows.
-std::string scan_sql_by_name(const Snapshot& snapshot, bool with_file_version) {
+std::string scan_sql_by_name(const Snapshot& snapshot, bool with_file_version, bool with_positions) {
   Snapshot plain = snapshot, masked = snapshot;
   plain.files.clear();
   masked.files.clear();
   for (const auto& file : snapshot.files) (file.deletion_vector ? masked : plain).files.push_back(file);
-  if (masked.files.empty()) return files_scan_sql(snapshot, with_file_version, false);
+  if (masked.files.empty()) return files_scan_sql(snapshot, with_file_version, with_positions);
   std::string columns;
   for (const auto& column : snapshot.metadata.schema) columns += (columns.empty() ? "" : ", ") + sql::quote_ident(column.name);
   if (with_file_version) columns += std::string(columns.empty() ? "" : ", ") + kVersionColumn;
+  if (with_positions) columns += std::string(columns.empty() ? "" : ", ") + "s." + kFileColumn + ", s." + kRowColumn;
   std::string live = "SELECT " + columns + " FROM (" + files_scan_sql(masked, with_file_version, true) +
                      ") AS s ANTI JOIN (" + deleted_rows_sql(snapshot, masked.files) + ") AS x ON s." + kFileColumn +
                      " = x." + kFileColumn + " AND s." + kRowColumn + " = x." + kRowColumn;
   if (plain.files.empty()) return live;
-  return files_scan_sql(plain, with_file_version, false) + " UNION ALL " + live;
+  return files_scan_sql(plain, with_file_version, with_positions) + " UNION ALL " + live;
+}
+
+// The snapshot with its partition values keyed by column name (under column mapping the log
+// keys them by physical name).
+Snapshot partition_values_by_name(const Snapshot& snapshot) {
+  if (!uses_column_mapping(snapshot.metadata) || snapshot.metadata.partition_columns.empty()) return snapshot;
+  Snapshot logical = snapshot;
+  for (auto& file : logical.files) {
+    std::map<std::string, std::optional<std::string>> values;
+    for (const auto& column : snapshot.metadata.schema) {
+      auto it = file.partition_values.find(physical_name(snapshot.metadata, column));
+      if (it != file.partition_values.end()) values[column.name] = it->second;
+    }
+    file.partition_values = std::move(values);
+  }
+  return logical;
 }
 
 }  // namespace
 
 std::string scan_sql(const Snapshot& snapshot, bool with_file_version) {
-  if (uses_column_mapping(snapshot.metadata) && !snapshot.metadata.partition_columns.empty()) {
-    // The log keys partition values by physical name; the SQL below looks them up by column.
-    Snapshot logical = snapshot;
-    for (auto& file : logical.files) {
-      std::map<std::string, std::optional<std::string>> values;
-      for (const auto& column : snapshot.metadata.schema) {
-        auto it = file.partition_values.find(physical_name(snapshot.metadata, column));
-        if (it != file.partition_values.end()) values[column.name] = it->second;
-      }
-      file.partition_values = std::move(values);
-    }
-    return scan_sql_by_name(logical, with_file_version);
-  }
-  return scan_sql_by_name(snapshot, with_file_version);
+  return scan_sql_by_name(partition_values_by_name(snapshot), with_file_version, false);
+}
+
+std::string scan_sql_with_positions(const Snapshot& snapshot) {
+  return scan_sql_by_name(partition_values_by_name(snapshot), false, true);
 }
 
 }  // namespace lakestream::delta

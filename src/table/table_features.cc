@@ -109,12 +109,23 @@ void check_writable(const Protocol& protocol, const std::string& table_path) {
 }
 
 std::optional<Protocol> protocol_needed(const std::optional<Protocol>& current, const Metadata& metadata) {
-  bool needs_ntz = uses_timestamp_ntz(metadata.schema);
-  if (current && (!needs_ntz || has_feature(*current, "timestampNtz"))) return std::nullopt;
+  // The reader-writer features the metadata asks for: timestampNtz for a timestamp_ntz column,
+  // deletionVectors when delta.enableDeletionVectors is true.
+  std::vector<std::string> features;
+  if (uses_timestamp_ntz(metadata.schema)) features.push_back("timestampNtz");
+  auto dv = metadata.configuration.find("delta.enableDeletionVectors");
+  if (dv != metadata.configuration.end()) {
+    std::string value;
+    for (char c : dv->second) value += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    if (value == "true") features.push_back("deletionVectors");
+  }
+  bool missing = false;
+  for (const auto& feature : features) missing = missing || !current || !has_feature(*current, feature);
+  if (current && !missing) return std::nullopt;
   Protocol needed;
-  if (!needs_ntz) return needed;  // a new table: (1, 2)
-  // timestampNtz is a reader-writer feature: reader 3 / writer 7, listed in both lists; the
-  // features the older versions implied are listed too, so none of their rules lapses.
+  if (features.empty()) return needed;  // a new table: (1, 2)
+  // Reader-writer features need reader 3 / writer 7, listed in both lists; the features the
+  // older versions implied are listed too, so none of their rules lapses.
   needed.min_reader_version = 3;
   needed.min_writer_version = 7;
   if (current) {
@@ -124,8 +135,10 @@ std::optional<Protocol> protocol_needed(const std::optional<Protocol>& current, 
   } else {
     needed.writer_features = legacy_writer_features(2);
   }
-  add_once(needed.reader_features, "timestampNtz");
-  add_once(needed.writer_features, "timestampNtz");
+  for (const auto& feature : features) {
+    add_once(needed.reader_features, feature);
+    add_once(needed.writer_features, feature);
+  }
   return needed;
 }
 

@@ -23,7 +23,8 @@ void check_writable(const Protocol& protocol, const std::string& table_path);
 
 // The protocol a commit must leave the table with, given the metadata the table has after it;
 // nullopt when `current` (none for a new table) already fits. A schema holding timestamp_ntz
-// needs the timestampNtz feature (reader 3 / writer 7); otherwise a new table gets (1, 2).
+// needs the timestampNtz feature, `delta.enableDeletionVectors = true` the deletionVectors feature
+// (reader 3 / writer 7 both); otherwise a new table gets (1, 2).
 std::optional<Protocol> protocol_needed(const std::optional<Protocol>& current, const Metadata& metadata);
 
 // True when `protocol` has the feature (as a table feature, or implied by its legacy versions).
