@@ -141,6 +141,9 @@ struct Stream {
   // (Spark's whenMatchedDelete), e.g. "_op = 'd'"; empty: rows are never deleted. The deletes
   // applied are remembered in the table deleted_table() names.
   std::string deletes;
+  // Merge-on-read: the table gets delta.enableDeletionVectors, and a batch marks the rows it
+  // replaces in deletion vectors instead of rewriting their files (sinks/upsert.h).
+  bool deletion_vectors = false;
 
   // window
   std::string filter;                 // SQL boolean expression, may be empty

@@ -32,7 +32,7 @@ namespace fs = std::filesystem;
 const std::vector<std::string> kIngestKeys{"kind", "table", "source", "derived", "partition_by", "max_quarantine_share",
                                            "target_latency"};
 const std::vector<std::string> kLatestKeys{"kind", "table", "from", "key", "order_by", "entity", "max_staleness",
-                                           "max_files_per_trigger", "deletes", "target_latency"};
+                                           "max_files_per_trigger", "deletes", "target_latency", "deletion_vectors"};
 const std::vector<std::string> kWindowKeys{"kind",   "table",    "from",          "filter",   "event_time",
                                            "watermark", "dedup", "window",        "window_column", "window_end_column", "group_by",
                                            "output", "aggregates", "max_late_share", "max_staleness",
@@ -444,6 +444,9 @@ Stream read_stream(const TomlSection& section, const std::string& name, const Pi
         stream.sql_lines["deletes"] = section.line_of("deletes");
       });
     }
+    read("deletion_vectors", [&] {
+      if (auto on = section.boolean("deletion_vectors")) stream.deletion_vectors = *on;
+    });
     return stream;
   }
   read_window_settings(section, stream, mistakes);

@@ -25,19 +25,30 @@ namespace {
 }  // namespace
 
 delta::Commit begin_commit(const delta::Snapshot& snapshot, const std::vector<delta::Column>& schema,
-                           const std::vector<std::string>& partition_columns, const std::string& table_path) {
+                           const std::vector<std::string>& partition_columns, const std::string& table_path,
+                           const std::map<std::string, std::string>& properties) {
   delta::Commit commit(snapshot);
   if (!snapshot.exists()) {
     delta::Metadata meta;
     meta.id = new_uuid();
     meta.schema = schema;
     meta.partition_columns = partition_columns;
+    meta.configuration = properties;
     meta.created_time = std::chrono::duration_cast<std::chrono::milliseconds>(
                             std::chrono::system_clock::now().time_since_epoch()).count();
     commit.set_metadata(meta);
-  } else if (auto evolved = delta::evolve_schema(snapshot.metadata, schema, partition_columns, table_path)) {
-    commit.set_metadata(*evolved);
+    return commit;
   }
+  auto evolved = delta::evolve_schema(snapshot.metadata, schema, partition_columns, table_path);
+  delta::Metadata meta = evolved ? *evolved : snapshot.metadata;
+  bool changed = evolved.has_value();
+  for (const auto& [key, value] : properties) {
+    auto it = meta.configuration.find(key);
+    if (it != meta.configuration.end() && it->second == value) continue;
+    meta.configuration[key] = value;
+    changed = true;
+  }
+  if (changed) commit.set_metadata(meta);
   return commit;
 }
 
@@ -51,7 +62,7 @@ bool commit_once(const SinkCommit& sink, const std::function<void(delta::Commit&
       if (!sink.replay) refuse_second_writer(sink, committed);
       return false;
     }
-    delta::Commit commit = begin_commit(snapshot, sink.schema, sink.partition_columns, sink.table_path);
+    delta::Commit commit = begin_commit(snapshot, sink.schema, sink.partition_columns, sink.table_path, sink.properties);
     build(commit, snapshot);
     commit.set_txn(sink.app_id, sink.batch_id);
     commit.set_operation(sink.operation);

@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -26,12 +27,16 @@ struct SinkCommit {
   // planned just now cannot be: finding it there means another runner of the stream committed
   // it, and commit_once stops with an Error (the fence that keeps one writer per stream).
   bool replay = false;
+  // Table properties the table must have (delta.enableDeletionVectors, ...): set when it is
+  // created, and added to an existing table that lacks them (its protocol raised as they need).
+  std::map<std::string, std::string> properties;
 };
 
 // A commit on `snapshot` that creates the table with `schema` (and its partition columns), or
 // evolves the table's schema to it when it adds columns; Error when the schemas do not fit.
 delta::Commit begin_commit(const delta::Snapshot& snapshot, const std::vector<delta::Column>& schema,
-                           const std::vector<std::string>& partition_columns, const std::string& table_path);
+                           const std::vector<std::string>& partition_columns, const std::string& table_path,
+                           const std::map<std::string, std::string>& properties = {});
 
 // Builds and publishes the commit unless the table already holds batch `batch_id` of `app_id`.
 // `build` adds the batch's actions given the snapshot the commit is based on; it runs again on

@@ -117,6 +117,7 @@ class LatestRun {
     if (!s.deletes.empty()) incoming = remember_deletes(planned.id, replay, columns, info);
     SinkCommit sink{table_path_, columns, checkpoint_.id(), planned.id, "MERGE", info, {}};
     sink.replay = replay;
+    if (s.deletion_vectors) sink.properties["delta.enableDeletionVectors"] = "true";
     std::string removes = s.deletes.empty() ? "" : std::string("s.") + kDeleteFlag;
     bool written = commit_once(sink, [&](delta::Commit& commit, const delta::Snapshot& snapshot) {
       UpsertResult merged = upsert_rows(con, table_path_, commit, snapshot, incoming, s.key, keep_existing, columns, removes);

@@ -1,13 +1,14 @@
 // Change data capture into silver survives kill -9 anywhere: a crash at every point of the
 // commit protocols of the latest stream with deletes (its deleted table, then silver), and runs
 // killed at random moments; after the reruns silver is the replay of the change log and check
-// finds nothing wrong.
+// finds nothing wrong. The same again with silver merged on read (deletion vectors).
 #include <functional>
 #include <random>
 
 #include "support/change_log.h"
 #include "support/crash_points.h"
 #include "support/pipeline_fixture.h"
+#include "table/delta_table.h"
 
 namespace lakestream::testing {
 namespace {
@@ -17,6 +18,19 @@ std::string pipeline_in_batches() {
   // Several batches per run, so that a kill can land between two of them.
   toml.replace(toml.find("envelope"), 0, "max_offsets_per_trigger = 15\n");
   return toml;
+}
+
+// Silver merged on read: replaced and deleted rows marked in deletion vectors.
+std::string with_deletion_vectors(std::string toml) {
+  toml.replace(toml.find("entity = \"customer\""), 0, "deletion_vectors = true\n");
+  return toml;
+}
+
+// Silver's files that carry a deletion vector: the merge-on-read path ran.
+int files_with_vectors(PipelineFixture& f) {
+  int n = 0;
+  for (const auto& file : delta::load_snapshot(f.dir() + "/lake/customers").files) n += file.deletion_vector ? 1 : 0;
+  return n;
 }
 
 // Sends `sent` in `sends` parts, calling `after_send` after each.
@@ -39,7 +53,7 @@ void expect_replayed(PipelineFixture& f, const std::vector<Change>& log) {
   EXPECT_NE(check.out.find("ok      customers has the newest state of all"), std::string::npos) << check.out;
 }
 
-TEST(ChangeEventKills, ACrashAtEveryPointOfTheLatestStreamWithDeletesChangesNothing) {
+void crash_at_every_point(const std::function<std::string(std::string)>& shape, bool vectors) {
   // The points the latest stream passes: planning once per batch; then each commit's points
   // twice, the deleted table's first (hit 1), silver's second (hit 2), with
   // after_deleted_commit between them.
@@ -49,7 +63,7 @@ TEST(ChangeEventKills, ACrashAtEveryPointOfTheLatestStreamWithDeletesChangesNoth
     for (int hit : {1, 2}) crashes.push_back({point, hit});
   std::vector<Change> log = generated_change_log(21, 260, 15);
   std::vector<Change> sent = delivered(log, 8, 21);
-  PipelineFixture f(change_log_pipeline(), {{"customers", 3}});
+  PipelineFixture f(shape(change_log_pipeline()), {{"customers", 3}});
   int killed = 0;
   play(f, sent, static_cast<int>(crashes.size()), [&](int send) {
     ASSERT_EQ(f.lakestream("run", {"read_customers"}).exit_code, 0);
@@ -62,13 +76,16 @@ TEST(ChangeEventKills, ACrashAtEveryPointOfTheLatestStreamWithDeletesChangesNoth
   });
   EXPECT_EQ(killed, static_cast<int>(crashes.size())) << "every point should have killed a run";
   expect_replayed(f, log);
+  if (vectors) {
+    EXPECT_GT(files_with_vectors(f), 0);
+  }
 }
 
-TEST(ChangeEventKills, RandomKillsChangeNothing) {
+void random_kills(const std::function<std::string(std::string)>& shape, bool vectors) {
   const int kills = std::max(10, std::atoi(std::getenv("LAKESTREAM_RANDOM_KILLS") ? std::getenv("LAKESTREAM_RANDOM_KILLS") : "0") / 2);
   std::vector<Change> log = generated_change_log(33, kills * 60, 20);
   std::vector<Change> sent = delivered(log, kills, 33);
-  PipelineFixture f(pipeline_in_batches(), {{"customers", 3}});
+  PipelineFixture f(shape(pipeline_in_batches()), {{"customers", 3}});
   std::mt19937 rng(33);
   // A run over one send (4 batches of each stream) takes some hundred milliseconds.
   std::uniform_int_distribution<int> delay_ms(0, 250);
@@ -78,10 +95,25 @@ TEST(ChangeEventKills, RandomKillsChangeNothing) {
     CommandResult rerun = f.lakestream("run");
     ASSERT_EQ(rerun.exit_code, 0) << rerun.out << rerun.err;
   });
-  RecordProperty("killed", killed);
+  ::testing::Test::RecordProperty("killed", killed);
   EXPECT_GT(killed, kills / 3) << "most runs should have been killed mid-way";
   expect_replayed(f, log);
+  if (vectors) {
+    EXPECT_GT(files_with_vectors(f), 0);
+  }
 }
+
+std::string as_it_is(std::string toml) { return toml; }
+
+TEST(ChangeEventKills, ACrashAtEveryPointOfTheLatestStreamWithDeletesChangesNothing) { crash_at_every_point(as_it_is, false); }
+
+TEST(ChangeEventKills, RandomKillsChangeNothing) { random_kills(as_it_is, false); }
+
+TEST(ChangeEventKills, ACrashAtEveryPointOfAStreamWritingDeletionVectorsChangesNothing) {
+  crash_at_every_point(with_deletion_vectors, true);
+}
+
+TEST(ChangeEventKills, RandomKillsOfAStreamWritingDeletionVectorsChangeNothing) { random_kills(with_deletion_vectors, true); }
 
 }  // namespace
 }  // namespace lakestream::testing
