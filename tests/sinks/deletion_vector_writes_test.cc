@@ -1,7 +1,8 @@
 // Writing to tables Spark wrote with deletion vectors (delta-kernel-rs's golden tables, copied):
 // appends, copy-on-write merges, checkpoints, optimize and vacuum keep every deleted row deleted
 // and every live row live, as Spark's expected rows say; removes name the vector of the file they
-// remove, as the protocol asks; a rewrite drops the deleted rows and leaves no vector behind.
+// remove, as the protocol asks; a rewrite drops the deleted rows and leaves no vector behind; with
+// the table's delta.enableDeletionVectors on, a merge marks the rows it replaces in the vector.
 // After each write the Delta log validator written from PROTOCOL.md and the two independent
 // Parquet readers (tests/interop) accept the table.
 #include <gtest/gtest.h>
@@ -48,6 +49,8 @@ class VectorTableWrite : public ::testing::Test {
     EXPECT_EQ(con.scalar_int("SELECT count(*) FROM (" + wanted + " EXCEPT ALL " + actual + ")"), 0) << "rows missing";
   }
 
+  void merge_into_key_cases(UpsertResult& result);
+
   static int files_with_vectors(const Snapshot& snapshot) {
     int n = 0;
     for (const auto& file : snapshot.files) n += file.deletion_vector ? 1 : 0;
@@ -79,24 +82,56 @@ TEST_F(VectorTableWrite, AnAppendKeepsTheDeletedRowsDeleted) {
   testing::expect_other_readers_accept(dir.path());
 }
 
-TEST_F(VectorTableWrite, AMergeRewritesWithoutTheDeletedRowsAndRemovesWithTheVector) {
-  copy_case("log-replay-dv-key-cases");  // ids 0..49 in one file, 3 of them deleted by a vector
+// log-replay-dv-key-cases: ids 0..49 in one file, 3 of them deleted by a vector, and
+// delta.enableDeletionVectors on. Incoming: a deleted id (comes back as new), a live id (replaced)
+// and a new one.
+void VectorTableWrite::merge_into_key_cases(UpsertResult& result) {
   Snapshot before = load_snapshot(table);
   ASSERT_EQ(files_with_vectors(before), 1);
   int64_t deleted_id = con.scalar_int("SELECT min(id) FROM range(50) AS r(id) WHERE id NOT IN (SELECT id FROM " + expected + ")");
-  // Incoming: a deleted id (comes back as new), a live id (replaced) and a new one.
   con.exec("CREATE TABLE incoming AS SELECT * FROM (VALUES (" + std::to_string(deleted_id) + "::BIGINT), (10), (100)) AS t(id)");
   Commit commit(before);
-  auto result = upsert_rows(con, table, commit, before, "incoming", {"id"}, "false", before.metadata.schema);
+  result = upsert_rows(con, table, commit, before, "incoming", {"id"}, "false", before.metadata.schema);
   commit.publish();
-  EXPECT_EQ(result.files_rewritten, 1);
   expect_rows("SELECT id FROM " + expected + " WHERE id NOT IN (SELECT id FROM incoming) UNION ALL SELECT id FROM incoming");
-  EXPECT_EQ(files_with_vectors(load_snapshot(table)), 0);
+  // The file is removed with its old vector, whichever way the merge went.
   auto removes = read_commits(table, before.version + 1, before.version + 1).at(0).removes;
   ASSERT_EQ(removes.size(), 1u);
   ASSERT_TRUE(removes[0].deletion_vector);
   EXPECT_EQ(removes[0].deletion_vector->unique_id(), before.files[0].deletion_vector->unique_id());
   testing::expect_other_readers_accept(dir.path());
+}
+
+TEST_F(VectorTableWrite, AMergeMarksTheReplacedRowInTheFilesVector) {
+  copy_case("log-replay-dv-key-cases");
+  std::vector<uint64_t> deleted_before = deleted_rows(table, *load_snapshot(table).files[0].deletion_vector);
+  UpsertResult result;
+  merge_into_key_cases(result);
+  EXPECT_EQ(result.files_rewritten, 0);
+  EXPECT_EQ(result.vectors_written, 1);
+  // The old file stays, its vector now marking the replaced id's row as well.
+  Snapshot after = load_snapshot(table);
+  ASSERT_EQ(files_with_vectors(after), 1);
+  for (const auto& file : after.files) {
+    if (!file.deletion_vector) continue;
+    auto deleted = deleted_rows(table, *file.deletion_vector);
+    EXPECT_EQ(deleted.size(), deleted_before.size() + 1);
+    for (uint64_t row : deleted_before) EXPECT_TRUE(std::binary_search(deleted.begin(), deleted.end(), row));
+  }
+}
+
+TEST_F(VectorTableWrite, AMergeWithVectorsOffRewritesWithoutTheDeletedRows) {
+  copy_case("log-replay-dv-key-cases");
+  Snapshot snapshot = load_snapshot(table);
+  Metadata off = snapshot.metadata;
+  off.configuration["delta.enableDeletionVectors"] = "false";  // as ALTER TABLE ... SET TBLPROPERTIES does
+  Commit turn_off(snapshot);
+  turn_off.set_metadata(off);
+  turn_off.publish();
+  UpsertResult result;
+  merge_into_key_cases(result);
+  EXPECT_EQ(result.files_rewritten, 1);
+  EXPECT_EQ(files_with_vectors(load_snapshot(table)), 0);
 }
 
 TEST_F(VectorTableWrite, OptimizePurgesTheVectorsAndVacuumKeepsThemUntilThen) {
