@@ -11,6 +11,7 @@
 
 #include "sinks/upsert.h"
 #include "sql/duckdb.h"
+#include "support/golden_table_copy.h"
 #include "support/other_readers.h"
 #include "support/test_support.h"
 #include "table/compaction.h"
@@ -24,31 +25,8 @@ namespace {
 
 namespace fs = std::filesystem;
 
-class VectorTableWrite : public ::testing::Test {
+class VectorTableWrite : public ::testing::Test, public testing::GoldenTableCopy {
  protected:
-  // A copy of the golden case `name`: its table at `table`, Spark's rows as `expected`.
-  void copy_case(const std::string& name) {
-    std::string from = testing::test_data_dir() + "/golden/" + name;
-    fs::copy(from + "/delta", table, fs::copy_options::recursive);
-    expected = "read_parquet(" + sql::quote_literal(from + "/expected/*.parquet") + ")";
-  }
-
-  std::string columns(const Snapshot& snapshot) {
-    std::string list;
-    for (const auto& column : snapshot.metadata.schema) list += (list.empty() ? "" : ", ") + sql::quote_ident(column.name);
-    return list;
-  }
-
-  // The rows in the table minus `rows` and the other way round, both empty when they agree.
-  void expect_rows(const std::string& rows) {
-    Snapshot snapshot = load_snapshot(table);
-    std::string actual = "SELECT " + columns(snapshot) + " FROM (" + scan_sql(snapshot) + ")";
-    std::string wanted = "SELECT " + columns(snapshot) + " FROM (" + rows + ")";
-    EXPECT_EQ(con.scalar_int("SELECT count(*) FROM (" + actual + ")"), con.scalar_int("SELECT count(*) FROM (" + wanted + ")"));
-    EXPECT_EQ(con.scalar_int("SELECT count(*) FROM (" + actual + " EXCEPT ALL " + wanted + ")"), 0) << "rows too many";
-    EXPECT_EQ(con.scalar_int("SELECT count(*) FROM (" + wanted + " EXCEPT ALL " + actual + ")"), 0) << "rows missing";
-  }
-
   void merge_into_key_cases(UpsertResult& result);
 
   static int files_with_vectors(const Snapshot& snapshot) {
@@ -56,12 +34,6 @@ class VectorTableWrite : public ::testing::Test {
     for (const auto& file : snapshot.files) n += file.deletion_vector ? 1 : 0;
     return n;
   }
-
-  testing::TempDir dir;
-  std::string table = dir / "table";
-  std::string expected;
-  sql::Database db;
-  sql::Connection con{db};
 };
 
 TEST_F(VectorTableWrite, AnAppendKeepsTheDeletedRowsDeleted) {

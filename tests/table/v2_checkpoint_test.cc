@@ -9,6 +9,7 @@
 
 #include "sql/duckdb.h"
 #include "support/error_of.h"
+#include "support/golden_table_copy.h"
 #include "support/other_readers.h"
 #include "support/test_support.h"
 #include "table/log_files.h"
@@ -20,32 +21,14 @@ namespace {
 
 namespace fs = std::filesystem;
 
-class V2Checkpoint : public ::testing::TestWithParam<std::string> {
+class V2Checkpoint : public ::testing::TestWithParam<std::string>, public testing::GoldenTableCopy {
  protected:
-  void SetUp() override {
-    std::string from = testing::test_data_dir() + "/golden/" + GetParam();
-    fs::copy(from + "/delta", table, fs::copy_options::recursive);
-    expected = "SELECT * FROM read_parquet(" + sql::quote_literal(from + "/expected/*.parquet") + ")";
-  }
+  void SetUp() override { copy_case(GetParam()); }
 
   // Removes the JSON commits at or below `version`: a reader must start from the checkpoint.
   void drop_commits_through(int64_t version) {
     for (int64_t v = 0; v <= version; v++) fs::remove(commit_file_path(table, v));
   }
-
-  void expect_rows(const std::string& rows) {
-    std::string actual = "SELECT id FROM (" + scan_sql(load_snapshot(table)) + ")";
-    std::string wanted = "SELECT id FROM (" + rows + ")";
-    EXPECT_EQ(con.scalar_int("SELECT count(*) FROM (" + actual + ")"), con.scalar_int("SELECT count(*) FROM (" + wanted + ")"));
-    EXPECT_EQ(con.scalar_int("SELECT count(*) FROM (" + actual + " EXCEPT ALL " + wanted + ")"), 0);
-    EXPECT_EQ(con.scalar_int("SELECT count(*) FROM (" + wanted + " EXCEPT ALL " + actual + ")"), 0);
-  }
-
-  testing::TempDir dir;
-  std::string table = dir / "table";
-  std::string expected;
-  sql::Database db;
-  sql::Connection con{db};
 };
 
 TEST_P(V2Checkpoint, ReadsAloneAsSparksRows) {
@@ -54,7 +37,7 @@ TEST_P(V2Checkpoint, ReadsAloneAsSparksRows) {
   Snapshot snapshot = load_snapshot(table);
   EXPECT_EQ(snapshot.version, 2);
   EXPECT_EQ(snapshot.files.size(), 4u) << "the adds are in the sidecars";
-  expect_rows(expected);
+  expect_rows("SELECT * FROM " + expected);
 }
 
 TEST_P(V2Checkpoint, WithoutASidecarIsAnError) {
@@ -86,7 +69,7 @@ TEST_P(V2Checkpoint, TheCheckpointsLakestreamWritesFollowTheV2Spec) {
   // checkpoint compared with the replay of the commits.
   testing::expect_other_readers_accept(dir.path());
   drop_commits_through(4);
-  expect_rows(expected + added);
+  expect_rows("SELECT * FROM " + expected + added);
 }
 
 INSTANTIATE_TEST_SUITE_P(Golden, V2Checkpoint, ::testing::Values("v2-checkpoint-parquet", "v2-checkpoint-json"),
