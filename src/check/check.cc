@@ -333,7 +333,9 @@ void Checker::check_window(const Stream& stream) {
     std::string gold_path = gold.table_path.empty() ? pipeline_.table_path(stream.table) : gold.table_path;
     std::map<std::string, int64_t> added_in;
     for (const auto& commit : delta::read_commits(gold_path, delta::oldest_commit(gold_path), gold.version)) {
-      for (const auto& added : commit.adds) added_in[added.path] = commit.version;
+      // A file added again with a new deletion vector keeps the commit that wrote its rows.
+      for (const auto& added : commit.adds)
+        if (!added.deletion_vector || !added_in.count(added.path)) added_in[added.path] = commit.version;
       auto info = commit.commit_info.value("lakestream", nlohmann::json::object());
       appender.append_int64(commit.version);
       if (info.contains("sourceMaxBatchId")) appender.append_int64(info["sourceMaxBatchId"].get<int64_t>());

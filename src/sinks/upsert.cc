@@ -104,18 +104,20 @@ int64_t mark_replaced_rows(sql::Connection& con, const std::string& table_path, 
     std::sort(rows.begin(), rows.end());
     rows.erase(std::unique(rows.begin(), rows.end()), rows.end());
     commit.remove(file);
+    // A file with a vector must state its row count (numRecords); one written without stats
+    // gets it from its Parquet footer.
     auto stats = nlohmann::json::parse(file.stats.empty() ? "{}" : file.stats, nullptr, false);
-    if (!stats.is_discarded() && stats.contains("numRecords") && stats["numRecords"].is_number_integer() &&
-        static_cast<int64_t>(rows.size()) >= stats["numRecords"].get<int64_t>())
-      continue;  // every row of it is gone
+    if (stats.is_discarded() || !stats.is_object()) stats = nlohmann::json::object();
+    if (!stats.contains("numRecords") || !stats["numRecords"].is_number_integer())
+      stats["numRecords"] = con.scalar_int("SELECT count(*) FROM read_parquet(" +
+                                           sql::quote_literal(delta::readable_path(table, file.path, file.size)) + ")");
+    if (static_cast<int64_t>(rows.size()) >= stats["numRecords"].get<int64_t>()) continue;  // every row of it is gone
     delta::AddFile marked = file;
     marked.deletion_vector = delta::write_deletion_vector(table_path, rows);
     marked.data_change = true;
     // Its min/max may now be wider than its live rows: the protocol's wide bounds.
-    if (!stats.is_discarded() && stats.is_object()) {
-      stats["tightBounds"] = false;
-      marked.stats = stats.dump();
-    }
+    stats["tightBounds"] = false;
+    marked.stats = stats.dump();
     commit.add(marked);
     written++;
   }

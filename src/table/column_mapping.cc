@@ -1,5 +1,5 @@
-// Column mapping for readers: resolving by physical name. In id mode the files carry field ids as
-// well; Delta writers write the physical names too, and lakestream resolves by those.
+// Column mapping for readers: resolving by physical name (name mode; table/table_features.cc
+// refuses id mode, whose readers must resolve by Parquet field id).
 #include "table/column_mapping.h"
 
 #include "sql/duckdb.h"

@@ -13,7 +13,7 @@
 
 namespace lakestream::delta {
 
-// True when the table's metadata turns column mapping on (mode name or id).
+// True when the table's metadata turns column mapping on (mode name or id; reads refuse id).
 bool uses_column_mapping(const Metadata& metadata);
 
 // The name of `column` in data files, partition values and statistics: its physical name under

@@ -1,6 +1,7 @@
 // Publishing a commit: the JSON lines of version read+1, written with put-if-absent (locally temp
 // file, fsync, link; on an object store a PUT with If-None-Match: *) so that of two writers racing
 // for a version exactly one wins and the other learns it (CommitConflict) instead of overwriting.
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 
@@ -95,7 +96,14 @@ int64_t Commit::publish() {
   std::optional<Protocol> new_protocol = protocol_needed(read_protocol_, metadata);
   const Protocol& protocol = new_protocol ? *new_protocol : *read_protocol_;
   check_removes_allowed(protocol, metadata, removes_, operation_, table_path_);
-  check_added_rows(protocol, metadata, adds_, table_path_);
+  // A file added again with a new deletion vector (merge-on-read) brings no new rows: only the
+  // files with rows new to the table are checked.
+  std::vector<AddFile> new_rows;
+  for (const auto& added : adds_)
+    if (!added.deletion_vector || std::none_of(removes_.begin(), removes_.end(),
+                                               [&](const RemoveFile& r) { return r.path == added.path; }))
+      new_rows.push_back(added);
+  check_added_rows(protocol, metadata, new_rows, table_path_);
 
   // A MERGE reads the table it writes, so it is never a blind append, even when it only inserts.
   nlohmann::json info = {{"timestamp", now},

@@ -19,6 +19,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "table/path_encoding.h"
 #include "table/table_files.h"
 #include "util/error.h"
 #include "util/files.h"
@@ -144,6 +145,14 @@ std::string uuid_text(const std::string& bytes) {
   return text;
 }
 
+// A 'p' vector's path as a plain path: URL-decoded (it has add.path's form), without file:.
+std::string absolute_vector_path(const DeletionVector& vector) {
+  std::string path = url_decode_path(vector.path_or_inline_dv);
+  if (path.starts_with("file://")) path = path.substr(7);
+  else if (path.starts_with("file:")) path = path.substr(5);
+  return path;
+}
+
 // The serialized vector of a descriptor: inline, or cut out of its file and checked.
 std::string serialized_vector(const std::string& table_path, const DeletionVector& vector, const std::string& where) {
   if (vector.storage_type == "i") {
@@ -159,20 +168,19 @@ std::string serialized_vector(const std::string& table_path, const DeletionVecto
     file_name = deletion_vector_file(vector);
     file = read_table_file(table_path, file_name);
   } else {
-    // An absolute path: this table's own folder, or a local file.
-    std::string path = vector.path_or_inline_dv;
-    std::string table = normal_table_path(table_path);
-    if (path.starts_with("file://")) path = path.substr(7);
-    else if (path.starts_with("file:")) path = path.substr(5);
-    file_name = path;
-    if (path.starts_with(table + "/")) file = read_table_file(table_path, path.substr(table.size() + 1));
-    else if (!is_remote_table(path) && path.starts_with("/") && path_exists(path)) file = read_file(path);
-    else throw Error("the deletion vector " + where + " is at " + path + ", outside the table; lakestream reads "
+    // An absolute path: in this table's own folder, or a local file.
+    file_name = absolute_vector_path(vector);
+    std::string key = deletion_vector_key(table_path, vector);
+    if (!key.empty()) file = read_table_file(table_path, key);
+    else if (!is_remote_table(file_name) && file_name.starts_with("/") && path_exists(file_name)) file = read_file(file_name);
+    else throw Error("the deletion vector " + where + " is at " + file_name + ", outside the table; lakestream reads "
                      "vectors in the table's own folder");
   }
   if (!file) throw Error("the deletion vector file " + file_name + " of " + where + " is missing from table " + table_path +
                          ": its rows cannot be read right without it. Was it vacuumed or copied without it?");
   const std::string& bytes = *file;
+  // The protocol makes an absent offset 0; writers always state it, and the first vector of a
+  // file starts after the version byte, at 1.
   int64_t offset = vector.offset.value_or(1);
   if (bytes.empty() || bytes[0] != 1)
     throw Error("the deletion vector file " + file_name + " of table " + table_path + " is not of format version 1");
@@ -351,6 +359,14 @@ DeletionVector write_deletion_vector(const std::string& table_path, const std::v
     DeletionVector vector{"u", z85_encode(bytes), 1, static_cast<int64_t>(data.size()), static_cast<int64_t>(rows.size())};
     if (put_table_file_if_absent(table_path, deletion_vector_file(vector), file)) return vector;
   }
+}
+
+std::string deletion_vector_key(const std::string& table_path, const DeletionVector& vector) {
+  if (vector.storage_type == "u") return deletion_vector_file(vector);
+  if (vector.storage_type != "p") return "";
+  std::string path = absolute_vector_path(vector);
+  std::string table = normal_table_path(table_path);
+  return path.starts_with(table + "/") ? path.substr(table.size() + 1) : "";
 }
 
 std::vector<uint64_t> deleted_rows(const std::string& table_path, const DeletionVector& vector) {

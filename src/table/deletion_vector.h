@@ -30,6 +30,11 @@ DeletionVector write_deletion_vector(const std::string& table_path, const std::v
 // for the storage types that have one ('u'); empty for inline vectors and absolute paths ('p').
 std::string deletion_vector_file(const DeletionVector& vector);
 
+// The key in the table of a vector's file: deletion_vector_file() for 'u', and for 'p' its
+// absolute path (URL-decoded) when it lies in the table's folder; empty otherwise (inline, or a
+// file elsewhere). What vacuum must keep.
+std::string deletion_vector_key(const std::string& table_path, const DeletionVector& vector);
+
 // The pieces, public for their tests.
 std::string z85_decode(const std::string& text);    // throws Error on a character outside Z85
 std::string z85_encode(const std::string& bytes);   // pads to a multiple of 4 bytes with zeros

@@ -64,23 +64,31 @@ LogActions checkpoint_actions(const std::string& table_path, const std::vector<s
 // The live-file set while replaying: keeps the order files were added in, so that scans and
 // listings are stable from one load to the next.
 // A file is known by its path and deletion vector (AddFile::logical_key): a DELETE that writes a
-// vector removes the file with its old vector and adds it with the new one.
+// vector removes the file with its old vector and adds it with the new one. One path has one live
+// entry: the newest add of it wins (the protocol's reconciliation).
 class FileSet {
  public:
   void add(AddFile file) {
     std::string key = file.logical_key();
-    if (file.deletion_vector) key_with_vector_[file.path] = key;
+    auto same_path = key_by_path_.find(file.path);
+    if (same_path != key_by_path_.end() && same_path->second != key) files_.erase(same_path->second);
+    key_by_path_[file.path] = key;
     files_[key] = {next_order_++, std::move(file)};
   }
   void remove(const RemoveFile& removed) {
-    if (files_.erase(removed.logical_key())) return;
-    // A remove that leaves out the vector of the file it names (written by a writer that knows
-    // no vectors): the file of that path is meant.
-    auto with_vector = key_with_vector_.find(removed.path);
-    if (!removed.deletion_vector && with_vector != key_with_vector_.end()) {
-      files_.erase(with_vector->second);
-      key_with_vector_.erase(with_vector);
-    }
+    auto same_path = key_by_path_.find(removed.path);
+    if (same_path == key_by_path_.end()) return;
+    // The live entry of that path, when the remove names it; a remove that leaves out the vector
+    // (written by a writer that knows no vectors) means the file of that path too.
+    if (same_path->second != removed.logical_key() && removed.deletion_vector) return;
+    files_.erase(same_path->second);
+    key_by_path_.erase(same_path);
+  }
+  // The version of the live file at `path`, if there is one.
+  std::optional<int64_t> version_of(const std::string& path) const {
+    auto same_path = key_by_path_.find(path);
+    if (same_path == key_by_path_.end()) return std::nullopt;
+    return files_.at(same_path->second).second.version;
   }
   std::vector<AddFile> in_order() && {
     std::vector<std::pair<int64_t, AddFile>> ordered;
@@ -95,7 +103,7 @@ class FileSet {
 
  private:
   std::unordered_map<std::string, std::pair<int64_t, AddFile>> files_;  // by logical key
-  std::unordered_map<std::string, std::string> key_with_vector_;          // path -> key, for files with a vector
+  std::unordered_map<std::string, std::string> key_by_path_;              // path -> its live entry's key
   int64_t next_order_ = 0;
 };
 
@@ -113,13 +121,17 @@ struct Replay {
     if (actions.protocol) protocol = actions.protocol;
     if (actions.metadata) metadata = std::move(actions.metadata);
     // Removes first: within one commit a file's path may be removed with one vector and added
-    // with another, in either order.
+    // with another, in either order. Such a re-add holds no new rows: the file keeps the version
+    // that added its rows.
+    std::map<std::string, int64_t> removed_versions;
     for (const auto& removed : actions.removes) {
+      if (auto was = files.version_of(removed.path)) removed_versions[removed.path] = *was;
       files.remove(removed);
       tombstones[removed.logical_key()] = removed;
     }
     for (auto& added : actions.adds) {
-      added.version = version;
+      auto was = removed_versions.find(added.path);
+      added.version = was != removed_versions.end() && added.deletion_vector ? was->second : version;
       tombstones.erase(added.logical_key());
       files.add(std::move(added));
     }

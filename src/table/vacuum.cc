@@ -134,7 +134,7 @@ VacuumPlan plan_vacuum(const std::string& table_path, std::optional<int64_t> ret
   std::set<std::string> referenced;
   auto reference = [&](const AddFile& file) {
     referenced.insert(file.path);
-    if (file.deletion_vector) referenced.insert(deletion_vector_file(*file.deletion_vector));
+    if (file.deletion_vector) referenced.insert(deletion_vector_key(table, *file.deletion_vector));
   };
   for (const auto& file : load_snapshot(table, keep_from).files) reference(file);
   if (keep_from < latest)

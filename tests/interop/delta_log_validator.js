@@ -263,8 +263,12 @@ function checkAdd(add, meta, protocol, where, f) {
   f.must(isLong(add.modificationTime), where, 'add.modificationTime must be a long');
   f.must(typeof add.dataChange === 'boolean', where, 'add.dataChange must be a boolean');
   f.must(add.tags == null || isObject(add.tags), where, 'add.tags must be a map');
-  if (add.deletionVector != null) checkDeletionVector(add.deletionVector, protocol, where, f);
-  return { path: decoded, key: fileKey(decoded, add.deletionVector), numRecords: checkStats(add.stats, meta, where, f), add };
+  const numRecords = checkStats(add.stats, meta, where, f);
+  if (add.deletionVector != null) {
+    checkDeletionVector(add.deletionVector, protocol, where, f);
+    f.must(numRecords != null, where, 'a file with a deletion vector must state numRecords in its stats');
+  }
+  return { path: decoded, key: fileKey(decoded, add.deletionVector), numRecords, add };
 }
 
 function checkRemove(remove, protocol, where, f) {
@@ -289,7 +293,10 @@ class TableState {
   // Applies one version's actions (a commit, or a checkpoint's rows), checking them on the way.
   apply(actions, where, f, { isCheckpoint = false } = {}) {
     const counts = {};
-    const paths = new Set();
+    const paths = new Set();  // the files (path and vector) acted on in this version
+    // At most one add and one remove of a path per version, whatever the vectors.
+    const addedPaths = new Set();
+    const removedPaths = new Set();
     for (const { kind, body, at } of actions) {
       counts[kind] = (counts[kind] || 0) + 1;
       if (kind === 'protocol') { checkProtocol(body, at, f); this.protocol = body; }
@@ -309,7 +316,9 @@ class TableState {
       } else if (kind === 'remove') {
         const p = checkRemove(body, this.protocol, at, f);
         const key = fileKey(p, body.deletionVector);
-        f.must(!paths.has(key), at, `file ${p} appears in more than one file action of this version`);
+        // (A checkpoint keeps a tombstone per removed file: one path may have several vectors.)
+        f.must(isCheckpoint || !removedPaths.has(p), at, `path ${p} is removed more than once in this version`);
+        removedPaths.add(p);
         paths.add(key);
         if (!isCheckpoint) {
           // A remove names the file with its deletion vector: without it, the file that has one stays.
@@ -319,7 +328,9 @@ class TableState {
         }
       } else if (kind === 'add') {
         const file = checkAdd(body, this.meta, this.protocol, at, f);
-        f.must(!paths.has(file.key), at, `file ${file.path} appears in more than one file action of this version`);
+        f.must(!addedPaths.has(file.path), at, `path ${file.path} is added more than once in this version`);  // one live file per path
+        addedPaths.add(file.path);
+        f.must(!paths.has(file.key), at, `file ${file.path} is removed and added with the same vector in this version`);
         paths.add(file.key);
         this.files.set(file.key, { ...file, schema: this.meta.fields, partitionColumns: this.meta.raw.partitionColumns });
       } else if (kind === 'commitInfo') {
