@@ -73,13 +73,9 @@ std::vector<delta::AddFile> files_that_may_hold(sql::Connection& con, const delt
 }
 
 bool writes_deletion_vectors(const delta::Snapshot& snapshot) {
-  auto enabled = snapshot.metadata.configuration.find("delta.enableDeletionVectors");
-  if (enabled == snapshot.metadata.configuration.end()) return false;
-  std::string value;
-  for (char c : enabled->second) value += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
   delta::Protocol protocol{snapshot.min_reader_version, snapshot.min_writer_version, snapshot.reader_features,
                            snapshot.writer_features};
-  return value == "true" && delta::has_feature(protocol, "deletionVectors");
+  return delta::deletion_vectors_enabled(snapshot.metadata) && delta::has_feature(protocol, "deletionVectors");
 }
 
 // Merge-on-read: each file holding rows that upsert_winners replace (or remove) is removed and

@@ -112,17 +112,20 @@ void check_writable(const Protocol& protocol, const std::string& table_path) {
                 "timestampNtz, deletionVectors, v2Checkpoint)" + advice);
 }
 
+bool deletion_vectors_enabled(const Metadata& metadata) {
+  auto enabled = metadata.configuration.find("delta.enableDeletionVectors");
+  if (enabled == metadata.configuration.end()) return false;
+  std::string value;
+  for (char c : enabled->second) value += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return value == "true";
+}
+
 std::optional<Protocol> protocol_needed(const std::optional<Protocol>& current, const Metadata& metadata) {
   // The reader-writer features the metadata asks for: timestampNtz for a timestamp_ntz column,
   // deletionVectors when delta.enableDeletionVectors is true.
   std::vector<std::string> features;
   if (uses_timestamp_ntz(metadata.schema)) features.push_back("timestampNtz");
-  auto dv = metadata.configuration.find("delta.enableDeletionVectors");
-  if (dv != metadata.configuration.end()) {
-    std::string value;
-    for (char c : dv->second) value += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-    if (value == "true") features.push_back("deletionVectors");
-  }
+  if (deletion_vectors_enabled(metadata)) features.push_back("deletionVectors");
   bool missing = false;
   for (const auto& feature : features) missing = missing || !current || !has_feature(*current, feature);
   if (current && !missing) return std::nullopt;

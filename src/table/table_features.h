@@ -27,6 +27,9 @@ void check_writable(const Protocol& protocol, const std::string& table_path);
 // (reader 3 / writer 7 both); otherwise a new table gets (1, 2).
 std::optional<Protocol> protocol_needed(const std::optional<Protocol>& current, const Metadata& metadata);
 
+// True when the table property delta.enableDeletionVectors is true (in any case).
+bool deletion_vectors_enabled(const Metadata& metadata);
+
 // True when `protocol` has the feature (as a table feature, or implied by its legacy versions).
 bool has_feature(const Protocol& protocol, const std::string& feature);
 
