@@ -37,7 +37,8 @@ constexpr const char* kCheckpointColumns =
     "configuration MAP(VARCHAR, VARCHAR), createdTime BIGINT)', "
     "'protocol': 'STRUCT(minReaderVersion INTEGER, minWriterVersion INTEGER, readerFeatures VARCHAR[], "
     "writerFeatures VARCHAR[])', "
-    "'checkpointMetadata': 'STRUCT(version BIGINT, tags MAP(VARCHAR, VARCHAR))'}";
+    "'checkpointMetadata': 'STRUCT(version BIGINT, tags MAP(VARCHAR, VARCHAR))', "
+    "'domainMetadata': 'STRUCT(domain VARCHAR, configuration VARCHAR, removed BOOLEAN)'}";
 
 int64_t now_ms() {
   return std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::system_clock::now().time_since_epoch())
@@ -81,6 +82,9 @@ void write_checkpoint(const std::string& table_path, int64_t version) {
     auto last_updated = last == snapshot.txn_last_updated.end() ? std::nullopt : std::optional<int64_t>(last->second);
     lines += txn_action(app_id, txn_version, last_updated).dump() + "\n";
   }
+  // The domains in force (clustering columns, row tracking's high-water mark, ...) go on.
+  for (const auto& [domain, configuration] : snapshot.domains)
+    lines += domain_metadata_action(domain, configuration).dump() + "\n";
   for (const auto& file : snapshot.files) lines += add_action(file).dump() + "\n";
   const int64_t expired_before = now - deleted_file_retention_ms(snapshot.metadata);
   for (const auto& removed : snapshot.tombstones)
@@ -99,6 +103,7 @@ void write_checkpoint(const std::string& table_path, int64_t version) {
     sql::Database db;
     sql::Connection con(db);
     con.exec("COPY (SELECT txn, \"add\", remove, metaData, protocol" + std::string(v2_spec ? ", checkpointMetadata" : "") +
+             std::string(snapshot.domains.empty() ? "" : ", domainMetadata") +
              " FROM read_json(" + sql::quote_literal(json_path) +
              ", format = 'newline_delimited', columns = " + kCheckpointColumns + ")) TO " +
              sql::quote_literal(parquet_path) + " (FORMAT parquet, COMPRESSION zstd)");

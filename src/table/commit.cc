@@ -105,13 +105,19 @@ int64_t Commit::publish() {
       new_rows.push_back(added);
   check_added_rows(protocol, metadata, new_rows, table_path_);
 
+  // In-commit timestamps: the commit's time is in its commitInfo (first in the file, as it is
+  // here always), and later than the previous commit's, whatever the clocks say.
+  int64_t timestamp = now;
+  const bool in_commit_timestamp = in_commit_timestamps_enabled(protocol, metadata);
+  if (in_commit_timestamp && !new_table) timestamp = std::max(now, previous_commit_timestamp() + 1);
   // A MERGE reads the table it writes, so it is never a blind append, even when it only inserts.
-  nlohmann::json info = {{"timestamp", now},
+  nlohmann::json info = {{"timestamp", timestamp},
                          {"operation", operation_},
                          {"operationParameters", nlohmann::json::object()},
                          {"engineInfo", "lakestream/0.1"},
                          {"isBlindAppend", removes_.empty() && !metadata_ && operation_ != "MERGE"}};
   if (!new_table) info["readVersion"] = read_version_;
+  if (in_commit_timestamp) info["inCommitTimestamp"] = timestamp;
   for (const auto& [key, value] : commit_info_.items()) info[key] = value;
   info["operationParameters"] = as_string_map(info["operationParameters"]);
 
@@ -129,6 +135,18 @@ int64_t Commit::publish() {
   published_ = true;
   write_checkpoint_if_due(version);
   return version;
+}
+
+int64_t Commit::previous_commit_timestamp() const {
+  // Its commit file may be gone (log clean-up after a checkpoint at that version, on a table no
+  // one wrote for weeks): then the clock alone orders the commits, as the protocol's writers do
+  // when the previous commit's time is unknown.
+  std::optional<std::string> text = read_table_file(table_path_, commit_key(read_version_));
+  if (!text) return 0;
+  const nlohmann::json info = parse_commit_text(*text, commit_file_path(table_path_, read_version_)).commit_info;
+  for (const char* key : {"inCommitTimestamp", "timestamp"})
+    if (info.contains(key) && info[key].is_number_integer()) return info[key].get<int64_t>();
+  return 0;
 }
 
 }  // namespace lakestream::delta

@@ -170,8 +170,14 @@ void read_action(const json& action, LogActions& into, const std::string& where)
       } else if (kind == "sidecar") {
         into.sidecars.push_back({required(body, "path", where, "sidecar").get<std::string>(),
                                  as_int64(required(body, "sizeInBytes", where, "sidecar"), "sizeInBytes", where)});
+      } else if (kind == "domainMetadata") {
+        std::string domain = required(body, "domain", where, "domainMetadata").get<std::string>();
+        if (optional_bool(body, "removed", false))
+          into.domains[domain] = std::nullopt;
+        else
+          into.domains[domain] = required(body, "configuration", where, "domainMetadata").get<std::string>();
       }
-      // cdc, domainMetadata, checkpointMetadata, ...: nothing a reader of the table's rows acts on.
+      // cdc, checkpointMetadata, ...: nothing a reader or writer of the table's rows acts on.
     } catch (const json::exception& e) {
       malformed(where, kind + " action has a field of the wrong type (" + e.what() + ")");
     }
@@ -275,6 +281,10 @@ json remove_action(const RemoveFile& file) {
   }
   if (file.deletion_vector) remove["deletionVector"] = deletion_vector_json(*file.deletion_vector);
   return {{"remove", remove}};
+}
+
+json domain_metadata_action(const std::string& domain, const std::string& configuration) {
+  return {{"domainMetadata", {{"domain", domain}, {"configuration", configuration}, {"removed", false}}}};
 }
 
 json txn_action(const std::string& app_id, int64_t version, std::optional<int64_t> last_updated_ms) {

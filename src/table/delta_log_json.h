@@ -30,6 +30,8 @@ struct LogActions {
     int64_t size = 0;
   };
   std::vector<Sidecar> sidecars;
+  // domainMetadata actions: domain -> its configuration, nullopt when the action removed it.
+  std::map<std::string, std::optional<std::string>> domains;
 };
 
 // Adds the actions of one JSON object to `into` (null members, as checkpoint rows have, are
@@ -51,5 +53,6 @@ nlohmann::json add_action(const AddFile& file);
 nlohmann::json remove_action(const RemoveFile& file);
 // lastUpdated is left out when nullopt (it is optional in the protocol).
 nlohmann::json txn_action(const std::string& app_id, int64_t version, std::optional<int64_t> last_updated_ms);
+nlohmann::json domain_metadata_action(const std::string& domain, const std::string& configuration);
 
 }  // namespace lakestream::delta

@@ -109,6 +109,10 @@ struct Snapshot {
   // Files removed and not added again, newest removal kept: what a checkpoint carries on (until
   // the retention expires) and what vacuum must leave for readers of older versions.
   std::vector<RemoveFile> tombstones;
+  // The domainMetadata actions in force (domainMetadata feature): domain -> its configuration
+  // string. Opaque to lakestream (delta.clustering, delta.rowTracking, an application's own);
+  // a checkpoint must carry them on.
+  std::map<std::string, std::string> domains;
 
   bool exists() const { return version >= 0; }
   // The newest txn version committed for appId, or -1 when it has none.
@@ -197,10 +201,14 @@ class Commit {
   // (table/table_features.h), on a commit that breaks the table's rules (table/write_rules.h:
   // append-only, NOT NULL, invariants, CHECK constraints), and when called twice. A schema with
   // timestamp_ntz makes the commit raise the protocol to reader 3 / writer 7 with timestampNtz.
+  // On a table with in-commit timestamps the commitInfo carries inCommitTimestamp, later than
+  // the read version's.
   int64_t publish();
 
  private:
   void write_checkpoint_if_due(int64_t version) const;
+  // The read version's commit time: its inCommitTimestamp, else its commitInfo.timestamp.
+  int64_t previous_commit_timestamp() const;
 
   std::string table_path_;
   int64_t read_version_;

@@ -114,6 +114,7 @@ struct Replay {
   std::map<std::string, int64_t> txns;
   std::map<std::string, int64_t> txn_last_updated;
   std::map<std::string, RemoveFile> tombstones;
+  std::map<std::string, std::string> domains;
 
   // `version` is what readers see as the file's version: for files from a checkpoint, the
   // checkpoint's (the commit that added them may be gone).
@@ -140,6 +141,10 @@ struct Replay {
       auto last = actions.txn_last_updated.find(app);
       if (last != actions.txn_last_updated.end()) txn_last_updated[app] = last->second;
       else txn_last_updated.erase(app);
+    }
+    for (auto& [domain, configuration] : actions.domains) {
+      if (configuration) domains[domain] = std::move(*configuration);
+      else domains.erase(domain);
     }
   }
 };
@@ -284,6 +289,7 @@ Snapshot snapshot_of(Snapshot snapshot, Replay replay, int64_t target) {
   snapshot.files = std::move(replay.files).in_order();
   snapshot.txn_versions = std::move(replay.txns);
   snapshot.txn_last_updated = std::move(replay.txn_last_updated);
+  snapshot.domains = std::move(replay.domains);
   for (auto& [path, removed] : replay.tombstones) snapshot.tombstones.push_back(std::move(removed));
   return snapshot;
 }

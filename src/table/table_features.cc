@@ -18,8 +18,12 @@ namespace {
 
 const std::set<std::string> kReaderFeatures = {"timestampNtz", "vacuumProtocolCheck", "deletionVectors", "v2Checkpoint",
                                                "columnMapping"};
-const std::set<std::string> kWriterFeatures = {"appendOnly", "invariants", "checkConstraints", "timestampNtz",
-                                               "deletionVectors", "v2Checkpoint"};
+// domainMetadata: the domains are kept and carried into checkpoints (lakestream writes none);
+// clustering: a clustered table is never partitioned and its files have stats on every column;
+// inCommitTimestamp: each commit's commitInfo comes first with a monotonic inCommitTimestamp.
+const std::set<std::string> kWriterFeatures = {"appendOnly",      "invariants",     "checkConstraints",
+                                               "timestampNtz",    "deletionVectors", "v2Checkpoint",
+                                               "domainMetadata",  "clustering",     "inCommitTimestamp"};
 
 std::string joined(const std::vector<std::string>& names) {
   std::string out;
@@ -109,15 +113,25 @@ void check_writable(const Protocol& protocol, const std::string& table_path) {
   if (protocol.min_writer_version == 7 && !missing.empty())
     throw Error("table " + table_path + " uses the Delta writer feature(s) " + joined(missing) +
                 ", which lakestream does not implement (it writes: appendOnly, invariants, checkConstraints, "
-                "timestampNtz, deletionVectors, v2Checkpoint)" + advice);
+                "timestampNtz, deletionVectors, v2Checkpoint, domainMetadata, clustering, inCommitTimestamp)" + advice);
 }
 
-bool deletion_vectors_enabled(const Metadata& metadata) {
-  auto enabled = metadata.configuration.find("delta.enableDeletionVectors");
+namespace {
+
+bool property_true(const Metadata& metadata, const char* property) {
+  auto enabled = metadata.configuration.find(property);
   if (enabled == metadata.configuration.end()) return false;
   std::string value;
   for (char c : enabled->second) value += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
   return value == "true";
+}
+
+}  // namespace
+
+bool deletion_vectors_enabled(const Metadata& metadata) { return property_true(metadata, "delta.enableDeletionVectors"); }
+
+bool in_commit_timestamps_enabled(const Protocol& protocol, const Metadata& metadata) {
+  return has_feature(protocol, "inCommitTimestamp") && property_true(metadata, "delta.enableInCommitTimestamps");
 }
 
 std::optional<Protocol> protocol_needed(const std::optional<Protocol>& current, const Metadata& metadata) {

@@ -30,6 +30,10 @@ std::optional<Protocol> protocol_needed(const std::optional<Protocol>& current, 
 // True when the table property delta.enableDeletionVectors is true (in any case).
 bool deletion_vectors_enabled(const Metadata& metadata);
 
+// True when the table's commits carry in-commit timestamps: the inCommitTimestamp writer feature
+// and delta.enableInCommitTimestamps = true.
+bool in_commit_timestamps_enabled(const Protocol& protocol, const Metadata& metadata);
+
 // True when `protocol` has the feature (as a table feature, or implied by its legacy versions).
 bool has_feature(const Protocol& protocol, const std::string& feature);
 

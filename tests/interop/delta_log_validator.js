@@ -288,7 +288,11 @@ function checkTxn(txn, where, f) {
 // ---- replay -------------------------------------------------------------------------------
 
 class TableState {
-  constructor() { this.protocol = null; this.meta = null; this.files = new Map(); this.txns = new Map(); }
+  constructor() {
+    this.protocol = null; this.meta = null; this.files = new Map(); this.txns = new Map();
+    this.domains = new Map();  // domain -> configuration, the domainMetadata actions in force
+    this.lastCommitTimestamp = null;  // the previous commit's inCommitTimestamp
+  }
 
   // Applies one version's actions (a commit, or a checkpoint's rows), checking them on the way.
   apply(actions, where, f, { isCheckpoint = false } = {}) {
@@ -305,6 +309,20 @@ class TableState {
     f.must((counts.protocol || 0) <= 1 && (counts.metaData || 0) <= 1, where, 'more than one protocol or metaData');
     if (!isCheckpoint) f.must((counts.commitInfo || 0) <= 1, where, 'more than one commitInfo');
     if (!f.must(this.protocol && this.meta, where, 'no protocol and metaData up to here')) return;
+    // PROTOCOL.md, "In-Commit Timestamps": with the feature and delta.enableInCommitTimestamps,
+    // commitInfo comes first with an inCommitTimestamp later than the previous commit's.
+    const ict = ((this.protocol.writerFeatures) || []).includes('inCommitTimestamp') &&
+      String((this.meta.raw.configuration || {})['delta.enableInCommitTimestamps']).toLowerCase() === 'true';
+    if (ict && !isCheckpoint && f.must(actions.length > 0 && actions[0].kind === 'commitInfo', where,
+      'in-commit timestamps are on: commitInfo must be the first action')) {
+      const t = actions[0].body.inCommitTimestamp;
+      if (f.must(isLong(t), where, 'in-commit timestamps are on: commitInfo needs a long inCommitTimestamp')) {
+        if (this.lastCommitTimestamp !== null)
+          f.must(Number(t) > this.lastCommitTimestamp, where,
+            `inCommitTimestamp ${t} is not later than the previous commit's ${this.lastCommitTimestamp}`);
+        this.lastCommitTimestamp = Number(t);
+      }
+    }
     checkFeatureRules(this.protocol, this.meta, where, f);
     const txnApps = new Set();
     for (const { kind, body, at } of actions) {
@@ -333,6 +351,13 @@ class TableState {
         f.must(!paths.has(file.key), at, `file ${file.path} is removed and added with the same vector in this version`);
         paths.add(file.key);
         this.files.set(file.key, { ...file, schema: this.meta.fields, partitionColumns: this.meta.raw.partitionColumns });
+      } else if (kind === 'domainMetadata') {
+        // PROTOCOL.md, "Domain Metadata": the writer feature, a domain and its configuration string.
+        f.must(((this.protocol && this.protocol.writerFeatures) || []).includes('domainMetadata'), at,
+          'domainMetadata action without the domainMetadata writer feature');
+        f.must(typeof body.domain === 'string' && typeof body.configuration === 'string' && typeof body.removed === 'boolean',
+          at, 'domainMetadata needs domain, configuration (strings) and removed (boolean)');
+        if (body.removed) this.domains.delete(body.domain); else this.domains.set(body.domain, body.configuration);
       } else if (kind === 'commitInfo') {
         f.must(isObject(body), at, 'commitInfo must be an object');
         // Spark reads operationParameters as map<string,string>; lakestream promises that form.
@@ -491,6 +516,8 @@ function validateTable(tablePath, readCheckpoint) {
         JSON.stringify(state.meta.raw.configuration) === JSON.stringify(replay.meta.raw.configuration), file,
         'the checkpoint\'s metaData differs from the commits\'');
       f.must(JSON.stringify(state.protocol) === JSON.stringify(replay.protocol), file, 'the checkpoint\'s protocol differs');
+      f.must(JSON.stringify([...state.domains].sort()) === JSON.stringify([...replay.domains].sort()), file,
+        'the checkpoint\'s domainMetadata differs from the commits\'');
       for (const [app, txn] of replay.txns)
         f.must(state.txns.has(app) && String(state.txns.get(app).version) === String(txn.version) &&
           String(state.txns.get(app).lastUpdated) === String(txn.lastUpdated), file, `txn ${app} differs from the commits'`);
