@@ -78,16 +78,27 @@ bool writes_deletion_vectors(const delta::Snapshot& snapshot) {
   return delta::deletion_vectors_enabled(snapshot.metadata) && delta::has_feature(protocol, "deletionVectors");
 }
 
+// What merge-on-read did to the files holding replaced rows.
+struct MarkedFiles {
+  int64_t vectors_written = 0;
+  std::vector<delta::AddFile> purged;  // removed, their live rows to be written again with the batch
+};
+
 // Merge-on-read: each file holding rows that upsert_winners replace (or remove) is removed and
 // added again with a deletion vector marking them, its old vector's rows kept; a file left with
-// no row is only removed. Returns how many vectors it wrote.
-int64_t mark_replaced_rows(sql::Connection& con, const std::string& table_path, delta::Commit& commit,
-                           const delta::Snapshot& affected, const std::string& match) {
+// no row is only removed. A file whose rows would then be kPurgeDeletedShare or more deleted is
+// purged instead: removed, its live rows (but the replaced ones) written again with the batch's
+// in the same commit. So a table's dead rows stay bounded without a compaction that would
+// conflict with every batch of a stream that touches every file (random keys); and rewriting
+// a file when a quarter of it is dead writes, averaged over the updates that killed it, about 3
+// rows per updated row.
+MarkedFiles mark_replaced_rows(sql::Connection& con, const std::string& table_path, delta::Commit& commit,
+                               const delta::Snapshot& affected, const std::string& match) {
+  MarkedFiles marked_files;
   sql::Rows replaced = con.query("SELECT t.__lakestream_file, t.__lakestream_row FROM (" +
                                  delta::scan_sql_with_positions(affected) + ") t SEMI JOIN upsert_winners s ON " + match);
   std::map<std::string, std::vector<uint64_t>> rows_by_file;
   for (const auto& row : replaced.rows) rows_by_file[*row[0]].push_back(std::stoull(*row[1]));
-  int64_t written = 0;
   std::string table = delta::normal_table_path(affected.table_path);
   for (const auto& file : affected.files) {
     auto found = rows_by_file.find(delta::readable_path(table, file.path, file.size));
@@ -107,7 +118,12 @@ int64_t mark_replaced_rows(sql::Connection& con, const std::string& table_path, 
     if (!stats.contains("numRecords") || !stats["numRecords"].is_number_integer())
       stats["numRecords"] = con.scalar_int("SELECT count(*) FROM read_parquet(" +
                                            sql::quote_literal(delta::readable_path(table, file.path, file.size)) + ")");
-    if (static_cast<int64_t>(rows.size()) >= stats["numRecords"].get<int64_t>()) continue;  // every row of it is gone
+    int64_t records = stats["numRecords"].get<int64_t>();
+    if (static_cast<int64_t>(rows.size()) >= records) continue;  // every row of it is gone
+    if (static_cast<double>(rows.size()) >= kPurgeDeletedShare * static_cast<double>(records)) {
+      marked_files.purged.push_back(file);
+      continue;
+    }
     delta::AddFile marked = file;
     marked.deletion_vector = delta::write_deletion_vector(table_path, rows);
     marked.data_change = true;
@@ -115,9 +131,9 @@ int64_t mark_replaced_rows(sql::Connection& con, const std::string& table_path, 
     stats["tightBounds"] = false;
     marked.stats = stats.dump();
     commit.add(marked);
-    written++;
+    marked_files.vectors_written++;
   }
-  return written;
+  return marked_files;
 }
 
 }  // namespace
@@ -166,8 +182,16 @@ UpsertResult upsert_rows(sql::Connection& con, const std::string& table_path, de
       result.rows_removed = con.scalar_int("SELECT count(*) FROM upsert_winners s SEMI JOIN " + existing + " t ON " + match +
                                            " WHERE (" + removes + ")");
     if (matched > 0 && writes_deletion_vectors(snapshot)) {
-      result.vectors_written = mark_replaced_rows(con, table_path, commit, affected_only, match);
+      MarkedFiles marked = mark_replaced_rows(con, table_path, commit, affected_only, match);
+      result.vectors_written = marked.vectors_written;
+      result.files_rewritten = static_cast<int64_t>(marked.purged.size());
       rows = "SELECT " + column_list + " FROM upsert_winners s" + written_only;
+      if (!marked.purged.empty()) {
+        delta::Snapshot purged = affected_only;
+        purged.files = marked.purged;
+        rows += " UNION ALL SELECT " + column_list + " FROM (" + delta::scan_sql(purged) + ") t ANTI JOIN upsert_winners s ON " +
+                match;
+      }
     } else if (matched > 0) {
       // Rewrite the affected files: their rows minus the replaced (or removed) ones, plus the
       // winners that are written.

@@ -15,10 +15,13 @@
 
 namespace lakestream {
 
+// Merge-on-read: a file that would be this share deleted or more is rewritten instead of marked.
+constexpr double kPurgeDeletedShare = 0.25;
+
 struct UpsertResult {
   int64_t rows_written = 0;   // incoming rows that went in (new keys and updates)
   int64_t rows_removed = 0;   // existing rows that incoming rows marked `removes` took out
-  int64_t files_rewritten = 0;
+  int64_t files_rewritten = 0;  // copy-on-write; merge-on-read: files purged of their deleted rows
   int64_t vectors_written = 0;  // merge-on-read: files whose replaced rows a deletion vector marks
 };
 

@@ -8,6 +8,7 @@
 
 #include <filesystem>
 #include <random>
+#include <set>
 
 #include <nlohmann/json.hpp>
 
@@ -67,6 +68,7 @@ std::string serialized_in(const std::string& file, int64_t offset) {
 }
 
 TEST(MergeOnRead, GivesWhatTheModelAndCopyOnWriteGiveAndWritesOnlyTheBatch) {
+  int64_t purges = 0;
   for (uint32_t seed : {1u, 2u, 3u}) {
     testing::TempDir dir;
     std::string cow = dir / "cow", mor = dir / "mor";
@@ -95,20 +97,35 @@ TEST(MergeOnRead, GivesWhatTheModelAndCopyOnWriteGiveAndWritesOnlyTheBatch) {
       con.exec("DELETE FROM model WHERE id IN (SELECT id FROM incoming_last)");
       con.exec("INSERT INTO model SELECT * FROM incoming_last WHERE note <> 'delete'");
 
-      int64_t files_before = static_cast<int64_t>(delta::load_snapshot(mor).files.size());
+      delta::Snapshot before = delta::load_snapshot(mor);
       upsert(con, cow);
       UpsertResult marked = upsert(con, mor);
       delta::Snapshot after = delta::load_snapshot(mor);
       EXPECT_EQ(differing(con, rows_of(mor), "SELECT * FROM model"), 0) << "seed " << seed << " batch " << batch;
       EXPECT_EQ(differing(con, rows_of(cow), "SELECT * FROM model"), 0) << "seed " << seed << " batch " << batch;
-      EXPECT_EQ(marked.files_rewritten, 0);
-      // Only the batch's rows were written: at most one new data file, holding its winners.
-      EXPECT_LE(static_cast<int64_t>(after.files.size()), files_before + 1);
+      // Only the batch's rows were written, and those of the files purged (a quarter or more
+      // dead): at most one new data file. No file stays a quarter dead.
+      EXPECT_LE(after.files.size(), before.files.size() + 1);
       int64_t written = con.scalar_int("SELECT count(*) FROM incoming_last WHERE note <> 'delete'");
       int64_t new_rows = 0;
-      for (const auto& file : after.files)
+      for (const auto& file : after.files) {
         if (file.version == after.version && !file.deletion_vector) new_rows += *file.live_rows();
-      EXPECT_EQ(new_rows, written) << "seed " << seed << " batch " << batch;
+        if (file.deletion_vector)
+          EXPECT_LT(file.deletion_vector->cardinality,
+                    kPurgeDeletedShare * static_cast<double>(*file.live_rows() + file.deletion_vector->cardinality))
+              << file.path;
+      }
+      std::set<std::string> kept;
+      for (const auto& file : after.files) kept.insert(file.path);
+      int64_t dropped_rows = 0;
+      for (const auto& file : before.files)
+        if (!kept.count(file.path)) dropped_rows += *file.live_rows();
+      purges += marked.files_rewritten;
+      if (marked.files_rewritten == 0) {
+        EXPECT_EQ(new_rows, written) << "seed " << seed << " batch " << batch;
+      }
+      EXPECT_GE(new_rows, written) << "seed " << seed << " batch " << batch;
+      EXPECT_LE(new_rows, written + dropped_rows) << "seed " << seed << " batch " << batch;
     }
     // Every vector decodes alike with roaring-wasm.
     delta::Snapshot final_table = delta::load_snapshot(mor);
@@ -146,6 +163,8 @@ TEST(MergeOnRead, GivesWhatTheModelAndCopyOnWriteGiveAndWritesOnlyTheBatch) {
     for (const auto& file : delta::load_snapshot(mor).files) EXPECT_FALSE(file.deletion_vector);
     EXPECT_EQ(differing(con, rows_of(mor), "SELECT * FROM model"), 0) << "seed " << seed << " after optimize";
   }
+  // The batches kill a quarter of some file now and then: the purge path was taken.
+  EXPECT_GT(purges, 0);
 }
 
 TEST(MergeOnRead, ATableWithVectorsOnGetsTheirFeature) {
