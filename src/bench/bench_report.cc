@@ -13,27 +13,37 @@ std::string format_bench(const BenchResult& result) {
   for (const auto& m : result.measurements) what = std::max(what, static_cast<int>(m.what.size()));
   int goal = 52;
   for (const auto& t : result.targets) goal = std::max(goal, static_cast<int>(t.goal.size()));
-  std::snprintf(line, sizeof line, "%-12s %-16s %-*s %12s %9s %9s %9s\n", "workload", "step", what, "what", "events/s",
+  std::snprintf(line, sizeof line, "%-12s %-20s %-*s %12s %9s %9s %9s\n", "workload", "step", what, "what", "events/s",
                 "seconds", "cpu s", "peak MiB");
   text += line;
   for (const auto& m : result.measurements) {
-    std::snprintf(line, sizeof line, "%-12s %-16s %-*s %12.0f %9.3f %9.3f %9.1f\n", m.workload.c_str(), m.name.c_str(), what,
+    std::snprintf(line, sizeof line, "%-12s %-20s %-*s %12.0f %9.3f %9.3f %9.1f\n", m.workload.c_str(), m.name.c_str(), what,
                   m.what.c_str(), m.per_second(), m.seconds, m.cpu_seconds, m.peak_rss_mib);
     text += line;
     if (m.store_requests >= 0) {
-      std::snprintf(line, sizeof line, "%-12s %-16s   %lld store requests in %lld batches: %.1f a batch; %.1f MB sent, %.1f MB received\n",
+      std::snprintf(line, sizeof line, "%-12s %-20s   %lld store requests in %lld batches: %.1f a batch; %.1f MB sent, %.1f MB received\n",
                     "", "", static_cast<long long>(m.store_requests), static_cast<long long>(m.batches),
                     m.batches > 0 ? static_cast<double>(m.store_requests) / m.batches : 0.0, m.store_mb_sent,
                     m.store_mb_received);
       text += line;
     }
     if (m.p99_ms >= 0) {
-      std::snprintf(line, sizeof line, "%-12s %-16s   latency p50 %.0f ms, p99 %.0f ms, max %.0f ms; %.2f cores\n", "", "",
+      std::snprintf(line, sizeof line, "%-12s %-20s   latency p50 %.0f ms, p99 %.0f ms, max %.0f ms; %.2f cores\n", "", "",
                     m.p50_ms, m.p99_ms, m.max_ms, m.seconds > 0 ? m.cpu_seconds / m.seconds : 0);
       text += line;
     }
+    if (m.bytes_written >= 0) {
+      double batches = static_cast<double>(std::max<int64_t>(1, m.batches));
+      std::snprintf(line, sizeof line,
+                    "%-12s %-20s   %lld batches: %.0f CPU-ms, %.2f MB of data (%.1fx the batch's rows) and %.3f MB of vectors a batch\n",
+                    "", "", static_cast<long long>(m.batches), m.cpu_seconds * 1000 / batches,
+                    static_cast<double>(m.bytes_written) / batches / 1e6,
+                    static_cast<double>(m.bytes_written) / static_cast<double>(std::max<int64_t>(1, m.batch_bytes)),
+                    static_cast<double>(m.vector_bytes) / batches / 1e6);
+      text += line;
+    }
     if (m.bronze_files >= 0) {
-      std::snprintf(line, sizeof line, "%-12s %-16s   %.1f CPU-us per event; files at the end: bronze %lld, silver %lld, gold %lld\n",
+      std::snprintf(line, sizeof line, "%-12s %-20s   %.1f CPU-us per event; files at the end: bronze %lld, silver %lld, gold %lld\n",
                     "", "", m.events > 0 ? m.cpu_seconds * 1e6 / static_cast<double>(m.events) : 0.0,
                     static_cast<long long>(m.bronze_files), static_cast<long long>(m.silver_files),
                     static_cast<long long>(m.gold_files));
@@ -77,6 +87,14 @@ nlohmann::json bench_json(const BenchResult& result) {
       added["latency_ms"] =
           nlohmann::json{{"p50", m.p50_ms}, {"p99", m.p99_ms}, {"max", m.max_ms}, {"samples", m.latency_samples}};
       added["cores"] = m.seconds > 0 ? m.cpu_seconds / m.seconds : 0;
+    }
+    if (m.bytes_written >= 0) {
+      auto& added = j["measurements"].back();
+      added["batches"] = m.batches;
+      added["bytes_written"] = m.bytes_written;
+      added["vector_bytes"] = m.vector_bytes;
+      added["batch_bytes"] = m.batch_bytes;
+      added["cpu_ms_per_batch"] = m.batches > 0 ? m.cpu_seconds * 1000 / static_cast<double>(m.batches) : 0;
     }
     if (m.bronze_files >= 0) {
       auto& added = j["measurements"].back();

@@ -2,6 +2,7 @@
 
 #include <chrono>
 #include <limits>
+#include <set>
 #include <sstream>
 #include <thread>
 
@@ -17,6 +18,7 @@
 #include "bench/measured_child.h"
 #include "bench/order_events.h"
 #include "bench/seed_table.h"
+#include "bench/update_events.h"
 #include "bench/wide_events.h"
 #include "broker/embedded_broker.h"
 #include "check/window_recount.h"
@@ -201,6 +203,23 @@ std::string wide_pipeline(const BenchOptions& o, const std::string& bootstrap) {
          "key = [\"user_id\"]\norder_by = \"event_time\"\n";
 }
 
+// Random-key updates into bronze, a batch a second of them, and two silver streams merging them
+// into seeded tables of the same keys: one copy-on-write, one merge-on-read (deletion vectors).
+// Each silver batch reads one bronze batch (one file); compaction is off, so that what a batch
+// writes is the batch's alone.
+std::string upserts_pipeline(const BenchOptions& o, const std::string& bootstrap) {
+  std::string text = pipeline_head(bootstrap, "upserts") + "compact = false\n" +
+                     "\n[sources.updates]\ntopic = \"updates\"\nkey = \"order_id\"\nrequired = [\"order_id\", \"event_time\"]\n"
+                     "max_offsets_per_trigger = " + std::to_string(o.upsert_rate) + "\n\n[sources.updates.schema]\n" +
+                     kOrderSchema +
+                     "\n[streams.read_updates]\nkind = \"ingest\"\nsource = \"updates\"\ntable = \"bronze_updates\"\n";
+  for (const char* mode : {"copy_on_write", "merge_on_read"})
+    text += std::string("\n[streams.silver_") + mode + "]\nkind = \"latest\"\nfrom = \"bronze_updates\"\ntable = \"orders_" +
+            mode + "\"\nkey = [\"order_id\"]\norder_by = \"event_time\"\nmax_files_per_trigger = 1\n" +
+            (std::string(mode) == "merge_on_read" ? "deletion_vectors = true\n" : "");
+  return text;
+}
+
 std::string count_text(int64_t n) {
   if (n >= 1'000'000 && n % 1'000'000 == 0) return std::to_string(n / 1'000'000) + "M";
   if (n >= 1'000 && n % 1'000 == 0) return std::to_string(n / 1'000) + "k";
@@ -242,6 +261,8 @@ class BenchRun {
     if (store) topics.push_back({"orders_store", o_.partitions});
     bool cdc = selected("cdc");
     if (cdc) topics.push_back({"customers", o_.partitions});
+    bool upserts = selected("upserts");
+    if (upserts) topics.push_back({"updates", o_.partitions});
     bool freshness = selected("freshness");
     if (freshness)
       for (int64_t rate : o_.freshness_rates) topics.push_back({"fresh_" + count_text(rate), 3});
@@ -253,6 +274,7 @@ class BenchRun {
     if (clickstream) run_clickstream(broker.bootstrap());
     if (wide) run_wide(broker.bootstrap());
     if (cdc) run_cdc(broker.bootstrap());
+    if (upserts) run_upserts(broker.bootstrap());
     if (freshness) run_freshness(broker.bootstrap());
     if (service) run_service(broker.bootstrap());
     if (store) run_store(broker.bootstrap());
@@ -452,6 +474,72 @@ class BenchRun {
              "row_number() OVER (PARTITION BY id ORDER BY _source_lsn DESC, partition DESC, \"offset\" DESC) = 1)"});
     measure_end_to_end(pipeline, {"read_customers", "customers"});
     measure_idle_run(bootstrap, {"customers"});
+  }
+
+  // Silver at a steady rate of updates with random keys into a large table (issue: cheaper
+  // upserts): every batch touches every file of the table. Copy-on-write rewrites them all;
+  // merge-on-read writes the batch's rows and a deletion vector per file. Both must give the
+  // same table.
+  void run_upserts(const std::string& bootstrap) {
+    workload_ = "upserts";
+    UpdateFeed feed;
+    feed.keys = o_.upsert_keys;
+    feed.per_second = o_.upsert_rate;
+    int64_t events = o_.upsert_rate * o_.upsert_batches;
+    say("producing " + count_text(events) + " updates of random keys among " + count_text(feed.keys) + " orders (" +
+        std::to_string(o_.upsert_batches) + " seconds at " + count_text(o_.upsert_rate) + " updates/s)");
+    int64_t bytes = produce_feed(bootstrap, "updates", events, [&](int64_t i) { return update_event(feed, i); });
+    Pipeline pipeline = use_pipeline(bytes, upserts_pipeline(o_, bootstrap));
+    measure("ingest", "Kafka -> bronze, a batch per " + count_text(o_.upsert_rate) + " updates", events,
+            run_args("read_updates"));
+    expect(count_rows("bronze_updates"), events, "rows in bronze_updates");
+    {
+      sql::Database db;
+      sql::Connection con(db);
+      for (const char* table : {"orders_copy_on_write", "orders_merge_on_read"}) {
+        say("seeding " + std::string(table) + " with " + count_text(feed.keys) + " orders");
+        seed_orders_table(con, pipeline.table_path(table), bronze_columns(*pipeline.find_source("updates")), 1,
+                          feed.keys, o_.keys_per_file);
+      }
+    }
+    int64_t batch_bytes = 0;
+    for (const auto& file : delta::load_snapshot(pipeline.table_path("bronze_updates")).files) batch_bytes += file.size;
+    measure_upserts(pipeline, "silver_copy_on_write", "bronze -> silver MERGE, random keys, copy-on-write", events,
+                    batch_bytes);
+    measure_upserts(pipeline, "silver_merge_on_read", "the same, merge-on-read (deletion vectors)", events, batch_bytes);
+    // The two tables hold the same rows (10M-key symmetric difference in one query).
+    ChildRun differ = run_measured(
+        binary_, {"query", "-p", pipeline_file_, "-f", "csv",
+                  "SELECT (SELECT count(*) FROM (SELECT * FROM orders_copy_on_write EXCEPT ALL SELECT * FROM "
+                  "orders_merge_on_read)) + (SELECT count(*) FROM (SELECT * FROM orders_merge_on_read EXCEPT ALL "
+                  "SELECT * FROM orders_copy_on_write))"},
+        dir_);
+    expect(parse_count(differ.out, "the rows the two silver tables differ in"), 0,
+           "rows in which the merge-on-read table differs from the copy-on-write one");
+    expect(count_rows("orders_merge_on_read"), feed.keys, "rows in orders_merge_on_read");
+  }
+
+  // One run of the silver stream `name` (silver_<mode>) over every bronze batch, then what its
+  // commits wrote, from the table's log: data files, and vectors (a file added again with one).
+  void measure_upserts(const Pipeline& pipeline, const std::string& name, const std::string& what, int64_t events,
+                       int64_t batch_bytes) {
+    std::string table_path = pipeline.table_path(pipeline.find_stream(name)->table);
+    int64_t seeded = delta::latest_version(table_path);
+    measure(name, what, events, run_args(name));
+    Measurement& m = result_.measurements.back();
+    m.batches = m.bytes_written = m.vector_bytes = 0;
+    m.batch_bytes = batch_bytes;
+    for (const auto& commit : delta::read_commits(table_path, seeded + 1, delta::latest_version(table_path))) {
+      if (commit.adds.empty() && commit.removes.empty()) continue;
+      m.batches++;
+      std::set<std::string> removed;
+      for (const auto& remove : commit.removes) removed.insert(remove.path);
+      for (const auto& add : commit.adds) {
+        if (add.deletion_vector && removed.count(add.path)) m.vector_bytes += add.deletion_vector->size_in_bytes;
+        else m.bytes_written += add.size;
+      }
+    }
+    expect(m.batches, o_.upsert_batches, "batches of " + name);
   }
 
   // A continuous run (`--interval 0s`) while events are produced at a steady rate: how long each
@@ -712,6 +800,14 @@ class BenchRun {
       result_.targets.push_back({"store", "requests_per_batch",
                                  "store requests per ingest batch at 4x the batch size <= 1.25x (ratio)", growth,
                                  growth <= 1.25});
+    }
+    if (selected("upserts")) {
+      // With vectors a batch writes its own rows and a vector per file it touches, not the
+      // files: its bytes follow the batch, not the table.
+      const Measurement& m = result_.get("upserts", "silver_merge_on_read");
+      double ratio = static_cast<double>(m.bytes_written) / static_cast<double>(std::max<int64_t>(1, m.batch_bytes));
+      result_.targets.push_back({"upserts", "bytes_vs_batch",
+                                 "merge-on-read data bytes written <= 3x the batches' own (ratio)", ratio, ratio <= 3});
     }
     set_service_targets();
     if (!selected("freshness")) return;

@@ -13,7 +13,7 @@
 namespace lakestream::bench {
 
 struct BenchOptions {
-  std::vector<std::string> workloads = {"shop", "clickstream", "wide", "cdc", "freshness"};
+  std::vector<std::string> workloads = {"shop", "clickstream", "wide", "cdc", "upserts", "freshness"};
   std::vector<int64_t> freshness_rates = {10'000, 50'000};  // events/s produced while a continuous run reads
   double freshness_seconds = 60;
   // The service workload: the shop pipeline in `run --continuous --interval 0s` at each rate for
@@ -21,6 +21,11 @@ struct BenchOptions {
   std::vector<int64_t> service_rates = {1'000, 10'000, 50'000};
   double service_seconds = 60;
   std::string service_target_latency = "400ms";
+  // The upserts workload: silver at a steady upsert_rate of updates a second with random keys
+  // into a seeded table of upsert_keys keys, a batch a second, with and without deletion vectors.
+  int64_t upsert_keys = 10'000'000;
+  int64_t upsert_rate = 10'000;
+  int upsert_batches = 10;
   int64_t events = 2'000'000;
   int partitions = 16;                     // spreads the feed; the broker keeps 256 MiB a partition by default
   int64_t max_offsets_per_trigger = 250'000;
@@ -36,7 +41,7 @@ struct BenchOptions {
 
 // One measured step: a child process doing `what` over `events` events.
 struct Measurement {
-  std::string workload;  // "shop", "clickstream", "wide", "cdc", "freshness", "service"
+  std::string workload;  // "shop", "clickstream", "wide", "cdc", "upserts", "freshness", "service"
   std::string name;    // "kafka_limit", "ingest", ...
   std::string what;    // for the table
   int64_t events = 0;
@@ -51,6 +56,9 @@ struct Measurement {
   int64_t latency_samples = 0;  // the events, or the gold rows, the latencies are of
   // Service steps: the live data files of the step's tables at its end (-1: not such a step).
   int64_t bronze_files = -1, silver_files = -1, gold_files = -1;
+  // Upsert steps (with `batches`): the data and vector bytes the batches wrote to the table, and
+  // the bytes of the batches' own rows (their bronze files) (-1: not such a step).
+  int64_t bytes_written = -1, vector_bytes = -1, batch_bytes = -1;
   double per_second() const { return seconds > 0 ? static_cast<double>(events) / seconds : 0; }
 };
 

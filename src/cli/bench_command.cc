@@ -18,10 +18,10 @@ void add_bench_command(CLI::App& app) {
   auto options = std::make_shared<bench::BenchOptions>();
   auto json_file = std::make_shared<std::string>();
   cmd->add_option("-w,--workload", options->workloads,
-                  "Workloads to run: shop, clickstream, wide, cdc, freshness, service, and store with --store (default: "
+                  "Workloads to run: shop, clickstream, wide, cdc, upserts, freshness, service, and store with --store (default: "
                   "all but service and store)")
       ->delimiter(',')
-      ->check(CLI::IsMember({"shop", "clickstream", "wide", "cdc", "freshness", "service", "store"}))
+      ->check(CLI::IsMember({"shop", "clickstream", "wide", "cdc", "upserts", "freshness", "service", "store"}))
       ->capture_default_str();
   cmd->add_option("-n,--events", options->events, "Events to produce for each workload (the wide workload: 1/8 of them)")->capture_default_str();
   cmd->add_option("--freshness-rates", options->freshness_rates, "Events/s produced in the freshness steps")
@@ -36,6 +36,15 @@ void add_bench_command(CLI::App& app) {
       ->capture_default_str();
   cmd->add_option("--service-target-latency", options->service_target_latency,
                   "The [service] target_latency of the service steps' pipeline")
+      ->capture_default_str();
+  cmd->add_option("--upsert-keys", options->upsert_keys, "keys of the upserts workload's seeded silver tables")
+      ->check(CLI::PositiveNumber)
+      ->capture_default_str();
+  cmd->add_option("--upsert-rate", options->upsert_rate, "updates a second (one batch) in the upserts workload")
+      ->check(CLI::PositiveNumber)
+      ->capture_default_str();
+  cmd->add_option("--upsert-batches", options->upsert_batches, "batches (seconds) of updates in the upserts workload")
+      ->check(CLI::PositiveNumber)
       ->capture_default_str();
   cmd->add_option("--partitions", options->partitions, "partitions of the topic (>= 12 for millions of events)")
       ->capture_default_str();

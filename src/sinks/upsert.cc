@@ -72,10 +72,11 @@ std::vector<delta::AddFile> files_that_may_hold(sql::Connection& con, const delt
   return files;
 }
 
-bool writes_deletion_vectors(const delta::Snapshot& snapshot) {
-  delta::Protocol protocol{snapshot.min_reader_version, snapshot.min_writer_version, snapshot.reader_features,
-                           snapshot.writer_features};
-  return delta::deletion_vectors_enabled(snapshot.metadata) && delta::has_feature(protocol, "deletionVectors");
+// As the commit leaves the table: the batch that turns delta.enableDeletionVectors on (and raises
+// the protocol with it) already merges on read.
+bool writes_deletion_vectors(const delta::Commit& commit) {
+  return delta::deletion_vectors_enabled(commit.metadata_after()) &&
+         delta::has_feature(commit.protocol_after(), "deletionVectors");
 }
 
 // What merge-on-read did to the files holding replaced rows.
@@ -95,8 +96,9 @@ struct MarkedFiles {
 MarkedFiles mark_replaced_rows(sql::Connection& con, const std::string& table_path, delta::Commit& commit,
                                const delta::Snapshot& affected, const std::string& match) {
   MarkedFiles marked_files;
-  sql::Rows replaced = con.query("SELECT t.__lakestream_file, t.__lakestream_row FROM (" +
-                                 delta::scan_sql_with_positions(affected) + ") t SEMI JOIN upsert_winners s ON " + match);
+  // upsert_matched holds the existing rows of incoming keys with their file and position.
+  sql::Rows replaced = con.query("SELECT t.__lakestream_file, t.__lakestream_row FROM upsert_matched t SEMI JOIN "
+                                 "upsert_winners s ON " + match);
   std::map<std::string, std::vector<uint64_t>> rows_by_file;
   for (const auto& row : replaced.rows) rows_by_file[*row[0]].push_back(std::stoull(*row[1]));
   std::string table = delta::normal_table_path(affected.table_path);
@@ -169,19 +171,41 @@ UpsertResult upsert_rows(sql::Connection& con, const std::string& table_path, de
     std::string match = key_match(key);
     std::string key_columns;
     for (const auto& k : key) key_columns += (key_columns.empty() ? "" : ", ") + ("s." + sql::quote_ident(k));
+    // The existing rows of incoming keys, for the joins below: copy-on-write reads the files
+    // again each time; merge-on-read, whose scans also apply the vectors and number the rows,
+    // reads them once into upsert_matched (each match's key, file, row and whether it stays), so
+    // that a batch reads the table's keys once, however large the table.
+    const bool merge_on_read = writes_deletion_vectors(commit);
+    std::string existing_matches = existing;
+    std::string kept_keys = "SELECT " + key_columns + " FROM " + incoming + " s JOIN " + existing + " t ON " + match +
+                            " WHERE (" + keep_existing + ")";
+    if (merge_on_read) {
+      // Joined first, then the few matches anti-joined with the vectors' deleted rows.
+      con.exec("CREATE OR REPLACE TEMP TABLE upsert_matched AS SELECT m.* FROM (SELECT " + key_columns +
+               ", t.__lakestream_file, t.__lakestream_row, (" + keep_existing + ") AS __lakestream_keeps FROM " + incoming +
+               " s JOIN (" + delta::every_row_with_positions_sql(affected_only) + ") t ON " + match + ") m ANTI JOIN (" +
+               delta::deleted_positions_sql(affected_only) +
+               ") x ON m.__lakestream_file = x.__lakestream_file AND m.__lakestream_row = x.__lakestream_row");
+      existing_matches = "upsert_matched";
+      std::string keys;
+      for (const auto& k : key) keys += (keys.empty() ? "" : ", ") + sql::quote_ident(k);
+      kept_keys = "SELECT " + keys + " FROM upsert_matched WHERE __lakestream_keeps";
+    }
     // Incoming rows that win: all but those whose existing row stays. Hash joins on the keys
     // only (keep_existing is filtered after the join, not a join condition DuckDB cannot hash).
-    con.exec("CREATE OR REPLACE TEMP TABLE upsert_winners AS SELECT s.* FROM " + incoming + " s ANTI JOIN (SELECT " +
-             key_columns + " FROM " + incoming + " s JOIN " + existing + " t ON " + match + " WHERE (" + keep_existing +
-             ")) t ON " + match);
+    con.exec("CREATE OR REPLACE TEMP TABLE upsert_winners AS SELECT s.* FROM " + incoming + " s ANTI JOIN (" + kept_keys +
+             ") t ON " + match);
     int64_t winners = con.scalar_int("SELECT count(*) FROM upsert_winners");
     result.rows_written = removes.empty() ? winners : con.scalar_int("SELECT count(*) FROM upsert_winners s" + written_only);
-    if (winners == 0) return result;
-    int64_t matched = con.scalar_int("SELECT count(*) FROM upsert_winners s SEMI JOIN " + existing + " t ON " + match);
+    if (winners == 0) {
+      con.exec("DROP TABLE IF EXISTS upsert_matched");
+      return result;
+    }
+    int64_t matched = con.scalar_int("SELECT count(*) FROM upsert_winners s SEMI JOIN " + existing_matches + " t ON " + match);
     if (!removes.empty())
-      result.rows_removed = con.scalar_int("SELECT count(*) FROM upsert_winners s SEMI JOIN " + existing + " t ON " + match +
-                                           " WHERE (" + removes + ")");
-    if (matched > 0 && writes_deletion_vectors(snapshot)) {
+      result.rows_removed = con.scalar_int("SELECT count(*) FROM upsert_winners s SEMI JOIN " + existing_matches + " t ON " +
+                                           match + " WHERE (" + removes + ")");
+    if (matched > 0 && merge_on_read) {
       MarkedFiles marked = mark_replaced_rows(con, table_path, commit, affected_only, match);
       result.vectors_written = marked.vectors_written;
       result.files_rewritten = static_cast<int64_t>(marked.purged.size());
@@ -205,7 +229,7 @@ UpsertResult upsert_rows(sql::Connection& con, const std::string& table_path, de
   }
   delta::AddFile added = delta::write_data_file(con, table_path, rows, columns);
   if (!added.path.empty()) commit.add(added);
-  con.exec("DROP TABLE IF EXISTS upsert_winners");
+  con.exec("DROP TABLE IF EXISTS upsert_winners; DROP TABLE IF EXISTS upsert_matched");
   fault_point("after_data_files");
   return result;
 }

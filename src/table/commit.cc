@@ -137,6 +137,13 @@ int64_t Commit::publish() {
   return version;
 }
 
+Metadata Commit::metadata_after() const { return metadata_ ? *metadata_ : read_metadata_.value_or(Metadata{}); }
+
+Protocol Commit::protocol_after() const {
+  std::optional<Protocol> raised = protocol_needed(read_protocol_, metadata_after());
+  return raised ? *raised : read_protocol_.value_or(Protocol{});
+}
+
 int64_t Commit::previous_commit_timestamp() const {
   // Its commit file may be gone (log clean-up after a checkpoint at that version, on a table no
   // one wrote for weeks): then the clock alone orders the commits, as the protocol's writers do

@@ -194,6 +194,12 @@ class Commit {
   void set_operation(const std::string& operation);
   void set_commit_info(const nlohmann::json& extra);
 
+  // The table's metadata and protocol as this commit will leave them: what set_metadata set (or
+  // the table's), and the protocol raised to what that metadata needs. A writer deciding how to
+  // write (merge-on-read once delta.enableDeletionVectors is set) asks these, not the snapshot.
+  Metadata metadata_after() const;
+  Protocol protocol_after() const;
+
   // Writes the commit; returns its version. Every checkpoint_interval() versions it then writes
   // a checkpoint; a failure there only warns (the commit stands, and the next interval retries). Throws CommitConflict when another writer created
   // that version first (the caller re-reads the table and decides), Error on I/O failure, on a

@@ -42,6 +42,14 @@ std::string scan_sql(const Snapshot& snapshot, bool with_file_version = false);
 // count rows). Rows a deletion vector deletes are left out, as in scan_sql.
 std::string scan_sql_with_positions(const Snapshot& snapshot);
 
+// The same in two parts, for a join that keeps few rows (merge-on-read looking up a batch's keys
+// in a large table): every row of the files with its position, deleted rows too, and the
+// positions (`__lakestream_file`, `__lakestream_row`) the deletion vectors delete. Joining
+// first and anti-joining the few matches with the deleted positions costs far less than
+// anti-joining every row of the table.
+std::string every_row_with_positions_sql(const Snapshot& snapshot);
+std::string deleted_positions_sql(const Snapshot& snapshot);
+
 // The DuckDB type for a Delta schema type (long -> BIGINT, timestamp -> TIMESTAMPTZ,
 // timestamp_ntz -> TIMESTAMP, struct -> STRUCT(...), array -> ...[], map -> MAP(...)).
 std::string duckdb_type_of(const nlohmann::json& delta_type);

@@ -207,4 +207,15 @@ std::string scan_sql_with_positions(const Snapshot& snapshot) {
   return scan_sql_by_name(partition_values_by_name(snapshot), false, true);
 }
 
+std::string every_row_with_positions_sql(const Snapshot& snapshot) {
+  return files_scan_sql(partition_values_by_name(snapshot), false, true);
+}
+
+std::string deleted_positions_sql(const Snapshot& snapshot) {
+  std::vector<AddFile> masked;
+  for (const auto& file : snapshot.files)
+    if (file.deletion_vector) masked.push_back(file);
+  return deleted_rows_sql(snapshot, masked);
+}
+
 }  // namespace lakestream::delta

@@ -15,6 +15,7 @@ TEST(Bench, SmallRunWritesWellFormedFigures) {
   TempDir dir;
   CommandResult r = run_lakestream({"bench", "--events", "20000", "--partitions", "4", "--silver-keys", "1000,10000",
                                     "--max-offsets-per-trigger", "5000", "--freshness-rates", "2000", "--freshness-seconds", "2",
+                                    "--upsert-keys", "20000", "--upsert-rate", "1000", "--upsert-batches", "3",
                                     "--dir", dir / "bench", "--json",
                                     dir / "bench.json"},
                                    dir.path());
@@ -60,6 +61,7 @@ TEST(Bench, SmallRunWritesWellFormedFigures) {
                                           "wide/silver", "wide/batch_limit", "wide/end_to_end", "wide/idle_run",
                                           "wide/watermarks_peer", "cdc/kafka_limit", "cdc/ingest", "cdc/silver",
                                           "cdc/batch_limit", "cdc/end_to_end", "cdc/idle_run", "cdc/watermarks_peer",
+                                          "upserts/ingest", "upserts/silver_copy_on_write", "upserts/silver_merge_on_read",
                                           "freshness/bronze_2k", "freshness/silver_2k", "freshness/gold_2k"}));
   // Freshness: every event sent is in bronze and silver, with its latency from Kafka; windows closed
   // in gold, with theirs from the event that closed them (4,000 events span 144 s of event time:
@@ -89,6 +91,7 @@ TEST(Bench, SmallRunWritesWellFormedFigures) {
                                             "wide/ingest_vs_kafka", "wide/gold_vs_batch", "wide/silver_vs_ingest",
                                             "wide/end_to_end_vs_kafka", "cdc/ingest_vs_kafka", "cdc/silver_vs_batch",
                                             "cdc/silver_vs_ingest", "cdc/end_to_end_vs_kafka", "cdc/idle_vs_watermarks",
+                                            "upserts/bytes_vs_batch",
                                             "freshness/bronze_p99_2k", "freshness/silver_p99_2k"}));
 
   // Each workload's tables, written by its end-to-end run, are right (not the shop's: its silver
@@ -103,6 +106,22 @@ TEST(Bench, SmallRunWritesWellFormedFigures) {
     EXPECT_EQ(check.out.find("PROBLEM"), std::string::npos) << check.out;
     EXPECT_NE(check.out.find(bronze + ", each offset once"), std::string::npos) << check.out;
   }
+  // Random-key upserts: each silver stream merged the 3 bronze batches in 3 commits; copy-on-write
+  // rewrote the seeded file each batch, merge-on-read wrote the batch's rows and a vector (the
+  // bench itself fails when the two tables differ in a row).
+  for (const auto& m : j["measurements"]) {
+    if (m["workload"] != "upserts" || m["name"] == "ingest") continue;
+    EXPECT_EQ(m["batches"], 3) << m;
+    EXPECT_GT(m["batch_bytes"].get<int64_t>(), 0) << m;
+    if (m["name"] == "silver_copy_on_write") {
+      EXPECT_GT(m["bytes_written"].get<int64_t>(), 3 * m["batch_bytes"].get<int64_t>()) << m;
+      EXPECT_EQ(m["vector_bytes"], 0) << m;
+    } else {
+      EXPECT_LE(m["bytes_written"].get<int64_t>(), 3 * m["batch_bytes"].get<int64_t>()) << m;
+      EXPECT_GT(m["vector_bytes"].get<int64_t>(), 0) << m;
+    }
+  }
+
   // The change events' silver is the replay of the change log (1000 customers, some deleted).
   CommandResult cdc = run_lakestream({"check", "-p", dir / "bench/cdc.toml"}, dir.path());
   EXPECT_NE(cdc.out.find("ok      customers has the newest state of all"), std::string::npos) << cdc.out;

@@ -182,5 +182,33 @@ TEST(MergeOnRead, ATableWithVectorsOnGetsTheirFeature) {
             snapshot.writer_features.end());
 }
 
+// A stream given `deletion_vectors = true` on a table written copy-on-write until now: its first
+// batch sets the property, raises the protocol and already merges on read (the decision follows
+// the table as the commit leaves it, not as it was read).
+TEST(MergeOnRead, TheBatchThatTurnsVectorsOnAlreadyMergesOnRead) {
+  testing::TempDir dir;
+  sql::Database db;
+  sql::Connection con(db);
+  std::string table = dir / "t";
+  create_table(con, table, "SELECT i::BIGINT AS id, 1.0::DOUBLE AS amount, 'a' AS note FROM range(1000) t(i)", 1, false);
+  con.exec("CREATE OR REPLACE TABLE incoming_last AS SELECT 7::BIGINT AS id, 2.0::DOUBLE AS amount, 'b' AS note");
+  delta::Snapshot snapshot = delta::load_snapshot(table);
+  delta::Commit commit(snapshot);
+  delta::Metadata metadata = snapshot.metadata;
+  metadata.configuration["delta.enableDeletionVectors"] = "true";
+  commit.set_metadata(metadata);
+  UpsertResult result = upsert_rows(con, table, commit, snapshot, "(SELECT id, amount, note FROM incoming_last)", {"id"},
+                                    "false", columns());
+  commit.publish();
+  EXPECT_EQ(result.vectors_written, 1);
+  EXPECT_EQ(result.files_rewritten, 0);
+  delta::Snapshot after = delta::load_snapshot(table);
+  EXPECT_EQ(after.min_writer_version, 7);
+  ASSERT_EQ(after.files.size(), 2u);
+  EXPECT_EQ(con.scalar_int("SELECT count(*) FROM (" + rows_of(table) + ") WHERE note = 'b'"), 1);
+  EXPECT_EQ(con.scalar_int("SELECT count(*) FROM (" + rows_of(table) + ")"), 1000);
+  testing::expect_other_readers_accept(table);
+}
+
 }  // namespace
 }  // namespace lakestream
