@@ -167,11 +167,16 @@ TEST(MergeOnRead, GivesWhatTheModelAndCopyOnWriteGiveAndWritesOnlyTheBatch) {
   EXPECT_GT(purges, 0);
 }
 
-TEST(MergeOnRead, ATableWithVectorsOnGetsTheirFeature) {
+// A fresh folder for one table, and DuckDB.
+class MergeOnReadTable : public ::testing::Test {
+ protected:
   testing::TempDir dir;
-  sql::Database db;
-  sql::Connection con(db);
   std::string table = dir / "t";
+  sql::Database db;
+  sql::Connection con{db};
+};
+
+TEST_F(MergeOnReadTable, ATableWithVectorsOnGetsTheirFeature) {
   create_table(con, table, "SELECT 1::BIGINT AS id, 1.0::DOUBLE AS amount, 'a' AS note", 1, true);
   delta::Snapshot snapshot = delta::load_snapshot(table);
   EXPECT_EQ(snapshot.min_reader_version, 3);
@@ -185,11 +190,7 @@ TEST(MergeOnRead, ATableWithVectorsOnGetsTheirFeature) {
 // A stream given `deletion_vectors = true` on a table written copy-on-write until now: its first
 // batch sets the property, raises the protocol and already merges on read (the decision follows
 // the table as the commit leaves it, not as it was read).
-TEST(MergeOnRead, TheBatchThatTurnsVectorsOnAlreadyMergesOnRead) {
-  testing::TempDir dir;
-  sql::Database db;
-  sql::Connection con(db);
-  std::string table = dir / "t";
+TEST_F(MergeOnReadTable, TheBatchThatTurnsVectorsOnAlreadyMergesOnRead) {
   create_table(con, table, "SELECT i::BIGINT AS id, 1.0::DOUBLE AS amount, 'a' AS note FROM range(1000) t(i)", 1, false);
   con.exec("CREATE OR REPLACE TABLE incoming_last AS SELECT 7::BIGINT AS id, 2.0::DOUBLE AS amount, 'b' AS note");
   delta::Snapshot snapshot = delta::load_snapshot(table);

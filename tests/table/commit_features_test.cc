@@ -16,6 +16,7 @@
 #include "support/error_of.h"
 #include "support/other_readers.h"
 #include "support/test_support.h"
+#include "table/table_fixtures.h"
 #include "table/delta_log_json.h"
 #include "table/log_files.h"
 #include "table/parquet_file.h"
@@ -33,12 +34,8 @@ int64_t now_ms() {
       .count();
 }
 
-class CommitFeatures : public ::testing::Test {
+class CommitFeatures : public fixtures::TableTest {
  protected:
-  testing::TempDir dir;
-  std::string table = dir / "clustered";
-  sql::Database db;
-  sql::Connection con{db};
   std::vector<Column> columns = {{"id", "long", true}, {"note", "string", true}};
 
   // Version 0 as Spark writes it: commitInfo first with `first_timestamp`, the protocol with
