@@ -1,14 +1,17 @@
-// Column mapping for readers: resolving by physical name (name mode; table/table_features.cc
-// refuses id mode, whose readers must resolve by Parquet field id).
+// Column mapping for readers: resolving by physical name (name mode), and top-level columns by
+// Parquet field id (id mode).
 #include "table/column_mapping.h"
 
 #include "sql/duckdb.h"
+#include "table/parquet_file.h"
+#include "util/error.h"
 
 namespace lakestream::delta {
 
 namespace {
 
 constexpr const char* kPhysicalName = "delta.columnMapping.physicalName";
+constexpr const char* kFieldId = "delta.columnMapping.id";
 
 std::string field_physical_name(const nlohmann::json& field) {
   if (auto metadata = field.find("metadata"); metadata != field.end() && metadata->is_object())
@@ -85,6 +88,26 @@ nlohmann::json physical_type(const Metadata& metadata, const nlohmann::json& typ
 
 std::string logical_value_sql(const Metadata& metadata, const std::string& physical_sql, const nlohmann::json& type) {
   return uses_column_mapping(metadata) ? logical_sql(physical_sql, type, 0) : physical_sql;
+}
+
+bool maps_by_field_id(const Metadata& metadata) {
+  auto mode = metadata.configuration.find("delta.columnMapping.mode");
+  return mode != metadata.configuration.end() && mode->second == "id";
+}
+
+std::string parquet_schema_by_field_id(const Metadata& metadata, const std::set<std::string>& left_out) {
+  std::string entries;
+  for (const auto& column : metadata.schema) {
+    if (left_out.count(column.name)) continue;
+    auto id = column.metadata.find(kFieldId);
+    if (id == column.metadata.end() || !id->is_number_integer())
+      throw Error("column " + column.name + " of a table with column mapping in id mode has no " + kFieldId +
+                  " in its metadata; the table's schema is damaged");
+    entries += (entries.empty() ? "" : ", ") + std::to_string(id->get<int64_t>()) + ": {name: " +
+               sql::quote_literal(physical_name(metadata, column)) + ", type: " +
+               sql::quote_literal(duckdb_type_of(physical_type(metadata, column.type))) + ", default_value: NULL}";
+  }
+  return "MAP {" + entries + "}";
 }
 
 }  // namespace lakestream::delta

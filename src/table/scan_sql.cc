@@ -72,8 +72,13 @@ std::string files_scan_sql(const Snapshot& snapshot, bool with_file_version, boo
   }
   if (join_per_file) typed_empty += std::string(typed_empty.empty() ? "" : ", ") + "CAST(NULL AS VARCHAR) AS " + kFileColumn;
   if (with_row_position) typed_empty += std::string(", CAST(NULL AS BIGINT) AS ") + kDuckdbRowNumber;
+  // In id mode DuckDB picks each column by its field id (the `schema` option, which stands in
+  // for union_by_name: a column a file lacks comes out as NULL).
+  std::string options = maps_by_field_id(metadata)
+                            ? ", hive_partitioning = false, schema = " + parquet_schema_by_field_id(metadata, partition_columns)
+                            : ", union_by_name = true, hive_partitioning = false";
   std::string data = "(SELECT " + typed_empty + " WHERE false UNION ALL BY NAME SELECT * FROM read_parquet([" +
-                     file_list + "], union_by_name = true, hive_partitioning = false" +
+                     file_list + "]" + options +
                      (join_per_file ? std::string(", filename = '") + kFileColumn + "'" : "") +
                      (with_row_position ? ", file_row_number = true" : "") + ")) AS d";
 

@@ -88,11 +88,7 @@ void check_readable(const Protocol& protocol, const Metadata& metadata, const st
       throw Error("table " + table_path + " uses the Delta reader feature(s) " + joined(missing) +
                   ", which lakestream does not implement (it reads: timestampNtz, vacuumProtocolCheck, deletionVectors, v2Checkpoint, columnMapping)" + advice);
   }
-  if (column_mapping && mode->second == "id")
-    throw Error("table " + table_path + " uses column mapping in id mode (delta.columnMapping.mode = id): its "
-                "readers must find each column by its Parquet field id, which lakestream does not implement (it "
-                "reads name mode)" + advice);
-  if (column_mapping && mode->second != "name")
+  if (column_mapping && mode->second != "name" && mode->second != "id")
     throw Error("table " + table_path + " has delta.columnMapping.mode = " + mode->second +
                 ", which the protocol does not know (it knows none, name and id)" + advice);
 }

@@ -167,7 +167,7 @@ TEST(OtherReaders, TheValidatorAgreesWithTheFeatureGateOnTheGoldenTables) {
     if (line.starts_with("ok ")) ok++;
     if (line.starts_with("FAIL ")) failed += std::filesystem::path(line.substr(5)).parent_path().filename().string() + " ";
   }
-  EXPECT_EQ(ok, 27) << report;
+  EXPECT_EQ(ok, 29) << report;
   EXPECT_EQ(failed, "deltalog-invalid-protocol-version ") << report;
 }
 

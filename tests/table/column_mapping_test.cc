@@ -93,5 +93,48 @@ TEST(ColumnMapping, ARenamedColumnReadsItsDataUnderTheNewName) {
   EXPECT_GT(con.scalar_int("SELECT count(renamed) FROM (" + scan_sql(after) + ")"), 0) << "the data, not NULLs";
 }
 
+// Id mode: a reader must find each column by its Parquet field id, whatever the file calls it. A
+// file written with other column names (as a conversion from Iceberg, or another engine, leaves
+// them) but the schema's field ids reads under the schema's names; a column no file has (its id
+// absent) comes out as NULL; and a column whose id another column's name would match by name is
+// not picked by name.
+TEST(ColumnMapping, IdModeFindsColumnsByFieldIdNotByName) {
+  testing::TempDir dir;
+  std::string table = dir / "table";
+  sql::Database db;
+  sql::Connection con(db);
+  make_dirs(table + "/_delta_log");
+  auto field = [](const std::string& name, const std::string& type, int id, const std::string& physical) {
+    return nlohmann::json{{"name", name}, {"type", type}, {"nullable", true},
+                          {"metadata", {{"delta.columnMapping.id", id}, {"delta.columnMapping.physicalName", physical}}}};
+  };
+  nlohmann::json schema = {{"type", "struct"},
+                           {"fields", {field("order_id", "long", 1, "col-a"), field("amount", "double", 2, "col-b"),
+                                       field("added_later", "string", 3, "col-c")}}};
+  // The file: ids 1 and 2 under names that are neither logical nor physical, and a column named
+  // like physical col-c with id 9, which must not be taken for column 3.
+  std::string file = "part-00000-converted.parquet";
+  con.exec("COPY (SELECT i::BIGINT AS \"x_id\", i * 1.5 AS \"x_amount\", 'wrong' AS \"col-c\" FROM range(1, 4) t(i)) TO " +
+           sql::quote_literal(table + "/" + file) + " (FORMAT parquet, FIELD_IDS {x_id: 1, x_amount: 2, \"col-c\": 9})");
+  nlohmann::json meta = {{"id", "t"}, {"format", {{"provider", "parquet"}, {"options", nlohmann::json::object()}}},
+                         {"schemaString", schema.dump()}, {"partitionColumns", nlohmann::json::array()},
+                         {"configuration", {{"delta.columnMapping.mode", "id"}, {"delta.columnMapping.maxColumnId", "3"}}},
+                         {"createdTime", 1}};
+  nlohmann::json add = {{"path", file}, {"partitionValues", nlohmann::json::object()},
+                        {"size", static_cast<int64_t>(fs::file_size(table + "/" + file))}, {"modificationTime", 1},
+                        {"dataChange", true}};
+  testing::write_text(commit_file_path(table, 0),
+                      nlohmann::json{{"protocol", {{"minReaderVersion", 2}, {"minWriterVersion", 5}}}}.dump() + "\n" +
+                          nlohmann::json{{"metaData", meta}}.dump() + "\n" + nlohmann::json{{"add", add}}.dump() + "\n");
+  Snapshot snapshot = load_snapshot(table);
+  sql::Rows rows = con.query("SELECT order_id, amount, added_later FROM (" + scan_sql(snapshot) + ") ORDER BY order_id");
+  ASSERT_EQ(rows.rows.size(), 3u);
+  for (int i = 0; i < 3; i++) {
+    EXPECT_EQ(*rows.rows[i][0], std::to_string(i + 1));
+    EXPECT_EQ(std::stod(*rows.rows[i][1]), (i + 1) * 1.5);
+    EXPECT_FALSE(rows.rows[i][2].has_value()) << "column 3 is in no file: NULL, not col-c's 'wrong'";
+  }
+}
+
 }  // namespace
 }  // namespace lakestream::delta

@@ -48,6 +48,7 @@ INSTANTIATE_TEST_SUITE_P(
                       "only-checkpoint-files", "snapshot-data3", "snapshot-repartitioned",
                       "time-travel-schema-changes-b", "v2-checkpoint-json", "v2-checkpoint-parquet",
                       "table-with-columnmapping-mode-name", "data-reader-timestamp_ntz-name-mode",
+                      "table-with-columnmapping-mode-id", "data-reader-timestamp_ntz-id-mode",
                       "dv-with-columnmapping"),
     [](const ::testing::TestParamInfo<std::string>& info) {
       std::string name = info.param;

@@ -138,11 +138,6 @@ TEST_F(ProtocolRules, TablesWithFeaturesLakestreamDoesNotImplementAreRefused) {
                        n_metadata(json::object(), {{"delta.columnMapping.mode", "position"}}));
   message = error_of([&] { load_snapshot(unknown_mode); });
   EXPECT_NE(message.find("delta.columnMapping.mode = position"), std::string::npos) << message;
-  std::string id_mode = dir / "id_mode";
-  other_writer_creates(id_mode, {{"minReaderVersion", 2}, {"minWriterVersion", 5}},
-                       n_metadata(json::object(), {{"delta.columnMapping.mode", "id"}}));
-  message = error_of([&] { load_snapshot(id_mode); });
-  EXPECT_NE(message.find("column mapping in id mode"), std::string::npos) << message;
 
   std::string cdf = dir / "cdf";
   other_writer_creates(cdf, {{"minReaderVersion", 1}, {"minWriterVersion", 4}}, n_metadata(json::object()));
