@@ -96,6 +96,8 @@ struct MarkedFiles {
 MarkedFiles mark_replaced_rows(sql::Connection& con, const std::string& table_path, delta::Commit& commit,
                                const delta::Snapshot& affected, const std::string& match) {
   MarkedFiles marked_files;
+  // A table whose row ids must stay stable is never purged here: its rows would move to a new file.
+  const bool may_purge = !delta::row_tracking_enabled(commit.protocol_after(), commit.metadata_after());
   // upsert_matched holds the existing rows of incoming keys with their file and position.
   sql::Rows replaced = con.query("SELECT t.__lakestream_file, t.__lakestream_row FROM upsert_matched t SEMI JOIN "
                                  "upsert_winners s ON " + match);
@@ -122,7 +124,7 @@ MarkedFiles mark_replaced_rows(sql::Connection& con, const std::string& table_pa
                                            sql::quote_literal(delta::readable_path(table, file.path, file.size)) + ")");
     int64_t records = stats["numRecords"].get<int64_t>();
     if (static_cast<int64_t>(rows.size()) >= records) continue;  // every row of it is gone
-    if (static_cast<double>(rows.size()) >= kPurgeDeletedShare * static_cast<double>(records)) {
+    if (may_purge && static_cast<double>(rows.size()) >= kPurgeDeletedShare * static_cast<double>(records)) {
       marked_files.purged.push_back(file);
       continue;
     }

@@ -29,9 +29,11 @@ namespace {
 constexpr const char* kCheckpointColumns =
     "{'txn': 'STRUCT(appId VARCHAR, version BIGINT, lastUpdated BIGINT)', "
     "'add': 'STRUCT(path VARCHAR, partitionValues MAP(VARCHAR, VARCHAR), size BIGINT, modificationTime BIGINT, "
-    "dataChange BOOLEAN, stats VARCHAR, deletionVector " DELETION_VECTOR_STRUCT ")', "
+    "dataChange BOOLEAN, stats VARCHAR, deletionVector " DELETION_VECTOR_STRUCT ", baseRowId BIGINT, "
+    "defaultRowCommitVersion BIGINT)', "
     "'remove': 'STRUCT(path VARCHAR, deletionTimestamp BIGINT, dataChange BOOLEAN, extendedFileMetadata BOOLEAN, "
-    "partitionValues MAP(VARCHAR, VARCHAR), size BIGINT, deletionVector " DELETION_VECTOR_STRUCT ")', "
+    "partitionValues MAP(VARCHAR, VARCHAR), size BIGINT, deletionVector " DELETION_VECTOR_STRUCT ", baseRowId BIGINT, "
+    "defaultRowCommitVersion BIGINT)', "
     "'metaData': 'STRUCT(id VARCHAR, name VARCHAR, description VARCHAR, format STRUCT(provider VARCHAR, "
     "options MAP(VARCHAR, VARCHAR)), schemaString VARCHAR, partitionColumns VARCHAR[], "
     "configuration MAP(VARCHAR, VARCHAR), createdTime BIGINT)', "

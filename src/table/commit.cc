@@ -4,6 +4,8 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <map>
+#include <set>
 
 #include "table/delta_log_json.h"
 #include "table/delta_table.h"
@@ -18,6 +20,9 @@
 namespace lakestream::delta {
 
 namespace {
+
+// Where row tracking keeps the highest row id given (PROTOCOL.md, "Row Tracking").
+constexpr const char* kRowTrackingDomain = "delta.rowTracking";
 
 int64_t now_ms() {
   return std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::system_clock::now().time_since_epoch())
@@ -50,6 +55,12 @@ Commit::Commit(const Snapshot& read) : table_path_(read.table_path), read_versio
     read_metadata_ = read.metadata;
     read_protocol_ = Protocol{read.min_reader_version, read.min_writer_version, read.reader_features,
                               read.writer_features};
+    if (auto domain = read.domains.find(kRowTrackingDomain); domain != read.domains.end()) {
+      auto configuration = nlohmann::json::parse(domain->second, nullptr, false);
+      if (configuration.is_object() && configuration.contains("rowIdHighWaterMark") &&
+          configuration["rowIdHighWaterMark"].is_number_integer())
+        read_row_id_high_water_mark_ = configuration["rowIdHighWaterMark"].get<int64_t>();
+    }
   }
 }
 
@@ -65,6 +76,8 @@ void Commit::remove(const AddFile& file, bool data_change) {
   removed.partition_values = file.partition_values;
   removed.size = file.size;
   removed.deletion_vector = file.deletion_vector;
+  removed.base_row_id = file.base_row_id;
+  removed.default_row_commit_version = file.default_row_commit_version;
   removes_.push_back(std::move(removed));
 }
 
@@ -104,6 +117,8 @@ int64_t Commit::publish() {
                                                [&](const RemoveFile& r) { return r.path == added.path; }))
       new_rows.push_back(added);
   check_added_rows(protocol, metadata, new_rows, table_path_);
+  const std::string row_tracking_line =
+      has_feature(protocol, "rowTracking") ? assign_row_ids(protocol, metadata, version) : "";
 
   // In-commit timestamps: the commit's time is in its commitInfo (first in the file, as it is
   // here always), and later than the previous commit's, whatever the clocks say.
@@ -124,6 +139,7 @@ int64_t Commit::publish() {
   std::string text = nlohmann::json{{"commitInfo", info}}.dump() + "\n";
   if (new_protocol) text += protocol_action(*new_protocol).dump() + "\n";
   if (metadata_) text += metadata_action(metadata).dump() + "\n";
+  text += row_tracking_line;
   for (const auto& [app_id, txn_version] : txns_) text += txn_action(app_id, txn_version, now).dump() + "\n";
   for (const auto& removed : removes_) text += remove_action(removed).dump() + "\n";
   for (const auto& added : adds_) text += add_action(added).dump() + "\n";
@@ -135,6 +151,43 @@ int64_t Commit::publish() {
   published_ = true;
   write_checkpoint_if_due(version);
   return version;
+}
+
+std::string Commit::assign_row_ids(const Protocol& protocol, const Metadata& metadata, int64_t version) {
+  std::map<std::string, const RemoveFile*> removed_by_path;
+  for (const auto& removed : removes_) removed_by_path[removed.path] = &removed;
+  int64_t high_water_mark = read_row_id_high_water_mark_;
+  bool fresh_rows = false;
+  std::set<std::string> kept_in_place;
+  for (auto& added : adds_) {
+    auto removed = removed_by_path.find(added.path);
+    if (removed != removed_by_path.end()) {
+      // The same file again (a new deletion vector): its rows keep their ids and version.
+      kept_in_place.insert(added.path);
+      added.base_row_id = removed->second->base_row_id;
+      added.default_row_commit_version = removed->second->default_row_commit_version;
+      continue;
+    }
+    if (added.base_row_id) continue;  // given by the writer that made it
+    auto stats = nlohmann::json::parse(added.stats.empty() ? "{}" : added.stats, nullptr, false);
+    if (!stats.is_object() || !stats.contains("numRecords") || !stats["numRecords"].is_number_integer())
+      throw Error("internal: file " + added.path + " of table " + table_path_ +
+                  " has no numRecords, which row tracking needs to give its rows ids");
+    added.base_row_id = high_water_mark + 1;
+    added.default_row_commit_version = version;
+    high_water_mark += std::max<int64_t>(1, stats["numRecords"].get<int64_t>());
+    fresh_rows = true;
+  }
+  bool moves_rows = false;
+  for (const auto& removed : removes_) moves_rows = moves_rows || !kept_in_place.count(removed.path);
+  if (fresh_rows && moves_rows && row_tracking_enabled(protocol, metadata))
+    throw Error("table " + table_path_ + " has row tracking on (delta.enableRowTracking = true): this " + operation_ +
+                " would rewrite rows into new files, and their row ids must then be kept in materialized columns, "
+                "which lakestream does not write. Nothing was committed. Merge into it with deletion_vectors = true "
+                "(merge-on-read leaves rows in place), or turn row tracking off with Spark");
+  if (high_water_mark == read_row_id_high_water_mark_) return "";
+  return domain_metadata_action(kRowTrackingDomain, nlohmann::json{{"rowIdHighWaterMark", high_water_mark}}.dump()).dump() +
+         "\n";
 }
 
 Metadata Commit::metadata_after() const { return metadata_ ? *metadata_ : read_metadata_.value_or(Metadata{}); }

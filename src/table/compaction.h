@@ -43,7 +43,8 @@ struct AutoCompaction {
 };
 
 // The table's own settings over the pipeline's, as Delta writers honour them: the property
-// `delta.autoOptimize.autoCompact` = false turns compaction off (nullopt), and
+// `delta.autoOptimize.autoCompact` = false turns compaction off (nullopt), as does
+// `delta.enableRowTracking` = true (a merge would have to keep each row's id), and
 // `delta.targetFileSize` (bytes, or a size such as "64mb") sets the target.
 std::optional<AutoCompaction> table_auto_compaction(const std::map<std::string, std::string>& configuration,
                                                     AutoCompaction pipeline_settings);

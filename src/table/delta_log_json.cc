@@ -92,6 +92,10 @@ AddFile read_add(const json& add, const std::string& where) {
     file.stats = parsed->dump();
   }
   file.deletion_vector = read_deletion_vector(add, where);
+  if (auto base = add.find("baseRowId"); base != add.end() && base->is_number())
+    file.base_row_id = as_int64(*base, "baseRowId", where);
+  if (auto version = add.find("defaultRowCommitVersion"); version != add.end() && version->is_number())
+    file.default_row_commit_version = as_int64(*version, "defaultRowCommitVersion", where);
   return file;
 }
 
@@ -150,6 +154,10 @@ void read_action(const json& action, LogActions& into, const std::string& where)
           file.partition_values = read_partition_values(body);
         if (auto size = body.find("size"); size != body.end() && size->is_number()) file.size = as_int64(*size, "size", where);
         file.deletion_vector = read_deletion_vector(body, where);
+        if (auto base = body.find("baseRowId"); base != body.end() && base->is_number())
+          file.base_row_id = as_int64(*base, "baseRowId", where);
+        if (auto version = body.find("defaultRowCommitVersion"); version != body.end() && version->is_number())
+          file.default_row_commit_version = as_int64(*version, "defaultRowCommitVersion", where);
         into.removes.push_back(std::move(file));
       } else if (kind == "metaData") {
         into.metadata = read_metadata(body, where);
@@ -266,6 +274,8 @@ json add_action(const AddFile& file) {
               {"dataChange", file.data_change}};
   if (!file.stats.empty()) add["stats"] = file.stats;
   if (file.deletion_vector) add["deletionVector"] = deletion_vector_json(*file.deletion_vector);
+  if (file.base_row_id) add["baseRowId"] = *file.base_row_id;
+  if (file.default_row_commit_version) add["defaultRowCommitVersion"] = *file.default_row_commit_version;
   return {{"add", add}};
 }
 
@@ -280,6 +290,8 @@ json remove_action(const RemoveFile& file) {
     remove["size"] = *file.size;
   }
   if (file.deletion_vector) remove["deletionVector"] = deletion_vector_json(*file.deletion_vector);
+  if (file.base_row_id) remove["baseRowId"] = *file.base_row_id;
+  if (file.default_row_commit_version) remove["defaultRowCommitVersion"] = *file.default_row_commit_version;
   return {{"remove", remove}};
 }
 

@@ -73,6 +73,10 @@ struct AddFile {
   int64_t version = -1;
   // The rows of the file a DELETE, UPDATE or MERGE marked deleted, when any: scans skip them.
   std::optional<DeletionVector> deletion_vector;
+  // Row tracking (the rowTracking feature): the id of the file's first row (row i has
+  // base_row_id + i unless the file materializes its ids), and the version that committed its rows.
+  std::optional<int64_t> base_row_id;
+  std::optional<int64_t> default_row_commit_version;
 
   // The file's identity in the log: its path, and its deletion vector's id when it has one (a
   // delete without a rewrite removes the file with its old vector and adds it with a new one).
@@ -90,6 +94,9 @@ struct RemoveFile {
   std::optional<int64_t> size;
   // The removed file's deletion vector: the protocol names a file by path and vector.
   std::optional<DeletionVector> deletion_vector;
+  // Row tracking: the removed file's, as its add had them.
+  std::optional<int64_t> base_row_id;
+  std::optional<int64_t> default_row_commit_version;
 
   std::string logical_key() const { return path + (deletion_vector ? "\n" + deletion_vector->unique_id() : ""); }
 };
@@ -215,6 +222,10 @@ class Commit {
   void write_checkpoint_if_due(int64_t version) const;
   // The read version's commit time: its inCommitTimestamp, else its commitInfo.timestamp.
   int64_t previous_commit_timestamp() const;
+  // Row tracking: gives the adds their base row ids and commit version (a file added again with a
+  // deletion vector keeps its own); returns the domainMetadata line of the new high-water mark,
+  // empty when no fresh id was given.
+  std::string assign_row_ids(const Protocol& protocol, const Metadata& metadata, int64_t version);
 
   std::string table_path_;
   int64_t read_version_;
@@ -226,6 +237,7 @@ class Commit {
   nlohmann::json commit_info_ = nlohmann::json::object();
   std::optional<Metadata> read_metadata_;  // the table's metadata as read (none for a new table)
   std::optional<Protocol> read_protocol_;  // the table's protocol as read (none for a new table)
+  int64_t read_row_id_high_water_mark_ = -1;  // row tracking: the highest row id given so far
   bool published_ = false;
 };
 

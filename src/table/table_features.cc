@@ -20,10 +20,14 @@ const std::set<std::string> kReaderFeatures = {"timestampNtz", "vacuumProtocolCh
                                                "columnMapping"};
 // domainMetadata: the domains are kept and carried into checkpoints (lakestream writes none);
 // clustering: a clustered table is never partitioned and its files have stats on every column;
-// inCommitTimestamp: each commit's commitInfo comes first with a monotonic inCommitTimestamp.
+// inCommitTimestamp: each commit's commitInfo comes first with a monotonic inCommitTimestamp;
+// rowTracking: fresh row ids for new files, kept for files added again with a deletion vector; a
+// commit that moves rows to new files is refused while delta.enableRowTracking is true (their ids
+// would have to be materialized).
 const std::set<std::string> kWriterFeatures = {"appendOnly",      "invariants",     "checkConstraints",
                                                "timestampNtz",    "deletionVectors", "v2Checkpoint",
-                                               "domainMetadata",  "clustering",     "inCommitTimestamp"};
+                                               "domainMetadata",  "clustering",     "inCommitTimestamp",
+                                               "rowTracking"};
 
 std::string joined(const std::vector<std::string>& names) {
   std::string out;
@@ -109,7 +113,7 @@ void check_writable(const Protocol& protocol, const std::string& table_path) {
   if (protocol.min_writer_version == 7 && !missing.empty())
     throw Error("table " + table_path + " uses the Delta writer feature(s) " + joined(missing) +
                 ", which lakestream does not implement (it writes: appendOnly, invariants, checkConstraints, "
-                "timestampNtz, deletionVectors, v2Checkpoint, domainMetadata, clustering, inCommitTimestamp)" + advice);
+                "timestampNtz, deletionVectors, v2Checkpoint, domainMetadata, clustering, inCommitTimestamp, rowTracking)" + advice);
 }
 
 namespace {
@@ -125,6 +129,10 @@ bool property_true(const Metadata& metadata, const char* property) {
 }  // namespace
 
 bool deletion_vectors_enabled(const Metadata& metadata) { return property_true(metadata, "delta.enableDeletionVectors"); }
+
+bool row_tracking_enabled(const Protocol& protocol, const Metadata& metadata) {
+  return has_feature(protocol, "rowTracking") && property_true(metadata, "delta.enableRowTracking");
+}
 
 bool in_commit_timestamps_enabled(const Protocol& protocol, const Metadata& metadata) {
   return has_feature(protocol, "inCommitTimestamp") && property_true(metadata, "delta.enableInCommitTimestamps");

@@ -34,6 +34,11 @@ bool deletion_vectors_enabled(const Metadata& metadata);
 // and delta.enableInCommitTimestamps = true.
 bool in_commit_timestamps_enabled(const Protocol& protocol, const Metadata& metadata);
 
+// True when the table's row ids must stay stable through rewrites: the rowTracking writer feature
+// and delta.enableRowTracking = true. lakestream then refuses commits that move rows to new files
+// (copy-on-write, compaction), whose ids it would have to materialize.
+bool row_tracking_enabled(const Protocol& protocol, const Metadata& metadata);
+
 // True when `protocol` has the feature (as a table feature, or implied by its legacy versions).
 bool has_feature(const Protocol& protocol, const std::string& feature);
 

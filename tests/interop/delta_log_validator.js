@@ -301,6 +301,7 @@ class TableState {
     // At most one add and one remove of a path per version, whatever the vectors.
     const addedPaths = new Set();
     const removedPaths = new Set();
+    const removedFiles = new Map();  // path -> the live file a remove of this version took out
     for (const { kind, body, at } of actions) {
       counts[kind] = (counts[kind] || 0) + 1;
       if (kind === 'protocol') { checkProtocol(body, at, f); this.protocol = body; }
@@ -342,9 +343,22 @@ class TableState {
           // A remove names the file with its deletion vector: without it, the file that has one stays.
           f.must(this.files.has(key) || ![...this.files.values()].some((x) => x.path === p && !paths.has(x.key)), at,
             `remove of ${p} leaves out the deletion vector of the live file it removes`);
+          if (this.files.has(key)) removedFiles.set(p, this.files.get(key));
           this.files.delete(key);
         }
       } else if (kind === 'add') {
+        // PROTOCOL.md, "Row Tracking": with the feature, every add has its base row id and version,
+        // and a file added again (a new deletion vector) keeps those of the file it was.
+        if (((this.protocol.writerFeatures) || []).includes('rowTracking') && !isCheckpoint) {
+          f.must(isLong(body.baseRowId) && isLong(body.defaultRowCommitVersion), at,
+            'row tracking is supported: add needs baseRowId and defaultRowCommitVersion');
+          const p = decodeURIComponent(body.path);
+          const before = removedFiles.get(p) || [...this.files.values()].find((x) => x.path === p);
+          if (before && before.add.baseRowId != null)
+            f.must(String(before.add.baseRowId) === String(body.baseRowId) &&
+              String(before.add.defaultRowCommitVersion) === String(body.defaultRowCommitVersion), at,
+              `file ${body.path} added again with other row ids than it had`);
+        }
         const file = checkAdd(body, this.meta, this.protocol, at, f);
         f.must(!addedPaths.has(file.path), at, `path ${file.path} is added more than once in this version`);  // one live file per path
         addedPaths.add(file.path);
@@ -549,6 +563,19 @@ function validateTable(tablePath, readCheckpoint) {
     state.apply(actions, commit, f);
     for (const a of actions)
       if (a.kind === 'add') everyAdd.push(state.files.get(fileKey(decodeURIComponent(a.body.path), a.body.deletionVector)));
+  }
+  // Row tracking: the live files' row id ranges do not overlap, and the high-water mark covers them.
+  if (state.protocol && (state.protocol.writerFeatures || []).includes('rowTracking')) {
+    const ranges = [...state.files.values()].filter((x) => x.add.baseRowId != null).map((x) => {
+      const stats = typeof x.add.stats === 'string' ? JSON.parse(x.add.stats) : {};
+      return [Number(x.add.baseRowId), Number(x.add.baseRowId) + Math.max(1, Number(stats.numRecords || 1)) - 1, x.path];
+    }).sort((a, b) => a[0] - b[0]);
+    for (let i = 1; i < ranges.length; i++)
+      f.must(ranges[i][0] > ranges[i - 1][1], tablePath, `row ids of ${ranges[i][2]} overlap those of ${ranges[i - 1][2]}`);
+    const mark = state.domains.has('delta.rowTracking') ? JSON.parse(state.domains.get('delta.rowTracking')).rowIdHighWaterMark : -1;
+    if (ranges.length > 0)
+      f.must(Number(mark) >= ranges[ranges.length - 1][1], tablePath,
+        `the row id high-water mark ${mark} is below the ids given (${ranges[ranges.length - 1][1]})`);
   }
   for (const file of state.files.values()) {
     f.must(fs.existsSync(path.join(tablePath, file.path)), tablePath, `live file ${file.path} is not on disk`);

@@ -148,13 +148,13 @@ TEST_F(ProtocolRules, TablesWithFeaturesLakestreamDoesNotImplementAreRefused) {
   EXPECT_NE(message.find("needs a Delta writer of version 4"), std::string::npos) << message;
   EXPECT_EQ(latest_version(cdf), 0);
 
-  std::string tracked = dir / "row_tracking";
-  other_writer_creates(tracked, {{"minReaderVersion", 1}, {"minWriterVersion", 7},
-                                 {"writerFeatures", {"appendOnly", "domainMetadata", "rowTracking"}}}, n_metadata(json::object()));
-  Commit to_tracked(load_snapshot(tracked));
-  to_tracked.set_txn("s", 0);
-  message = error_of([&] { to_tracked.publish(); });
-  EXPECT_NE(message.find("writer feature(s) rowTracking"), std::string::npos) << message;
+  std::string identity = dir / "identity";
+  other_writer_creates(identity, {{"minReaderVersion", 1}, {"minWriterVersion", 7},
+                                  {"writerFeatures", {"appendOnly", "domainMetadata", "identityColumns"}}}, n_metadata(json::object()));
+  Commit to_identity(load_snapshot(identity));
+  to_identity.set_txn("s", 0);
+  message = error_of([&] { to_identity.publish(); });
+  EXPECT_NE(message.find("writer feature(s) identityColumns"), std::string::npos) << message;
 }
 
 // 2. An append-only table never gets a remove with dataChange = true; compaction stays allowed.
