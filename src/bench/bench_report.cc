@@ -88,14 +88,13 @@ nlohmann::json bench_json(const BenchResult& result) {
           nlohmann::json{{"p50", m.p50_ms}, {"p99", m.p99_ms}, {"max", m.max_ms}, {"samples", m.latency_samples}};
       added["cores"] = m.seconds > 0 ? m.cpu_seconds / m.seconds : 0;
     }
-    if (m.bytes_written >= 0) {
-      auto& added = j["measurements"].back();
-      added["batches"] = m.batches;
-      added["bytes_written"] = m.bytes_written;
-      added["vector_bytes"] = m.vector_bytes;
-      added["batch_bytes"] = m.batch_bytes;
-      added["cpu_ms_per_batch"] = m.batches > 0 ? m.cpu_seconds * 1000 / static_cast<double>(m.batches) : 0;
-    }
+    if (m.bytes_written >= 0)
+      j["measurements"].back().update(
+          nlohmann::json{{"batches", m.batches},
+                         {"bytes_written", m.bytes_written},
+                         {"vector_bytes", m.vector_bytes},
+                         {"batch_bytes", m.batch_bytes},
+                         {"cpu_ms_per_batch", m.batches > 0 ? m.cpu_seconds * 1000 / static_cast<double>(m.batches) : 0}});
     if (m.bronze_files >= 0) {
       auto& added = j["measurements"].back();
       added["cpu_us_per_event"] = m.events > 0 ? m.cpu_seconds * 1e6 / static_cast<double>(m.events) : 0;

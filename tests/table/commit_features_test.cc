@@ -159,6 +159,22 @@ TEST_F(CommitFeatures, AClusteredTableGetsStatsOnItsClusteringColumnsAndNoPartit
   EXPECT_EQ(con.scalar_int("SELECT count(*) FROM (" + scan_sql(snapshot) + ")"), 15);
 }
 
+// Optimize on a clustered table writes the merged rows in the order of the clustering column:
+// appends of interleaved ids come out as one file sorted by id, with tight stats.
+TEST_F(CommitFeatures, OptimizeOrdersAClusteredTablesRowsByItsClusteringColumn) {
+  create(now_ms(), all_features());
+  for (int64_t first : {300, 100, 200}) append(first);
+  ASSERT_GE(compact_table(con, table, 1 << 30).version, 4);
+  Snapshot snapshot = load_snapshot(table);
+  ASSERT_EQ(snapshot.files.size(), 1u);
+  std::string file = sql::quote_literal(table + "/" + snapshot.files[0].path);
+  EXPECT_EQ(con.scalar_int("SELECT count(*) FROM read_parquet(" + file + ")"), 25);
+  EXPECT_EQ(con.scalar_int("SELECT count(*) FROM (SELECT id, lag(id) OVER (ORDER BY file_row_number) AS before FROM "
+                           "read_parquet(" + file + ", file_row_number = true)) WHERE before > id"),
+            0)
+      << "the rows are in id order";
+}
+
 // Row tracking, supported: every new file gets the next row ids and its commit's version, and the
 // high-water mark goes up with them; a file added again with a deletion vector keeps its ids (its
 // rows did not move); a compaction (row tracking not on) gives the merged rows fresh ids.
