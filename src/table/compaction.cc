@@ -9,6 +9,7 @@
 #include "table/column_mapping.h"
 #include "table/delta_table.h"
 #include "table/parquet_file.h"
+#include "table/table_features.h"
 #include "table/table_files.h"
 #include "util/byte_size.h"
 #include "util/error.h"
@@ -189,16 +190,9 @@ CompactionResult compact_table(sql::Connection& con, const std::string& table_pa
 
 std::optional<AutoCompaction> table_auto_compaction(const std::map<std::string, std::string>& configuration,
                                                     AutoCompaction settings) {
-  auto property_is = [&](const char* key, const char* wanted) {
-    auto it = configuration.find(key);
-    if (it == configuration.end()) return false;
-    std::string value;
-    for (char c : it->second) value += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-    return value == wanted;
-  };
-  if (property_is("delta.autoOptimize.autoCompact", "false")) return std::nullopt;
+  if (table_property_is(configuration, "delta.autoOptimize.autoCompact", "false")) return std::nullopt;
   // Row tracking on: a merge would move rows to new files, whose ids lakestream cannot keep.
-  if (property_is("delta.enableRowTracking", "true")) return std::nullopt;
+  if (table_property_is(configuration, "delta.enableRowTracking", "true")) return std::nullopt;
   if (auto size = configuration.find("delta.targetFileSize"); size != configuration.end())
     if (auto bytes = parse_byte_size(size->second); bytes && *bytes > 0) settings.target_bytes = *bytes;
   return settings;

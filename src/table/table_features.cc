@@ -116,14 +116,19 @@ void check_writable(const Protocol& protocol, const std::string& table_path) {
                 "timestampNtz, deletionVectors, v2Checkpoint, domainMetadata, clustering, inCommitTimestamp, rowTracking)" + advice);
 }
 
+bool table_property_is(const std::map<std::string, std::string>& configuration, const char* property,
+                       const char* wanted) {
+  auto it = configuration.find(property);
+  if (it == configuration.end()) return false;
+  std::string value;
+  for (char c : it->second) value += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return value == wanted;
+}
+
 namespace {
 
 bool property_true(const Metadata& metadata, const char* property) {
-  auto enabled = metadata.configuration.find(property);
-  if (enabled == metadata.configuration.end()) return false;
-  std::string value;
-  for (char c : enabled->second) value += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return value == "true";
+  return table_property_is(metadata.configuration, property, "true");
 }
 
 }  // namespace

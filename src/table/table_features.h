@@ -3,6 +3,7 @@
 // instead of being read wrong or written into a state its other readers refuse.
 #pragma once
 
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -26,6 +27,11 @@ void check_writable(const Protocol& protocol, const std::string& table_path);
 // needs the timestampNtz feature, `delta.enableDeletionVectors = true` the deletionVectors feature
 // (reader 3 / writer 7 both); otherwise a new table gets (1, 2).
 std::optional<Protocol> protocol_needed(const std::optional<Protocol>& current, const Metadata& metadata);
+
+// True when the table property `property` is set to `wanted` (lowercase), in any case, as Delta
+// reads its boolean properties.
+bool table_property_is(const std::map<std::string, std::string>& configuration, const char* property,
+                       const char* wanted);
 
 // True when the table property delta.enableDeletionVectors is true (in any case).
 bool deletion_vectors_enabled(const Metadata& metadata);
