@@ -28,7 +28,7 @@ void seed_orders_table(sql::Connection& con, const std::string& table_path, cons
         "AS event_time, 0 AS partition, i AS \"offset\", TIMESTAMPTZ '2026-09-01 00:00:00+00' AS kafka_timestamp, "
         "i::VARCHAR AS key, -1::BIGINT AS _batch_id, TIMESTAMPTZ '2026-09-01 00:00:00+00' AS _ingested_at "
         "FROM range(" + std::to_string(from) + ", " + std::to_string(to) + ") r(i)";
-    commit.add(delta::write_data_file(con, table_path, select, columns));
+    commit.add(delta::write_data_file(con, table_path, commit.metadata_after(), select, columns));
   }
   commit.set_operation("WRITE");
   commit.publish();

@@ -124,7 +124,7 @@ std::vector<RecountChange> recount_table(sql::Connection& con, const Pipeline& p
     delta::Commit commit(gold);
     for (const auto& f : gold.files) commit.remove(f);
     delta::AddFile added = delta::write_data_file(
-        con, table_path, "SELECT " + select + " " + joined + " UNION ALL SELECT " + unwritten_select + " " + unwritten,
+        con, table_path, commit.metadata_after(), "SELECT " + select + " " + joined + " UNION ALL SELECT " + unwritten_select + " " + unwritten,
         columns);
     if (!added.path.empty()) commit.add(added);
     commit.set_operation("RECOUNT");

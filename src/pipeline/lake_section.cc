@@ -70,7 +70,7 @@ void read_lake(const TomlSection& root, Pipeline& pipeline) {
   auto lake = root.table("lake");
   if (!lake) return;
   lake->allow_only({"tables", "checkpoints", "table_locations", "storage", "cache", "cache_size", "compact",
-                    "target_file_size", "compact_min_files"});
+                    "target_file_size", "compact_min_files", "column_mapping"});
   pipeline.storage = read_storage(*lake);
   if (lake->has("tables")) {
     std::string tables = lake->required_string(
@@ -114,6 +114,7 @@ void read_lake(const TomlSection& root, Pipeline& pipeline) {
     if (*files < 2) lake->fail("compact_min_files", "must be 2 or more: compaction merges that many small files into one");
     pipeline.compact_min_files = *files;
   }
+  if (lake->has("column_mapping")) pipeline.column_mapping = read_column_mapping(*lake);
   // Checkpoints on a store are mirrored in a working copy in the cache folder.
   if (!pipeline.checkpoints_url.empty()) pipeline.checkpoints_dir = join_path(pipeline.cache_dir, "checkpoints");
 }

@@ -97,6 +97,13 @@ std::vector<std::string> Stream::tables_written() const {
   return names;
 }
 
+std::map<std::string, std::string> Pipeline::table_properties(const Stream& stream) const {
+  const std::string& mode = stream.column_mapping.empty() ? column_mapping : stream.column_mapping;
+  // "none" asks nothing: a table another writer gave column mapping keeps it.
+  if (mode == "none") return {};
+  return {{"delta.columnMapping.mode", mode}};
+}
+
 std::vector<std::string> Pipeline::table_names() const {
   std::vector<std::string> names;
   for (const auto& stream : streams)

@@ -144,6 +144,9 @@ struct Stream {
   // Merge-on-read: the table gets delta.enableDeletionVectors, and a batch marks the rows it
   // replaces in deletion vectors instead of rewriting their files (sinks/upsert.h).
   bool deletion_vectors = false;
+  // Delta column mapping for the tables it creates: "none", "name" or "id"; empty: the
+  // pipeline's [lake] column_mapping.
+  std::string column_mapping;
 
   // window
   std::string filter;                 // SQL boolean expression, may be empty
@@ -200,6 +203,11 @@ struct Pipeline {
   bool compact = true;
   int64_t target_file_bytes = 128LL << 20;
   int64_t compact_min_files = 10;
+  // [lake] column_mapping: "none", "name" or "id", for the tables of streams that do not say.
+  std::string column_mapping = "none";
+  // The Delta table properties the tables `stream` writes must have (column mapping), beyond
+  // those a stream kind adds itself.
+  std::map<std::string, std::string> table_properties(const Stream& stream) const;
   // [service] target_latency: each stream's target_latency unless it sets its own; 0: none, a
   // continuous run with interval 0 commits whatever has arrived as soon as it can.
   int64_t target_latency_us = 0;

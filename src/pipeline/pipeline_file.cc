@@ -30,13 +30,14 @@ namespace {
 namespace fs = std::filesystem;
 
 const std::vector<std::string> kIngestKeys{"kind", "table", "source", "derived", "partition_by", "max_quarantine_share",
-                                           "target_latency"};
+                                           "target_latency", "column_mapping"};
 const std::vector<std::string> kLatestKeys{"kind", "table", "from", "key", "order_by", "entity", "max_staleness",
-                                           "max_files_per_trigger", "deletes", "target_latency", "deletion_vectors"};
+                                           "max_files_per_trigger", "deletes", "target_latency", "deletion_vectors",
+                                           "column_mapping"};
 const std::vector<std::string> kWindowKeys{"kind",   "table",    "from",          "filter",   "event_time",
                                            "watermark", "dedup", "window",        "window_column", "window_end_column", "group_by",
                                            "output", "aggregates", "max_late_share", "max_staleness",
-                                           "max_files_per_trigger", "target_latency"};
+                                           "max_files_per_trigger", "target_latency", "column_mapping"};
 const std::pair<const char*, const std::vector<std::string>*> kKindKeys[] = {
     {"ingest", &kIngestKeys}, {"latest", &kLatestKeys}, {"window", &kWindowKeys}};
 constexpr const char* kDurationHint = "write e.g. \"1 hour\", \"15 minutes\", \"90s\"";
@@ -402,6 +403,7 @@ Stream read_stream(const TomlSection& section, const std::string& name, const Pi
   });
   if (!kind_known) return stream;  // which settings belong here depends on the kind
   read_limits(section, stream, mistakes);
+  if (section.has("column_mapping")) read("column_mapping", [&] { stream.column_mapping = read_column_mapping(section); });
 
   if (stream.kind == StreamKind::Ingest) {
     read("source", [&] {

@@ -43,4 +43,14 @@ std::string read_group_name(const TomlSection& section) {
   return group;
 }
 
+std::string read_column_mapping(const TomlSection& section) {
+  std::string mode = section.required_string(
+      "column_mapping", "set column_mapping = \"none\", \"name\" (columns renamed or dropped without a rewrite) or \"id\"");
+  if (mode != "none" && mode != "name" && mode != "id")
+    section.fail("column_mapping", "'" + mode + "' is not a column mapping mode; write \"none\", \"name\" (the files "
+                 "keep each column under a fixed physical name) or \"id\" (as name, and readers find columns by "
+                 "Parquet field id, as Iceberg does)");
+  return mode;
+}
+
 }  // namespace lakestream

@@ -27,4 +27,7 @@ std::string expanded(const TomlSection& section, const std::string& name, const 
 // to 249 of [A-Za-z0-9._-] in a group id of its own tools' making; lakestream appends ".<stream>".
 std::string read_group_name(const TomlSection& section);
 
+// The `column_mapping` setting of `section` ([lake] or a stream): "none", "name" or "id".
+std::string read_column_mapping(const TomlSection& section);
+
 }  // namespace lakestream

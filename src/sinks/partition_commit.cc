@@ -31,11 +31,24 @@ std::string rows_condition(const FirstOffsets& from) {
   return condition;
 }
 
+namespace {
+
+bool same_columns(const std::vector<delta::Column>& a, const std::vector<delta::Column>& b) {
+  if (a.size() != b.size()) return false;
+  for (size_t i = 0; i < a.size(); i++)
+    if (a[i].name != b[i].name || a[i].type != b[i].type || a[i].metadata != b[i].metadata) return false;
+  return true;
+}
+
+}  // namespace
+
 int64_t commit_partitions(const PartitionSink& sink, const std::map<int32_t, OffsetRange>& ranges,
-                          const std::function<std::vector<delta::AddFile>(const FirstOffsets& from, int64_t version)>& write) {
+                          const std::function<std::vector<delta::AddFile>(const FirstOffsets& from, int64_t version,
+                                                                           const delta::Metadata& table)>& write) {
   constexpr int kAttempts = 50;
   FirstOffsets written_from;
   int64_t written_for = -1;
+  std::vector<delta::Column> written_as;  // the table's schema the files were written for
   std::vector<delta::AddFile> files;
   for (int attempt = 0; attempt < kAttempts; attempt++) {
     delta::Snapshot snapshot = delta::load_snapshot(sink.table_path);
@@ -48,15 +61,20 @@ int64_t commit_partitions(const PartitionSink& sink, const std::map<int32_t, Off
     }
     if (from.empty()) return -1;
     int64_t version = snapshot.version + 1;
-    if (from != written_from || version != written_for) {
+    delta::Commit commit =
+        begin_commit(snapshot, sink.schema, sink.partition_columns, sink.table_path, sink.properties);
+    const delta::Metadata table = commit.metadata_after();
+    // A retry that creates the table or adds columns again names them anew (column mapping's
+    // physical names): the files are written again for them.
+    if (from != written_from || version != written_for || !same_columns(table.schema, written_as)) {
       // Files of an earlier attempt stay unreferenced, for vacuum: another writer may be reading
       // the log while this one retries, and nothing points at them.
-      files = write(from, version);
+      files = write(from, version, table);
       written_from = from;
       written_for = version;
+      written_as = table.schema;
       fault_point("after_data_files");
     }
-    delta::Commit commit = begin_commit(snapshot, sink.schema, sink.partition_columns, sink.table_path);
     for (const auto& file : files) commit.add(file);
     for (const auto& [partition, first] : from)
       commit.set_txn(partition_app_id(sink.stream, partition), ranges.at(partition).end - 1);

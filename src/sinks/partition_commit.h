@@ -31,6 +31,7 @@ struct PartitionSink {
   std::vector<delta::Column> schema;           // creates or evolves the table, as commit_once does
   std::vector<std::string> partition_columns;
   nlohmann::json info;                         // merged into commitInfo
+  std::map<std::string, std::string> properties;  // table properties the table must have, as commit_once's
 };
 
 // The rows a commit takes: partition -> the first offset to write (offsets below are in the
@@ -40,11 +41,13 @@ using FirstOffsets = std::map<int32_t, int64_t>;
 // Commits the batch that read `ranges` (partition -> [start, end); an empty range only records
 // where the partition starts). `write` writes the data files of the rows `from` names, for the
 // commit of table version `version` (the batch's rows carry it as _batch_id, so that it grows
-// with the log); it runs again only when a retry changes either. A conflict at the log version
+// with the log), as the table's metadata `table` has them stored (column mapping); it runs again
+// only when a retry changes any of the three. A conflict at the log version
 // with other partitions' commits is retried at the next version without reading Kafka again.
 // Returns the version committed, or -1 when every partition's offsets were in the table already.
 int64_t commit_partitions(const PartitionSink& sink, const std::map<int32_t, OffsetRange>& ranges,
-                          const std::function<std::vector<delta::AddFile>(const FirstOffsets& from, int64_t version)>& write);
+                          const std::function<std::vector<delta::AddFile>(const FirstOffsets& from, int64_t version,
+                                                                           const delta::Metadata& table)>& write);
 
 // The SQL condition that keeps the rows `from` names: (partition = 0 AND "offset" >= 17) OR ...
 std::string rows_condition(const FirstOffsets& from);

@@ -5,6 +5,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "table/column_mapping.h"
 #include "table/deletion_vector.h"
 #include "table/parquet_file.h"
 #include "table/table_features.h"
@@ -34,7 +35,9 @@ std::vector<delta::AddFile> files_that_may_hold(sql::Connection& con, const delt
   std::string type = delta::duckdb_type_of(key.type);
   con.exec("CREATE OR REPLACE TEMP TABLE upsert_file_ranges (i INTEGER, kmin " + type + ", kmax " + type +
            ", may_hold_null BOOLEAN)");
-  std::vector<delta::AddFile> unknown;
+  // Statistics name the column as the files do (its physical name under column mapping).
+  const delta::Column* in_table = delta::find_column(snapshot.metadata.schema, key.name);
+  const std::string stored = in_table ? delta::physical_name(snapshot.metadata, *in_table) : key.name;
   {
     sql::Appender appender(con, "upsert_file_ranges");
     for (size_t i = 0; i < snapshot.files.size(); i++) {
@@ -48,12 +51,12 @@ std::vector<delta::AddFile> files_that_may_hold(sql::Connection& con, const delt
             if (v.is_null()) return std::nullopt;
             return v.is_string() ? v.get<std::string>() : v.dump();
           };
-          if (stats["minValues"].contains(key.name)) lo = text(stats["minValues"][key.name]);
-          if (stats["maxValues"].contains(key.name)) hi = text(stats["maxValues"][key.name]);
+          if (stats["minValues"].contains(stored)) lo = text(stats["minValues"][stored]);
+          if (stats["maxValues"].contains(stored)) hi = text(stats["maxValues"][stored]);
         }
-        if (!stats.is_discarded() && stats.contains("nullCount") && stats["nullCount"].contains(key.name) &&
-            stats["nullCount"][key.name].is_number_integer())
-          may_hold_null = stats["nullCount"][key.name].get<int64_t>() > 0;
+        if (!stats.is_discarded() && stats.contains("nullCount") && stats["nullCount"].contains(stored) &&
+            stats["nullCount"][stored].is_number_integer())
+          may_hold_null = stats["nullCount"][stored].get<int64_t>() > 0;
       }
       appender.append_int32(static_cast<int32_t>(i));
       // Min/max are cast by DuckDB from their JSON text to the key's type.
@@ -168,7 +171,15 @@ UpsertResult upsert_rows(sql::Connection& con, const std::string& table_path, de
     delta::Snapshot affected_only = snapshot;
     affected_only.files = affected;
     // Read in the writer's shape: after a schema change, columns the old files lack come as null.
-    affected_only.metadata.schema = columns;
+    // Each column as the table (after this commit) knows it, so that column mapping finds it in
+    // the files by its physical name or field id.
+    const delta::Metadata table_after = commit.metadata_after();
+    affected_only.metadata = table_after;
+    affected_only.metadata.schema.clear();
+    for (const auto& column : columns) {
+      const delta::Column* in_table = delta::find_column(table_after.schema, column.name);
+      affected_only.metadata.schema.push_back(in_table ? *in_table : column);
+    }
     std::string existing = "(" + delta::scan_sql(affected_only) + ")";
     std::string match = key_match(key);
     std::string key_columns;
@@ -229,7 +240,7 @@ UpsertResult upsert_rows(sql::Connection& con, const std::string& table_path, de
       rows = "SELECT " + column_list + " FROM upsert_winners s" + written_only;  // only new keys: append them
     }
   }
-  delta::AddFile added = delta::write_data_file(con, table_path, rows, columns);
+  delta::AddFile added = delta::write_data_file(con, table_path, commit.metadata_after(), rows, columns);
   if (!added.path.empty()) commit.add(added);
   con.exec("DROP TABLE IF EXISTS upsert_winners; DROP TABLE IF EXISTS upsert_matched");
   fault_point("after_data_files");

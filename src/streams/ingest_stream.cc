@@ -553,8 +553,9 @@ class IngestRun {
                            records.quarantined_rows_sql() + ")";
       SinkCommit sink{quarantine_path_, quarantine_columns(), checkpoint_->id(), id, "STREAMING UPDATE", info, {}};
       sink.replay = batch.replayed;
+      sink.properties = ctx_.pipeline.table_properties(ctx_.stream);
       commit_once(sink, [&](delta::Commit& commit, const delta::Snapshot&) {
-        commit.add(delta::write_data_file(con, quarantine_path_, select, sink.schema));
+        commit.add(delta::write_data_file(con, quarantine_path_, commit.metadata_after(), select, sink.schema));
         fault_point("after_data_files");
       });
       fault_point("after_quarantine_commit");
@@ -566,9 +567,10 @@ class IngestRun {
                     "STREAMING UPDATE", info,
                     ctx_.stream.partition_by};
     sink.replay = batch.replayed;
+    sink.properties = ctx_.pipeline.table_properties(ctx_.stream);
     bool written = commit_once(sink, [&](delta::Commit& commit, const delta::Snapshot&) {
       if (batch.output_rows > 0)
-        for (const auto& file : delta::write_partitioned_files(con, bronze_path_, select, sink.schema,
+        for (const auto& file : delta::write_partitioned_files(con, bronze_path_, commit.metadata_after(), select, sink.schema,
                                                                sink.partition_columns))
           commit.add(file);
       fault_point("after_data_files");
@@ -706,10 +708,11 @@ class IngestRun {
              extra + " FROM (" + rows_sql + ") WHERE " + rows_condition(from);
     };
     if (batch.quarantined > 0) {
-      PartitionSink sink{quarantine_path_, ctx_.stream.name, quarantine_columns(), {}, info};
-      commit_partitions(sink, ranges, [&](const FirstOffsets& from, int64_t version) {
-        delta::AddFile file =
-            delta::write_data_file(con, quarantine_path_, rows(records.quarantined_rows_sql(), from, version, ""), sink.schema);
+      PartitionSink sink{quarantine_path_, ctx_.stream.name, quarantine_columns(), {}, info,
+                         ctx_.pipeline.table_properties(ctx_.stream)};
+      commit_partitions(sink, ranges, [&](const FirstOffsets& from, int64_t version, const delta::Metadata& table) {
+        delta::AddFile file = delta::write_data_file(con, quarantine_path_, table,
+                                                     rows(records.quarantined_rows_sql(), from, version, ""), sink.schema);
         // Another owner may have committed every quarantined row of the batch already.
         return file.path.empty() ? std::vector<delta::AddFile>{} : std::vector<delta::AddFile>{file};
       });
@@ -718,11 +721,11 @@ class IngestRun {
     std::string derived = derived_columns_sql();
     PartitionSink sink{bronze_path_, ctx_.stream.name,
                        with_derived_columns(con, rows(records.good_rows_sql(), {}, 0, derived), records.field_columns()),
-                       ctx_.stream.partition_by, info};
-    int64_t version = commit_partitions(sink, ranges, [&](const FirstOffsets& from, int64_t v) {
+                       ctx_.stream.partition_by, info, ctx_.pipeline.table_properties(ctx_.stream)};
+    int64_t version = commit_partitions(sink, ranges, [&](const FirstOffsets& from, int64_t v, const delta::Metadata& table) {
       std::vector<delta::AddFile> files;
       if (batch.output_rows > 0)
-        files = delta::write_partitioned_files(con, bronze_path_, rows(records.good_rows_sql(), from, v, derived),
+        files = delta::write_partitioned_files(con, bronze_path_, table, rows(records.good_rows_sql(), from, v, derived),
                                                sink.schema, sink.partition_columns);
       return files;
     });

@@ -117,6 +117,7 @@ class LatestRun {
     if (!s.deletes.empty()) incoming = remember_deletes(planned.id, replay, columns, info);
     SinkCommit sink{table_path_, columns, checkpoint_.id(), planned.id, "MERGE", info, {}};
     sink.replay = replay;
+    sink.properties = ctx_.pipeline.table_properties(s);
     if (s.deletion_vectors) sink.properties["delta.enableDeletionVectors"] = "true";
     std::string removes = s.deletes.empty() ? "" : std::string("s.") + kDeleteFlag;
     bool written = commit_once(sink, [&](delta::Commit& commit, const delta::Snapshot& snapshot) {
@@ -146,6 +147,7 @@ class LatestRun {
     std::string deleted_path = ctx_.pipeline.table_path(s.deleted_table());
     SinkCommit sink{deleted_path, columns, checkpoint_.id(), batch_id, "MERGE", info, {}};
     sink.replay = replay;
+    sink.properties = ctx_.pipeline.table_properties(s);
     std::string keep_existing = existing_row_stays(columns);
     commit_once(sink, [&](delta::Commit& commit, const delta::Snapshot& snapshot) {
       upsert_rows(con, deleted_path, commit, snapshot, "latest_newest", s.key, keep_existing, columns,

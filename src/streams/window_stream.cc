@@ -177,9 +177,10 @@ class WindowRun {
                                            {"sourceMaxBatchId", meta("source_max_batch_id", -1)}}}};
     SinkCommit sink{table_path_, columns, checkpoint_.id(), batch_id, "STREAMING UPDATE", info, {}};
     sink.replay = replay;
+    sink.properties = ctx_.pipeline.table_properties(s_);
     commit_once(sink, [&](delta::Commit& commit, const delta::Snapshot& snapshot) {
       if (s_.output == OutputMode::Append) {
-        commit.add(delta::write_data_file(con, table_path_, select, columns));
+        commit.add(delta::write_data_file(con, table_path_, commit.metadata_after(), select, columns));
         fault_point("after_data_files");
       } else {
         con.exec("CREATE OR REPLACE TEMP TABLE window_updates AS " + select);

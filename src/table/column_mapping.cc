@@ -1,10 +1,11 @@
-// Column mapping for readers: resolving by physical name (name mode), and top-level columns by
-// Parquet field id (id mode).
+// Column mapping: readers resolve fields by physical name (name mode) and top-level columns by
+// Parquet field id (id mode); writers assign ids and physical names and write under them.
 #include "table/column_mapping.h"
 
 #include "sql/duckdb.h"
 #include "table/parquet_file.h"
 #include "util/error.h"
+#include "util/files.h"
 
 namespace lakestream::delta {
 
@@ -47,25 +48,100 @@ nlohmann::json renamed(const nlohmann::json& type) {
   return out;
 }
 
-// `depth` names the lambda variables, so that nested lambdas do not shadow each other.
-std::string logical_sql(const std::string& value, const nlohmann::json& type, int depth) {
+// `value` (a value of `type` whose struct fields are named by their physical names when
+// `from_physical`, else by their logical names) with the struct fields named the other way, at
+// every depth. `depth` names the lambda variables, so that nested lambdas do not shadow each other.
+std::string renamed_value_sql(const std::string& value, const nlohmann::json& type, bool from_physical, int depth) {
   if (!has_struct(type)) return value;
   std::string kind = type.value("type", "");
   std::string x = "x" + std::to_string(depth);
   if (kind == "struct") {
     std::string fields;
-    for (const auto& field : type["fields"])
-      fields += (fields.empty() ? "" : ", ") + sql::quote_ident(field.at("name").get<std::string>()) + " := " +
-                logical_sql("(" + value + ")." + sql::quote_ident(field_physical_name(field)), field["type"], depth + 1);
+    for (const auto& field : type["fields"]) {
+      std::string logical = field.at("name").get<std::string>(), physical = field_physical_name(field);
+      fields += (fields.empty() ? "" : ", ") + sql::quote_ident(from_physical ? logical : physical) + " := " +
+                renamed_value_sql("(" + value + ")." + sql::quote_ident(from_physical ? physical : logical),
+                                  field["type"], from_physical, depth + 1);
+    }
     // struct_pack of a NULL struct would be a struct of NULLs.
     return "CASE WHEN (" + value + ") IS NULL THEN NULL ELSE struct_pack(" + fields + ") END";
   }
   if (kind == "array")
-    return "list_transform(" + value + ", " + x + " -> " + logical_sql(x, type["elementType"], depth + 1) + ")";
+    return "list_transform(" + value + ", " + x + " -> " +
+           renamed_value_sql(x, type["elementType"], from_physical, depth + 1) + ")";
   // A map: its entries, each key and value renamed, back into a map.
   return "map_from_entries(list_transform(map_entries(" + value + "), " + x + " -> struct_pack(key := " +
-         logical_sql(x + ".key", type["keyType"], depth + 1) + ", value := " +
-         logical_sql(x + ".value", type["valueType"], depth + 1) + ")))";
+         renamed_value_sql(x + ".key", type["keyType"], from_physical, depth + 1) + ", value := " +
+         renamed_value_sql(x + ".value", type["valueType"], from_physical, depth + 1) + ")))";
+}
+
+bool is_mapping_key(const std::string& key) { return key.starts_with("delta.columnMapping."); }
+
+nlohmann::json metadata_without_mapping(const nlohmann::json& metadata) {
+  nlohmann::json out = nlohmann::json::object();
+  if (metadata.is_object())
+    for (const auto& [key, value] : metadata.items())
+      if (!is_mapping_key(key)) out[key] = value;
+  return out;
+}
+
+// Calls `visit` on every struct field's metadata inside `type`, depth first.
+template <typename Visit>
+void for_each_nested_field(nlohmann::json& type, const Visit& visit) {
+  if (!type.is_object()) return;
+  std::string kind = type.value("type", "");
+  if (kind == "struct") {
+    for (auto& field : type["fields"]) {
+      if (!field.contains("metadata") || !field["metadata"].is_object()) field["metadata"] = nlohmann::json::object();
+      visit(field);
+      for_each_nested_field(field["type"], visit);
+    }
+  } else if (kind == "array") {
+    for_each_nested_field(type["elementType"], visit);
+  } else if (kind == "map") {
+    for_each_nested_field(type["keyType"], visit);
+    for_each_nested_field(type["valueType"], visit);
+  }
+}
+
+std::string mode_of(const Metadata& metadata) {
+  auto mode = metadata.configuration.find("delta.columnMapping.mode");
+  return mode == metadata.configuration.end() ? "none" : mode->second;
+}
+
+int64_t field_id_of(const nlohmann::json& metadata) {
+  auto id = metadata.find(kFieldId);
+  return id != metadata.end() && id->is_number_integer() ? id->get<int64_t>() : 0;
+}
+
+// The ids of a struct's fields as FIELD_IDS wants them: {name: id} for a field without nested
+// structs, {name: {__duckdb_field_id: id, ...}} around one with them.
+std::string nested_field_ids(const nlohmann::json& type);
+
+std::string field_id_entry(const std::string& name, int64_t id, const nlohmann::json& type) {
+  std::string nested = nested_field_ids(type);
+  if (nested.empty()) return id ? sql::quote_ident(name) + ": " + std::to_string(id) : "";
+  return sql::quote_ident(name) + ": {" + (id ? "__duckdb_field_id: " + std::to_string(id) + ", " : "") + nested + "}";
+}
+
+std::string nested_field_ids(const nlohmann::json& type) {
+  if (!has_struct(type)) return "";
+  std::string kind = type.value("type", "");
+  std::vector<std::string> entries;
+  if (kind == "struct") {
+    for (const auto& field : type["fields"])
+      entries.push_back(field_id_entry(field_physical_name(field), field_id_of(field.value("metadata", nlohmann::json::object())),
+                                       field["type"]));
+  } else if (kind == "array") {
+    entries.push_back(field_id_entry("element", 0, type["elementType"]));
+  } else {
+    entries.push_back(field_id_entry("key", 0, type["keyType"]));
+    entries.push_back(field_id_entry("value", 0, type["valueType"]));
+  }
+  std::string out;
+  for (const auto& entry : entries)
+    if (!entry.empty()) out += (out.empty() ? "" : ", ") + entry;
+  return out;
 }
 
 }  // namespace
@@ -87,7 +163,91 @@ nlohmann::json physical_type(const Metadata& metadata, const nlohmann::json& typ
 }
 
 std::string logical_value_sql(const Metadata& metadata, const std::string& physical_sql, const nlohmann::json& type) {
-  return uses_column_mapping(metadata) ? logical_sql(physical_sql, type, 0) : physical_sql;
+  return uses_column_mapping(metadata) ? renamed_value_sql(physical_sql, type, true, 0) : physical_sql;
+}
+
+std::string physical_value_sql(const Metadata& metadata, const std::string& logical_sql, const nlohmann::json& type) {
+  return uses_column_mapping(metadata) ? renamed_value_sql(logical_sql, type, false, 0) : logical_sql;
+}
+
+nlohmann::json without_column_mapping(const nlohmann::json& type) {
+  nlohmann::json out = type;
+  for_each_nested_field(out, [](nlohmann::json& field) { field["metadata"] = metadata_without_mapping(field["metadata"]); });
+  return out;
+}
+
+Metadata with_column_mapping(const Metadata& wanted, const std::optional<Metadata>& previous,
+                             const std::string& table_path) {
+  Metadata out = wanted;
+  const std::string mode = mode_of(wanted), before = previous ? mode_of(*previous) : "none";
+  if (previous && mode != before && !(before == "none" && mode == "name"))
+    throw Error("table " + table_path + " has delta.columnMapping.mode = " + before + "; changing it to " + mode +
+                " in place is not possible (its files hold the columns by " +
+                (before == "none" ? "name, not by field id" : "their physical names") +
+                "). Write to a new table with column_mapping = \"" + mode +
+                "\" and replay into it, or leave the table's mode as it is");
+  std::set<std::string> kept;
+  if (previous)
+    for (const auto& column : previous->schema) kept.insert(column.name);
+  // Columns new to the table start clean: mapping metadata copied from the table they were read
+  // from (silver's columns are bronze's) names that table's files, not this one's.
+  for (auto& column : out.schema) {
+    if (kept.count(column.name)) continue;
+    column.metadata = metadata_without_mapping(column.metadata);
+    column.type = without_column_mapping(column.type);
+  }
+  if (mode != "name" && mode != "id") return out;
+
+  const bool turned_on = previous && before == "none";
+  int64_t max_id = 0;
+  if (auto configured = out.configuration.find("delta.columnMapping.maxColumnId"); configured != out.configuration.end())
+    max_id = std::strtoll(configured->second.c_str(), nullptr, 10);
+  auto note_id = [&](const nlohmann::json& metadata) { max_id = std::max(max_id, field_id_of(metadata)); };
+  for (auto& column : out.schema) {
+    note_id(column.metadata);
+    for_each_nested_field(column.type, [&](nlohmann::json& field) { note_id(field["metadata"]); });
+  }
+  // Fields get ids in schema order, a struct's fields after the struct.
+  for (auto& column : out.schema) {
+    const bool named_in_files = turned_on && kept.count(column.name);
+    auto assign = [&](nlohmann::json& metadata, const std::string& name) {
+      if (!metadata.contains(kFieldId)) metadata[kFieldId] = ++max_id;
+      if (!metadata.contains(kPhysicalName)) metadata[kPhysicalName] = named_in_files ? name : "col-" + new_uuid();
+    };
+    assign(column.metadata, column.name);
+    for_each_nested_field(column.type,
+                          [&](nlohmann::json& field) { assign(field["metadata"], field.at("name").get<std::string>()); });
+  }
+  out.configuration["delta.columnMapping.maxColumnId"] = std::to_string(max_id);
+  return out;
+}
+
+std::string field_ids_option(const Metadata& metadata, const std::vector<Column>& columns) {
+  if (!uses_column_mapping(metadata)) return "";
+  std::string entries;
+  for (const auto& column : columns) {
+    std::string entry = field_id_entry(physical_name(metadata, column), field_id_of(column.metadata), column.type);
+    if (!entry.empty()) entries += (entries.empty() ? "" : ", ") + entry;
+  }
+  return entries.empty() ? "" : "FIELD_IDS {" + entries + "}";
+}
+
+std::map<std::string, std::optional<std::string>> partition_values_by_name(
+    const Metadata& metadata, const std::map<std::string, std::optional<std::string>>& stored) {
+  if (!uses_column_mapping(metadata)) return stored;
+  std::map<std::string, std::optional<std::string>> values;
+  for (const auto& column : metadata.schema)
+    if (auto it = stored.find(physical_name(metadata, column)); it != stored.end()) values[column.name] = it->second;
+  return values;
+}
+
+std::map<std::string, std::optional<std::string>> partition_values_by_physical_name(
+    const Metadata& metadata, const std::map<std::string, std::optional<std::string>>& by_name) {
+  if (!uses_column_mapping(metadata)) return by_name;
+  std::map<std::string, std::optional<std::string>> values;
+  for (const auto& column : metadata.schema)
+    if (auto it = by_name.find(column.name); it != by_name.end()) values[physical_name(metadata, column)] = it->second;
+  return values;
 }
 
 bool maps_by_field_id(const Metadata& metadata) {

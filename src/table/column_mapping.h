@@ -2,9 +2,13 @@
 // a column's name in the schema (its logical name, which a RENAME COLUMN changes) differs from
 // its name in the Parquet files, in partition values and in statistics (its physical name, fixed
 // when the column is created: `delta.columnMapping.physicalName` in the field's metadata, nested
-// fields too). Readers look the data up by physical name and show it by logical name.
+// fields too). Readers look the data up by physical name and show it by logical name; writers
+// (write_data_file) store each column under its physical name with its id as the Parquet field
+// id, and key statistics and partition values by physical name.
 #pragma once
 
+#include <map>
+#include <optional>
 #include <set>
 #include <string>
 
@@ -39,5 +43,36 @@ bool maps_by_field_id(const Metadata& metadata);
 // out as NULL. Nested fields are still found by physical name, which Delta writers write beside
 // the field ids. Throws Error when a column has no id.
 std::string parquet_schema_by_field_id(const Metadata& metadata, const std::set<std::string>& left_out);
+
+// The metadata a commit gives the table when it asks for `wanted`: columns new to the table (not
+// in `previous` by name; all of them for a new table) lose any column mapping metadata they
+// carry (copied from the table they were read from); then, under column mapping, every field
+// (nested struct fields too) without an id and a physical name gets the next id and a physical
+// name `col-<uuid>`, and delta.columnMapping.maxColumnId is raised to the largest id. Turning
+// name mode on for an existing table keeps each column's name as its physical name, since its
+// files hold it so (as Delta does). Throws Error for the changes of mode the protocol does not
+// allow in place: to id mode on an existing table, or from one mode to another.
+Metadata with_column_mapping(const Metadata& wanted, const std::optional<Metadata>& previous,
+                             const std::string& table_path);
+
+// `type` without column mapping's field metadata at any depth: what two schemas' types are
+// compared by, whatever tables they were read from.
+nlohmann::json without_column_mapping(const nlohmann::json& type);
+
+// The reverse of logical_value_sql: `logical_sql`, a value of `type` under its logical field
+// names, as a value of physical_type(type), for writing it to a data file.
+std::string physical_value_sql(const Metadata& metadata, const std::string& logical_sql, const nlohmann::json& type);
+
+// The Parquet field ids of `columns` (top-level columns of the table, written under their
+// physical names) as DuckDB's COPY option `FIELD_IDS {...}`, nested struct fields included;
+// empty without column mapping or when no column has an id.
+std::string field_ids_option(const Metadata& metadata, const std::vector<Column>& columns);
+
+// A file's partition values keyed by column name (the log keys them by physical name under
+// column mapping), and back.
+std::map<std::string, std::optional<std::string>> partition_values_by_name(
+    const Metadata& metadata, const std::map<std::string, std::optional<std::string>>& stored);
+std::map<std::string, std::optional<std::string>> partition_values_by_physical_name(
+    const Metadata& metadata, const std::map<std::string, std::optional<std::string>>& by_name);
 
 }  // namespace lakestream::delta

@@ -7,6 +7,7 @@
 #include <map>
 #include <set>
 
+#include "table/column_mapping.h"
 #include "table/delta_log_json.h"
 #include "table/delta_table.h"
 #include "table/log_files.h"
@@ -64,7 +65,10 @@ Commit::Commit(const Snapshot& read) : table_path_(read.table_path), read_versio
   }
 }
 
-void Commit::set_metadata(const Metadata& metadata) { metadata_ = metadata; }
+void Commit::set_metadata(const Metadata& metadata) {
+  // Column mapping's ids and physical names are fixed here, before any file is written for it.
+  metadata_ = with_column_mapping(metadata, read_metadata_, table_path_);
+}
 
 void Commit::add(const AddFile& file) { adds_.push_back(file); }
 
@@ -97,7 +101,7 @@ int64_t Commit::publish() {
   const bool new_table = version == 0;
   if (new_table && !metadata_)
     throw Error("internal: creating table " + table_path_ + " needs its metadata (Commit::set_metadata)");
-  if (read_protocol_) check_writable(*read_protocol_, table_path_);
+  if (read_protocol_) check_writable(*read_protocol_, read_metadata_.value_or(Metadata{}), table_path_);
 
   const int64_t now = now_ms();
   Metadata metadata = metadata_ ? *metadata_ : *read_metadata_;

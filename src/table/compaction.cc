@@ -127,9 +127,10 @@ CompactionResult compact_with(sql::Connection& con, const std::string& table_pat
       std::string column_list;
       for (const auto& column : snapshot.metadata.schema)
         column_list += (column_list.empty() ? "" : ", ") + sql::quote_ident(column.name);
-      AddFile file = write_data_file(con, table_path,
+      AddFile file = write_data_file(con, table_path, snapshot.metadata,
                                      "SELECT " + column_list + " FROM (" + scan_sql(group_files) + ")" + clustering_order(snapshot),
-                                     snapshot.metadata.schema, group.front().partition_values);
+                                     snapshot.metadata.schema,
+                                     partition_values_by_name(snapshot.metadata, group.front().partition_values));
       int64_t expected = rows_in(con, group_files);
       Snapshot new_file = snapshot;
       new_file.files = {file};

@@ -12,13 +12,16 @@
 namespace lakestream::delta {
 
 // Writes the rows of `select_sql` (run on `con`) as one new Parquet file in the table folder and
-// returns its add action (path, size, time, stats). `columns` is the table schema: the file holds
-// those columns in that order. With `partition_values`, the file goes to the Hive-style folder
-// for them and the partition columns are left out of the file, as Delta requires.
-// Returns an AddFile with size 0 and no file when the query has no rows, or, with
+// returns its add action (path, size, time, stats). `columns` are columns of the table, by name:
+// the file holds those columns in that order. `table` is the table's metadata as the commit
+// leaves it (Commit::metadata_after()): under column mapping each column is stored under its
+// physical name with its id as Parquet field id, and stats and partition values are keyed by
+// physical name. With `partition_values` (keyed by column name), the file goes to the
+// Hive-style folder for them and the partition columns are left out of the file, as Delta
+// requires. Returns an AddFile with size 0 and no file when the query has no rows, or, with
 // `expected_rows` >= 0, when it has another number of rows than that.
-AddFile write_data_file(sql::Connection& con, const std::string& table_path, const std::string& select_sql,
-                        const std::vector<Column>& columns,
+AddFile write_data_file(sql::Connection& con, const std::string& table_path, const Metadata& table,
+                        const std::string& select_sql, const std::vector<Column>& columns,
                         const std::map<std::string, std::optional<std::string>>& partition_values = {},
                         int64_t expected_rows = -1);
 
@@ -28,7 +31,7 @@ AddFile write_data_file(sql::Connection& con, const std::string& table_path, con
 // The query may run more than once; each file holds the rows that had its values in the run that
 // wrote it, and every row is in one file, also when a partition value changes between runs.
 std::vector<AddFile> write_partitioned_files(sql::Connection& con, const std::string& table_path,
-                                             const std::string& select_sql, const std::vector<Column>& columns,
+                                             const Metadata& table, const std::string& select_sql, const std::vector<Column>& columns,
                                              const std::vector<std::string>& partition_columns);
 
 // SQL text for a relation over the snapshot's live files, with the table's columns in schema

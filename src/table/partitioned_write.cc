@@ -86,7 +86,7 @@ std::map<PartitionValues, int64_t> rows_per_partition(sql::Connection& con, cons
 // The rows of `select_sql` through a temporary table: their partition texts computed once, then
 // one file per distinct value.
 std::vector<AddFile> write_through_temporary_table(sql::Connection& con, const std::string& table_path,
-                                                   const std::string& select_sql, const std::vector<Column>& columns,
+                                                   const Metadata& table, const std::string& select_sql, const std::vector<Column>& columns,
                                                    const std::vector<std::string>& partition_columns) {
   std::string texts;
   std::vector<std::string> text_sql = partition_texts(columns, partition_columns, "q", table_path);
@@ -108,7 +108,7 @@ std::vector<AddFile> write_through_temporary_table(sql::Connection& con, const s
         where += std::string(i ? " AND " : "") + value_column(i) +
                  (value ? " = " + sql::quote_literal(*value) : std::string(" IS NULL"));
       }
-      AddFile file = write_data_file(con, table_path, std::string("SELECT * FROM ") + kBatchRows + " WHERE " + where,
+      AddFile file = write_data_file(con, table_path, table, std::string("SELECT * FROM ") + kBatchRows + " WHERE " + where,
                                      columns, values);
       if (!file.path.empty()) files.push_back(std::move(file));
     }
@@ -123,10 +123,10 @@ std::vector<AddFile> write_through_temporary_table(sql::Connection& con, const s
 }  // namespace
 
 std::vector<AddFile> write_partitioned_files(sql::Connection& con, const std::string& table_path,
-                                             const std::string& select_sql, const std::vector<Column>& columns,
+                                             const Metadata& table, const std::string& select_sql, const std::vector<Column>& columns,
                                              const std::vector<std::string>& partition_columns) {
   if (partition_columns.empty()) {
-    AddFile file = write_data_file(con, table_path, select_sql, columns);
+    AddFile file = write_data_file(con, table_path, table, select_sql, columns);
     if (file.path.empty()) return {};
     return {file};
   }
@@ -138,13 +138,13 @@ std::vector<AddFile> write_partitioned_files(sql::Connection& con, const std::st
     // changed between the two runs (now(), random()): that file is dropped, and the batch goes
     // the other way.
     const auto& [values, rows] = *counts.begin();
-    AddFile file = write_data_file(con, table_path,
+    AddFile file = write_data_file(con, table_path, table,
                                    "SELECT * FROM (" + select_sql + ") AS q WHERE " +
                                        in_partition(columns, partition_columns, "q", values, table_path),
                                    columns, values, rows);
     if (!file.path.empty()) return {file};
   }
-  return write_through_temporary_table(con, table_path, select_sql, columns, partition_columns);
+  return write_through_temporary_table(con, table_path, table, select_sql, columns, partition_columns);
 }
 
 }  // namespace lakestream::delta

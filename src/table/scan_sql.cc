@@ -188,32 +188,25 @@ std::string scan_sql_by_name(const Snapshot& snapshot, bool with_file_version, b
 
 // The snapshot with its partition values keyed by column name (under column mapping the log
 // keys them by physical name).
-Snapshot partition_values_by_name(const Snapshot& snapshot) {
+Snapshot with_partition_values_by_name(const Snapshot& snapshot) {
   if (!uses_column_mapping(snapshot.metadata) || snapshot.metadata.partition_columns.empty()) return snapshot;
   Snapshot logical = snapshot;
-  for (auto& file : logical.files) {
-    std::map<std::string, std::optional<std::string>> values;
-    for (const auto& column : snapshot.metadata.schema) {
-      auto it = file.partition_values.find(physical_name(snapshot.metadata, column));
-      if (it != file.partition_values.end()) values[column.name] = it->second;
-    }
-    file.partition_values = std::move(values);
-  }
+  for (auto& file : logical.files) file.partition_values = partition_values_by_name(snapshot.metadata, file.partition_values);
   return logical;
 }
 
 }  // namespace
 
 std::string scan_sql(const Snapshot& snapshot, bool with_file_version) {
-  return scan_sql_by_name(partition_values_by_name(snapshot), with_file_version, false);
+  return scan_sql_by_name(with_partition_values_by_name(snapshot), with_file_version, false);
 }
 
 std::string scan_sql_with_positions(const Snapshot& snapshot) {
-  return scan_sql_by_name(partition_values_by_name(snapshot), false, true);
+  return scan_sql_by_name(with_partition_values_by_name(snapshot), false, true);
 }
 
 std::string every_row_with_positions_sql(const Snapshot& snapshot) {
-  return files_scan_sql(partition_values_by_name(snapshot), false, true);
+  return files_scan_sql(with_partition_values_by_name(snapshot), false, true);
 }
 
 std::string deleted_positions_sql(const Snapshot& snapshot) {

@@ -2,6 +2,7 @@
 
 #include <map>
 
+#include "table/column_mapping.h"
 #include "table/schema_columns.h"
 #include "util/error.h"
 
@@ -17,7 +18,10 @@ std::string joined(const std::vector<std::string>& names) {
 
 // Types must match exactly: even a widening (int to long) needs Delta's typeWidening table
 // feature, which older readers refuse, and a narrowing could not hold the old values.
-bool same_type(const nlohmann::json& a, const nlohmann::json& b) { return a == b; }
+// Nested fields' column mapping metadata (ids, physical names) is the table's own business.
+bool same_type(const nlohmann::json& a, const nlohmann::json& b) {
+  return without_column_mapping(a) == without_column_mapping(b);
+}
 
 }  // namespace
 

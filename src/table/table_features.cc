@@ -1,15 +1,17 @@
 // What PROTOCOL.md asks of readers and writers per version and feature, and the subset
-// lakestream implements: reads reader 1, reader 2 without active column mapping, reader 3 with
-// timestampNtz, deletionVectors (table/deletion_vector.h), v2Checkpoint (table/checkpoint_reader.h)
-// and vacuumProtocolCheck (which asks nothing of readers); writes writer 2 and 3 (append-only,
-// invariants, CHECK constraints: table/write_rules.h) and writer 7 with those features,
-// timestampNtz, deletionVectors (files are removed with their vectors; rewrites drop the deleted
-// rows) and v2Checkpoint (its checkpoints are classic-named ones of the v2 spec).
+// lakestream implements: reads reader 1, reader 2 (column mapping) and reader 3 with
+// timestampNtz, deletionVectors (table/deletion_vector.h), v2Checkpoint (table/checkpoint_reader.h),
+// columnMapping (table/column_mapping.h) and vacuumProtocolCheck (which asks nothing of readers);
+// writes writer 2 and 3 (append-only, invariants, CHECK constraints: table/write_rules.h), 4 to 6
+// while their features are unused, and writer 7 with those features, timestampNtz,
+// deletionVectors (files are removed with their vectors; rewrites drop the deleted rows),
+// v2Checkpoint (its checkpoints are classic-named ones of the v2 spec) and the features below.
 #include "table/table_features.h"
 
 #include <algorithm>
 #include <set>
 
+#include "table/column_mapping.h"
 #include "util/error.h"
 
 namespace lakestream::delta {
@@ -24,10 +26,17 @@ const std::set<std::string> kReaderFeatures = {"timestampNtz", "vacuumProtocolCh
 // rowTracking: fresh row ids for new files, kept for files added again with a deletion vector; a
 // commit that moves rows to new files is refused while delta.enableRowTracking is true (their ids
 // would have to be materialized).
+// columnMapping: new columns get ids and physical names, data files, stats and partition values
+// use them (table/column_mapping.h).
 const std::set<std::string> kWriterFeatures = {"appendOnly",      "invariants",     "checkConstraints",
                                                "timestampNtz",    "deletionVectors", "v2Checkpoint",
                                                "domainMetadata",  "clustering",     "inCommitTimestamp",
-                                               "rowTracking"};
+                                               "rowTracking",     "columnMapping"};
+// Writer features that ask nothing of a writer until the table uses them: the change data feed
+// until delta.enableChangeDataFeed is true, generated and identity columns until a column is one.
+// Databricks lists them on tables that never use them; lakestream writes such tables and refuses
+// the ones that use them (inactive_or_refused).
+const std::set<std::string> kWriterFeaturesWhileUnused = {"changeDataFeed", "generatedColumns", "identityColumns"};
 
 std::string joined(const std::vector<std::string>& names) {
   std::string out;
@@ -58,7 +67,28 @@ std::vector<std::string> legacy_writer_features(int writer_version) {
   std::vector<std::string> features;
   if (writer_version >= 2) features = {"appendOnly", "invariants"};
   if (writer_version >= 3) features.push_back("checkConstraints");
+  if (writer_version >= 4) features.insert(features.end(), {"changeDataFeed", "generatedColumns"});
+  if (writer_version >= 5) features.push_back("columnMapping");
+  if (writer_version >= 6) features.push_back("identityColumns");
   return features;
+}
+
+bool any_column_has(const Metadata& metadata, const std::string& key_prefix) {
+  for (const auto& column : metadata.schema)
+    for (const auto& [key, value] : column.metadata.items())
+      if (key.starts_with(key_prefix)) return true;
+  return false;
+}
+
+// Why the table uses `feature` (one of kWriterFeaturesWhileUnused), or "" when it does not.
+std::string use_of(const std::string& feature, const Metadata& metadata) {
+  if (feature == "changeDataFeed")
+    return table_property_is(metadata.configuration, "delta.enableChangeDataFeed", "true")
+               ? "delta.enableChangeDataFeed is true (lakestream does not write the change data feed yet)"
+               : "";
+  if (feature == "generatedColumns")
+    return any_column_has(metadata, "delta.generationExpression") ? "a column is generated (delta.generationExpression)" : "";
+  return any_column_has(metadata, "delta.identity.") ? "a column is an identity column (delta.identity.*)" : "";
 }
 
 void add_once(std::vector<std::string>& names, const std::string& name) {
@@ -97,23 +127,30 @@ void check_readable(const Protocol& protocol, const Metadata& metadata, const st
                 ", which the protocol does not know (it knows none, name and id)" + advice);
 }
 
-void check_writable(const Protocol& protocol, const std::string& table_path) {
+void check_writable(const Protocol& protocol, const Metadata& metadata, const std::string& table_path) {
   const std::string advice = ". Write to a new table, or use Spark for this one";
-  if (protocol.min_writer_version >= 4 && protocol.min_writer_version <= 6)
-    throw Error("table " + table_path + " needs a Delta writer of version " +
-                std::to_string(protocol.min_writer_version) +
-                " (change data feed, generated columns, column mapping or identity columns); lakestream writes "
-                "versions 2, 3 and 7 with the features it implements" + advice);
   if (protocol.min_writer_version > 7)
     throw Error("table " + table_path + " needs a Delta writer of version " +
                 std::to_string(protocol.min_writer_version) + ", newer than lakestream knows" + advice);
+  const auto features = protocol.min_writer_version >= 7 ? protocol.writer_features
+                                                         : legacy_writer_features(protocol.min_writer_version);
+  for (const auto& feature : features) {
+    if (!kWriterFeaturesWhileUnused.count(feature)) continue;
+    std::string use = use_of(feature, metadata);
+    if (!use.empty())
+      throw Error("table " + table_path + " uses the Delta writer feature " + feature + ": " + use +
+                  "; lakestream does not implement it" + advice);
+  }
   auto missing = unknown(protocol.writer_features, kWriterFeatures);
+  for (auto it = missing.begin(); it != missing.end();)
+    it = kWriterFeaturesWhileUnused.count(*it) ? missing.erase(it) : std::next(it);
   auto missing_readers = unknown(protocol.reader_features, kReaderFeatures);
   for (const auto& feature : missing_readers) add_once(missing, feature);
   if (protocol.min_writer_version == 7 && !missing.empty())
     throw Error("table " + table_path + " uses the Delta writer feature(s) " + joined(missing) +
                 ", which lakestream does not implement (it writes: appendOnly, invariants, checkConstraints, "
-                "timestampNtz, deletionVectors, v2Checkpoint, domainMetadata, clustering, inCommitTimestamp, rowTracking)" + advice);
+                "timestampNtz, deletionVectors, v2Checkpoint, domainMetadata, clustering, inCommitTimestamp, rowTracking, "
+                "columnMapping; and changeDataFeed, generatedColumns and identityColumns while the table does not use them)" + advice);
 }
 
 bool table_property_is(const std::map<std::string, std::string>& configuration, const char* property,
@@ -149,6 +186,7 @@ std::optional<Protocol> protocol_needed(const std::optional<Protocol>& current, 
   std::vector<std::string> features;
   if (uses_timestamp_ntz(metadata.schema)) features.push_back("timestampNtz");
   if (deletion_vectors_enabled(metadata)) features.push_back("deletionVectors");
+  if (uses_column_mapping(metadata)) features.push_back("columnMapping");
   bool missing = false;
   for (const auto& feature : features) missing = missing || !current || !has_feature(*current, feature);
   if (current && !missing) return std::nullopt;
@@ -160,6 +198,7 @@ std::optional<Protocol> protocol_needed(const std::optional<Protocol>& current, 
   needed.min_writer_version = 7;
   if (current) {
     if (current->min_reader_version >= 3) needed.reader_features = current->reader_features;
+    if (current->min_reader_version == 2) needed.reader_features = {"columnMapping"};  // what reader 2 implies
     needed.writer_features = current->min_writer_version >= 7 ? current->writer_features
                                                               : legacy_writer_features(current->min_writer_version);
   } else {

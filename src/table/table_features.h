@@ -17,10 +17,11 @@ namespace lakestream::delta {
 // version above 3, a reader feature it does not implement, or active column mapping (reader 2).
 void check_readable(const Protocol& protocol, const Metadata& metadata, const std::string& table_path);
 
-// Throws Error when lakestream must not write to the table: a writer version it does not
-// implement (4, 5, 6, or above 7), a writer feature it does not know, or a reader feature it
-// could not read back.
-void check_writable(const Protocol& protocol, const std::string& table_path);
+// Throws Error when lakestream must not write to the table: a writer version above 7, a writer
+// feature it does not know, a reader feature it could not read back, or one of the features it
+// writes only while the table does not use them (change data feed, generated and identity
+// columns) in use.
+void check_writable(const Protocol& protocol, const Metadata& metadata, const std::string& table_path);
 
 // The protocol a commit must leave the table with, given the metadata the table has after it;
 // nullopt when `current` (none for a new table) already fits. A schema holding timestamp_ntz

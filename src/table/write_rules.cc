@@ -7,6 +7,7 @@
 
 #include "sql/duckdb.h"
 #include "table/delta_types.h"
+#include "table/parquet_file.h"
 #include "table/table_features.h"
 #include "table/table_files.h"
 #include "util/error.h"
@@ -75,19 +76,14 @@ std::vector<Rule> rules_of(const Protocol& protocol, const Metadata& metadata, c
   return rules;
 }
 
-// The rows of one added file as readers see them: its columns plus its partition values.
+// The rows of one added file as readers see them: its columns (by logical name, under column
+// mapping too) plus its partition values.
 std::string file_rows_sql(const std::string& table_path, const Metadata& metadata, const AddFile& file) {
-  std::string partition_columns;
-  for (const auto& name : metadata.partition_columns) {
-    auto column = std::find_if(metadata.schema.begin(), metadata.schema.end(),
-                               [&](const Column& c) { return c.name == name; });
-    if (column == metadata.schema.end()) continue;
-    auto value = file.partition_values.find(name);
-    partition_columns += ", " + partition_value_sql(value == file.partition_values.end() ? std::nullopt : value->second,
-                                                    column->type) + " AS " + sql::quote_ident(name);
-  }
-  return "SELECT *" + partition_columns + " FROM read_parquet(" +
-         sql::quote_literal(readable_path(table_path, file.path, file.size)) + ", hive_partitioning = false)";
+  Snapshot one_file;
+  one_file.table_path = table_path;
+  one_file.metadata = metadata;
+  one_file.files = {file};
+  return scan_sql(one_file);
 }
 
 }  // namespace

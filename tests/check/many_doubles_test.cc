@@ -48,8 +48,7 @@ TEST(ManyDoubles, NoProblemUntilAWindowIsChangedByHand) {
   sql::Connection con(db);
   delta::Commit commit(gold);
   for (const auto& file : gold.files) commit.remove(file);
-  commit.add(delta::write_data_file(con, table,
-                                    "SELECT * REPLACE (CASE WHEN strftime(minute, '%H:%M') = '10:17' THEN revenue + 0.01 "
+  commit.add(delta::write_data_file(con, table, delta::Metadata{}, "SELECT * REPLACE (CASE WHEN strftime(minute, '%H:%M') = '10:17' THEN revenue + 0.01 "
                                     "ELSE revenue END AS revenue) FROM (" + delta::scan_sql(gold) + ")",
                                     gold.metadata.schema));
   commit.publish();

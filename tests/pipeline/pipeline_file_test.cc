@@ -295,6 +295,17 @@ table = "bronze"
   EXPECT_EQ(order, (std::vector<std::string>{"other_bronze", "bronze", "silver", "gold"}));
 }
 
+TEST_F(PipelineFileTest, ColumnMappingFromTheLakeUnlessAStreamSaysOtherwise) {
+  write_text(dir / "lakestream.toml", "[kafka]\nbootstrap = \"embedded\"\n[lake]\ncolumn_mapping = \"id\"\n"
+                                      "[sources.orders.schema]\nid = \"bigint\"\nt = \"timestamp\"\n"
+                                      "[streams.read_orders]\nkind = \"ingest\"\nsource = \"orders\"\ntable = \"bronze\"\n"
+                                      "[streams.latest]\nkind = \"latest\"\nfrom = \"bronze\"\ntable = \"silver\"\n"
+                                      "key = \"id\"\norder_by = \"t\"\ncolumn_mapping = \"none\"\n");
+  Pipeline p = load_pipeline(dir / "lakestream.toml");
+  EXPECT_EQ(p.table_properties(p.streams[0]), (std::map<std::string, std::string>{{"delta.columnMapping.mode", "id"}}));
+  EXPECT_TRUE(p.table_properties(p.streams[1]).empty()) << "none asks nothing of the table";
+}
+
 TEST_F(PipelineFileTest, ServiceAndCompactionSettingsLoadWithTheirDefaults) {
   write_text(dir / "lakestream.toml", "[kafka]\nbootstrap = \"embedded\"\n[service]\ntarget_latency = \"500ms\"\n"
                                       "[lake]\ncompact = false\ntarget_file_size = \"64 MiB\"\ncompact_min_files = 4\n"
@@ -308,6 +319,7 @@ TEST_F(PipelineFileTest, ServiceAndCompactionSettingsLoadWithTheirDefaults) {
   EXPECT_EQ(p.compact_min_files, 4);
   EXPECT_EQ(p.target_latency_of(p.streams[0]), 500'000);
   EXPECT_EQ(p.target_latency_of(p.streams[1]), 3'000'000);
+  EXPECT_TRUE(p.table_properties(p.streams[0]).empty()) << "no column mapping by default";
   write_text(dir / "plain.toml", "[kafka]\nbootstrap = \"embedded\"\n[sources.orders.schema]\nid = \"bigint\"\n"
                                  "[streams.read_orders]\nkind = \"ingest\"\nsource = \"orders\"\ntable = \"bronze\"\n");
   Pipeline plain = load_pipeline(dir / "plain.toml");

@@ -42,7 +42,7 @@ TEST_F(VectorTableWrite, AnAppendKeepsTheDeletedRowsDeleted) {
   ASSERT_GT(files_with_vectors(before), 0);
   std::string added = "SELECT 3::INTEGER AS part, 1000::INTEGER AS col1, 'new' AS col2";
   Commit commit(before);
-  commit.add(write_data_file(con, table, added, before.metadata.schema, {{"part", "3"}}));
+  commit.add(write_data_file(con, table, Metadata{}, added, before.metadata.schema, {{"part", "3"}}));
   commit.publish();
   expect_rows("SELECT * FROM " + expected + " UNION ALL " + added);
   // And from a checkpoint of the new version: the vectors survive it.

@@ -34,7 +34,7 @@ void create_table(sql::Connection& con, const std::string& table, const std::str
   if (vectors) metadata.configuration["delta.enableDeletionVectors"] = "true";
   commit.set_metadata(metadata);
   for (int f = 0; f < files; f++)
-    commit.add(delta::write_data_file(con, table, "SELECT * FROM (" + first_rows + ") WHERE id % " + std::to_string(files) +
+    commit.add(delta::write_data_file(con, table, delta::Metadata{}, "SELECT * FROM (" + first_rows + ") WHERE id % " + std::to_string(files) +
                                                       " = " + std::to_string(f) + " ORDER BY id",
                                       columns()));
   commit.publish();

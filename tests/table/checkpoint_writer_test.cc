@@ -70,7 +70,7 @@ TEST_F(CheckpointWriter, PartitionValuesAndIntervalFromTheTableConfiguration) {
   metadata.partition_columns = {"dt"};
   metadata.configuration["delta.checkpointInterval"] = "2";
   create.set_metadata(metadata);
-  for (const auto& file : write_partitioned_files(con, table, "SELECT 1 AS id, DATE '2026-03-02' AS dt UNION ALL "
+  for (const auto& file : write_partitioned_files(con, table, Metadata{}, "SELECT 1 AS id, DATE '2026-03-02' AS dt UNION ALL "
                                                               "SELECT 2, NULL", metadata.schema, {"dt"}))
     create.add(file);
   create.publish();

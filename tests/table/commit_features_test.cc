@@ -47,7 +47,7 @@ class CommitFeatures : public fixtures::TableTest {
   // 1..10 (with row tracking: row ids 0..9, and the high-water mark's domain).
   void create(int64_t first_timestamp, std::vector<std::string> writer_features,
               const std::map<std::string, std::string>& properties = {}) {
-    AddFile file = write_data_file(con, table, "SELECT i::BIGINT AS id, 'v0' AS note FROM range(1, 11) t(i)", columns);
+    AddFile file = write_data_file(con, table, Metadata{}, "SELECT i::BIGINT AS id, 'v0' AS note FROM range(1, 11) t(i)", columns);
     const bool row_tracking =
         std::find(writer_features.begin(), writer_features.end(), "rowTracking") != writer_features.end();
     if (row_tracking) {
@@ -73,7 +73,7 @@ class CommitFeatures : public fixtures::TableTest {
 
   int64_t append(int64_t first_id) {
     Commit commit(load_snapshot(table));
-    commit.add(write_data_file(con, table, "SELECT i::BIGINT AS id, 'new' AS note FROM range(" + std::to_string(first_id) +
+    commit.add(write_data_file(con, table, Metadata{}, "SELECT i::BIGINT AS id, 'new' AS note FROM range(" + std::to_string(first_id) +
                                                ", " + std::to_string(first_id + 5) + ") t(i)",
                                columns));
     return commit.publish();
@@ -203,7 +203,7 @@ TEST_F(CommitFeatures, RowTrackingGivesNewFilesFreshIdsAndKeepsThoseOfRowsLeftIn
   AddFile marked = first;
   marked.deletion_vector = write_deletion_vector(table, {2});
   merge.add(marked);
-  merge.add(write_data_file(con, table, "SELECT 3::BIGINT AS id, 'v2' AS note", columns));
+  merge.add(write_data_file(con, table, Metadata{}, "SELECT 3::BIGINT AS id, 'v2' AS note", columns));
   merge.set_operation("MERGE");
   ASSERT_EQ(merge.publish(), 2);
   snapshot = load_snapshot(table);
@@ -247,7 +247,7 @@ TEST_F(CommitFeatures, RowTrackingOnRefusesRewritesThatWouldMoveRows) {
 }
 
 TEST_F(CommitFeatures, FeaturesItCannotHonourAreRefusedByName) {
-  for (const char* feature : {"catalogManaged", "identityColumns"}) {
+  for (const char* feature : {"catalogManaged", "variantType-preview"}) {
     fs::remove_all(table);
     auto features = all_features();
     features.push_back(feature);

@@ -32,7 +32,7 @@ class FilePruning : public fixtures::TableTest {
         std::string rows = "SELECT " + std::to_string(day * 100 + hour) + " AS id, TIMESTAMPTZ '2026-10-0" +
                            std::to_string(day + 1) + " " + std::to_string(hour) + ":30:00+00' AS ts, DATE '2026-10-0" +
                            std::to_string(day + 1) + "' AS dt";
-        for (const auto& file : write_partitioned_files(con, table, rows, schema, {"dt"})) commit.add(file);
+        for (const auto& file : write_partitioned_files(con, table, Metadata{}, rows, schema, {"dt"})) commit.add(file);
       }
       commit.publish();
     }

@@ -116,7 +116,7 @@ TEST_P(GeneratedTables, PassTheInteropCheckAndScanBack) {
       commit.set_metadata(*evolve_schema(snapshot.metadata, columns, partitions, table));
     }
     int rows = std::uniform_int_distribution<int>(1, 6)(rng);
-    for (auto& file : write_partitioned_files(con, table, rows_sql(rng, columns, of, rows), columns, partitions))
+    for (auto& file : write_partitioned_files(con, table, Metadata{}, rows_sql(rng, columns, of, rows), columns, partitions))
       commit.add(file);
     commit.publish();
     rows_in += rows;

@@ -118,7 +118,7 @@ TEST_F(History, AddedColumnReadsAsNullFromOlderFiles) {
   EXPECT_EQ(con.scalar_int("SELECT count(*) FROM (" + scan_sql(after) + ") WHERE note IS NULL"), 2);
 
   Commit append(after);
-  append.add(write_data_file(con, table, "SELECT 9 AS id, 'new' AS note", widened.schema));
+  append.add(write_data_file(con, table, Metadata{}, "SELECT 9 AS id, 'new' AS note", widened.schema));
   append.publish();
   auto rows = con.scalar("SELECT string_agg(id || '=' || coalesce(note, '-'), ',' ORDER BY id) FROM (" +
                          scan_sql(load_snapshot(table)) + ")");

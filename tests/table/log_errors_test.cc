@@ -84,12 +84,12 @@ TEST(ProtocolCheck, NewerReaderVersionIsRefusedWithTheReason) {
 TEST(ProtocolCheck, NewerWriterVersionIsNotWrittenTo) {
   testing::TempDir dir;
   std::string table = dir / "w";
-  write_version_0(table, R"({"protocol":{"minReaderVersion":1,"minWriterVersion":4}})");
+  write_version_0(table, R"({"protocol":{"minReaderVersion":1,"minWriterVersion":8}})");
   Snapshot snapshot = load_snapshot(table);  // readable: reader version 1
-  EXPECT_EQ(snapshot.min_writer_version, 4);
+  EXPECT_EQ(snapshot.min_writer_version, 8);
   Commit commit(snapshot);
   std::string message = error_of([&] { commit.publish(); });
-  EXPECT_NE(message.find("writer of version 4"), std::string::npos) << message;
+  EXPECT_NE(message.find("writer of version 8, newer than lakestream knows"), std::string::npos) << message;
   EXPECT_FALSE(path_exists(table + "/_delta_log/00000000000000000001.json"));
 }
 

@@ -29,7 +29,7 @@ TEST(OtherReaders, DuckDbReadParquetOverTheSnapshotFilesSeesTheTable) {
     std::string rows = "SELECT " + std::to_string(version) + " AS id, " + std::to_string(version) +
                        ".5 AS amount, DATE '2026-03-01' + " + std::to_string(version % 3) + " AS dt";
     if (version == 5) rows += " UNION ALL SELECT 0, 0.5, DATE '2026-03-01'";
-    for (const auto& file : write_partitioned_files(con, table, rows, schema, {"dt"})) {
+    for (const auto& file : write_partitioned_files(con, table, Metadata{}, rows, schema, {"dt"})) {
       if (version == 0) first_file = file;
       commit.add(file);
     }

@@ -26,7 +26,7 @@ class PartitionedWrite : public fixtures::TableTest {
       metadata.partition_columns = partition_by;
       commit.set_metadata(metadata);
     }
-    auto files = write_partitioned_files(con, table, select, schema, partition_by);
+    auto files = write_partitioned_files(con, table, Metadata{}, select, schema, partition_by);
     for (const auto& file : files) commit.add(file);
     commit.publish();
     return files;
@@ -84,7 +84,7 @@ TEST_F(PartitionedWrite, TimestampPartitionValuesAreIsoUtcTextAsSparkWritesThem)
   metadata.schema = schema;
   metadata.partition_columns = {"ts"};
   commit.set_metadata(metadata);
-  auto files = write_partitioned_files(con, table, "SELECT 1 AS id, TIMESTAMPTZ '2026-03-02 09:30:00.25+02' AS ts",
+  auto files = write_partitioned_files(con, table, Metadata{}, "SELECT 1 AS id, TIMESTAMPTZ '2026-03-02 09:30:00.25+02' AS ts",
                                        schema, {"ts"});
   ASSERT_EQ(files.size(), 1u);
   EXPECT_EQ(files[0].partition_values.at("ts"), std::optional<std::string>("2026-03-02T07:30:00.250000Z"));
@@ -134,7 +134,7 @@ TEST_F(PartitionedWrite, APartitionValueThatChangesBetweenReadsStillPutsEveryRow
 }
 
 TEST_F(PartitionedWrite, AnEmptyBatchWritesNoFile) {
-  EXPECT_TRUE(write_partitioned_files(con, table, "SELECT 1::BIGINT AS id, NULL::TIMESTAMPTZ AS ts, NULL::DATE AS dt, "
+  EXPECT_TRUE(write_partitioned_files(con, table, Metadata{}, "SELECT 1::BIGINT AS id, NULL::TIMESTAMPTZ AS ts, NULL::DATE AS dt, "
                                                   "'x' AS region WHERE false", schema, {"dt"})
                   .empty());
   EXPECT_FALSE(std::filesystem::exists(table));

@@ -54,7 +54,7 @@ json n_metadata(const json& n_field_metadata, const json& configuration = json::
 }
 
 AddFile write_n(sql::Connection& con, const std::string& table, const std::string& values) {
-  return write_data_file(con, table, "SELECT unnest([" + values + "]) AS n", {{"n", "long"}});
+  return write_data_file(con, table, Metadata{}, "SELECT unnest([" + values + "]) AS n", {{"n", "long"}});
 }
 
 class ProtocolRules : public fixtures::TableTest {};
@@ -73,7 +73,7 @@ TEST_F(ProtocolRules, PlainTimestampColumnsAreWrittenAsUtcTimestamps) {
   Metadata metadata;
   metadata.schema = columns;
   commit.set_metadata(metadata);
-  AddFile file = write_data_file(con, table, select, columns);
+  AddFile file = write_data_file(con, table, Metadata{}, select, columns);
   commit.add(file);
   commit.publish();
 
@@ -123,38 +123,54 @@ TEST_F(ProtocolRules, TablesWithFeaturesLakestreamDoesNotImplementAreRefused) {
   std::string message = error_of([&] { load_snapshot(table); });
   EXPECT_NE(message.find("variantType, which lakestream does not implement"), std::string::npos) << message;
 
-  // Column mapping is read, not written: a commit to such a table is refused.
-  std::string mapped = dir / "mapped";
-  other_writer_creates(mapped, {{"minReaderVersion", 2}, {"minWriterVersion", 5}},
-                       n_metadata(json::object(), {{"delta.columnMapping.mode", "name"}}));
-  EXPECT_EQ(load_snapshot(mapped).version, 0);
-  Commit to_mapped(load_snapshot(mapped));
-  to_mapped.add(write_n(con, mapped, "1"));
-  message = error_of([&] { to_mapped.publish(); });
-  EXPECT_NE(message.find("needs a Delta writer of version 5"), std::string::npos) << message;
-  EXPECT_EQ(latest_version(mapped), 0);
   std::string unknown_mode = dir / "unknown_mode";
   other_writer_creates(unknown_mode, {{"minReaderVersion", 2}, {"minWriterVersion", 5}},
                        n_metadata(json::object(), {{"delta.columnMapping.mode", "position"}}));
   message = error_of([&] { load_snapshot(unknown_mode); });
   EXPECT_NE(message.find("delta.columnMapping.mode = position"), std::string::npos) << message;
 
-  std::string cdf = dir / "cdf";
-  other_writer_creates(cdf, {{"minReaderVersion", 1}, {"minWriterVersion", 4}}, n_metadata(json::object()));
-  EXPECT_EQ(load_snapshot(cdf).version, 0);  // readable
-  Commit commit(load_snapshot(cdf));
-  commit.add(write_n(con, cdf, "1"));
-  message = error_of([&] { commit.publish(); });
-  EXPECT_NE(message.find("needs a Delta writer of version 4"), std::string::npos) << message;
-  EXPECT_EQ(latest_version(cdf), 0);
+  // The change data feed, generated and identity columns are refused once the table uses them
+  // (writer 4 and 6, or the features listed under writer 7); while it does not, they ask
+  // nothing of a writer, and the table is written (the next test).
+  auto refused = [&](const std::string& name, const json& protocol, const json& metadata, const std::string& why) {
+    std::string path = dir / name;
+    other_writer_creates(path, protocol, metadata);
+    EXPECT_EQ(load_snapshot(path).version, 0);  // readable
+    Commit commit(load_snapshot(path));
+    commit.add(write_n(con, path, "1"));
+    std::string error = error_of([&] { commit.publish(); });
+    EXPECT_NE(error.find(why), std::string::npos) << error;
+    EXPECT_EQ(latest_version(path), 0) << name;
+  };
+  const json writer4 = {{"minReaderVersion", 1}, {"minWriterVersion", 4}};
+  refused("cdf", writer4, n_metadata(json::object(), {{"delta.enableChangeDataFeed", "true"}}),
+          "writer feature changeDataFeed: delta.enableChangeDataFeed is true");
+  refused("generated", writer4, n_metadata({{"delta.generationExpression", "1 + 1"}}),
+          "writer feature generatedColumns: a column is generated");
+  refused("identity",
+          {{"minReaderVersion", 1}, {"minWriterVersion", 7}, {"writerFeatures", {"appendOnly", "identityColumns"}}},
+          n_metadata({{"delta.identity.start", 1}, {"delta.identity.step", 1}, {"delta.identity.allowExplicitInsert", false}}),
+          "writer feature identityColumns: a column is an identity column");
+}
 
-  std::string identity = dir / "identity";
-  other_writer_creates(identity, {{"minReaderVersion", 1}, {"minWriterVersion", 7},
-                                  {"writerFeatures", {"appendOnly", "domainMetadata", "identityColumns"}}}, n_metadata(json::object()));
-  Commit to_identity(load_snapshot(identity));
-  to_identity.set_txn("s", 0);
-  message = error_of([&] { to_identity.publish(); });
-  EXPECT_NE(message.find("writer feature(s) identityColumns"), std::string::npos) << message;
+// Writer 4 to 6, and the same features under writer 7, while the table does not use them: a
+// table Databricks made with them listed is written like any other.
+TEST_F(ProtocolRules, UnusedChangeFeedGeneratedAndIdentityFeaturesAreWritten) {
+  const std::vector<std::pair<std::string, json>> protocols = {
+      {"writer4", {{"minReaderVersion", 1}, {"minWriterVersion", 4}}},
+      {"writer6", {{"minReaderVersion", 2}, {"minWriterVersion", 6}}},
+      {"writer7", {{"minReaderVersion", 1}, {"minWriterVersion", 7},
+                   {"writerFeatures", {"appendOnly", "changeDataFeed", "generatedColumns", "identityColumns"}}}}};
+  for (const auto& [name, protocol] : protocols) {
+    std::string path = dir / name;
+    other_writer_creates(path, protocol, n_metadata(json::object(), {{"delta.enableChangeDataFeed", "false"}}));
+    Commit commit(load_snapshot(path));
+    commit.add(write_n(con, path, "1, 2"));
+    commit.publish();
+    sql::Rows rows = con.query("SELECT n FROM (" + scan_sql(load_snapshot(path)) + ") ORDER BY n");
+    ASSERT_EQ(rows.size(), 2u) << name;
+    EXPECT_EQ(*rows.rows[1][0], "2");
+  }
 }
 
 // 2. An append-only table never gets a remove with dataChange = true; compaction stays allowed.
@@ -252,7 +268,7 @@ TEST_F(ProtocolRules, PartitionValuesAndNamesTakeThePathSafeForms) {
   metadata.partition_columns = {"at", "geo:region"};
   Commit commit(load_snapshot(table));
   commit.set_metadata(metadata);
-  for (auto& file : write_partitioned_files(con, table, "SELECT 1 AS id, TIMESTAMPTZ '2026-10-01 09:00:00+00' AS at, "
+  for (auto& file : write_partitioned_files(con, table, Metadata{}, "SELECT 1 AS id, TIMESTAMPTZ '2026-10-01 09:00:00+00' AS at, "
                                                         "'eu' AS \"geo:region\"", metadata.schema, metadata.partition_columns))
     commit.add(file);
   commit.publish();
@@ -270,7 +286,7 @@ TEST_F(ProtocolRules, PartitionValuesAndNamesTakeThePathSafeForms) {
   old_metadata.partition_columns = {"at"};
   Commit create(load_snapshot(old));
   create.set_metadata(old_metadata);
-  AddFile file = write_data_file(con, old, "SELECT 1 AS id, 'eu' AS \"geo:region\"", metadata.schema,
+  AddFile file = write_data_file(con, old, Metadata{}, "SELECT 1 AS id, 'eu' AS \"geo:region\"", metadata.schema,
                                  {{"at", "2026-10-01 09:00:00.000000"}});
   create.add(file);
   create.publish();

@@ -26,9 +26,7 @@ TEST_F(RoundTrip, TwoBatchesWithTxnReadBackWithValuesTypesAndStats) {
   const std::string long_note(40, 'z');
   Commit first(empty);
   first.set_metadata(orders_metadata());
-  AddFile file1 = write_data_file(
-      con, table,
-      orders_rows("(1, 2, 9.5, true, 'apple', 25.00, TIMESTAMPTZ '2026-10-01 09:05:00.123456+00'), "
+  AddFile file1 = write_data_file(con, table, Metadata{}, orders_rows("(1, 2, 9.5, true, 'apple', 25.00, TIMESTAMPTZ '2026-10-01 09:05:00.123456+00'), "
                   "(2, NULL, 1.25, false, '" + long_note + "', 3.10, TIMESTAMPTZ '2026-10-01 08:00:00+00')"),
       orders_schema());
   first.add(file1);
@@ -36,8 +34,7 @@ TEST_F(RoundTrip, TwoBatchesWithTxnReadBackWithValuesTypesAndStats) {
   EXPECT_EQ(first.publish(), 0);
 
   Commit second(load_snapshot(table));
-  AddFile file2 = write_data_file(
-      con, table, orders_rows("(3, 7, -2.0, NULL, NULL, -0.05, TIMESTAMPTZ '2026-10-02 00:00:00+00')"), orders_schema());
+  AddFile file2 = write_data_file(con, table, Metadata{}, orders_rows("(3, 7, -2.0, NULL, NULL, -0.05, TIMESTAMPTZ '2026-10-02 00:00:00+00')"), orders_schema());
   second.add(file2);
   second.set_txn("s", 1);
   EXPECT_EQ(second.publish(), 1);
@@ -124,9 +121,9 @@ TEST_F(RoundTrip, PartitionedWritesEscapeFoldersAndReadBackTypedValues) {
   metadata.partition_columns = {"day", "region"};
   Commit commit(load_snapshot(table));
   commit.set_metadata(metadata);
-  AddFile odd = write_data_file(con, table, "SELECT 1 AS id", metadata.schema,
+  AddFile odd = write_data_file(con, table, Metadata{}, "SELECT 1 AS id", metadata.schema,
                                 {{"day", "2026-10-01"}, {"region", "eu west/1:%"}});
-  AddFile nulls = write_data_file(con, table, "SELECT 2 AS id", metadata.schema,
+  AddFile nulls = write_data_file(con, table, Metadata{}, "SELECT 2 AS id", metadata.schema,
                                   {{"day", std::nullopt}, {"region", std::nullopt}});
   commit.add(odd);
   commit.add(nulls);
@@ -158,7 +155,7 @@ TEST_F(RoundTrip, PartitionedWritesEscapeFoldersAndReadBackTypedValues) {
 }
 
 TEST_F(RoundTrip, NoRowsWriteNoFile) {
-  AddFile file = write_data_file(con, table, orders_rows("(1, 2, 9.5, true, 'a', 1.00, now())") + " WHERE false",
+  AddFile file = write_data_file(con, table, Metadata{}, orders_rows("(1, 2, 9.5, true, 'a', 1.00, now())") + " WHERE false",
                                  orders_schema());
   EXPECT_EQ(file.size, 0);
   EXPECT_TRUE(file.path.empty());

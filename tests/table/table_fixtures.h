@@ -48,7 +48,7 @@ inline Metadata ids_metadata() {
 }
 
 inline AddFile write_ids(sql::Connection& con, const std::string& table, const std::string& ids_csv) {
-  return write_data_file(con, table, "SELECT unnest([" + ids_csv + "]) AS id", ids_metadata().schema);
+  return write_data_file(con, table, Metadata{}, "SELECT unnest([" + ids_csv + "]) AS id", ids_metadata().schema);
 }
 
 // Creates the ids table at version 0 holding `ids_csv`; returns the file it wrote.

@@ -56,7 +56,7 @@ TEST_P(V2Checkpoint, TheCheckpointsLakestreamWritesFollowTheV2Spec) {
     Snapshot snapshot = load_snapshot(table);
     Commit commit(snapshot);
     std::string rows = "SELECT " + std::to_string(1000 + v) + "::BIGINT AS id";
-    commit.add(write_data_file(con, table, rows, snapshot.metadata.schema));
+    commit.add(write_data_file(con, table, Metadata{}, rows, snapshot.metadata.schema));
     EXPECT_EQ(commit.publish(), v);
     added += " UNION ALL " + rows;
   }
