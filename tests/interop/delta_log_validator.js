@@ -90,6 +90,41 @@ function checkProtocol(p, where, f) {
     f.must((p.writerFeatures || []).includes(feature), where, `reader feature ${feature} is not in writerFeatures`);
 }
 
+// Column mapping at every depth: each struct field (in structs, lists and maps) has an id and a
+// physical name; ids are unique in the table and at most delta.columnMapping.maxColumnId;
+// physical names are unique among a struct's fields.
+function checkNestedMapping(schema, configuration, where, f) {
+  const ids = new Map();
+  const maxId = Number(configuration['delta.columnMapping.maxColumnId']);
+  const walk = (type, path) => {
+    if (!isObject(type)) return;
+    if (type.type === 'struct' && Array.isArray(type.fields)) {
+      const names = new Set();
+      for (const field of type.fields) {
+        const md = isObject(field.metadata) ? field.metadata : {};
+        const id = md['delta.columnMapping.id'];
+        const physical = md['delta.columnMapping.physicalName'];
+        const at = `${path}${field.name}`;
+        if (f.must(Number.isInteger(id) && typeof physical === 'string', where,
+          `field ${at} has no delta.columnMapping.id and physicalName under column mapping`)) {
+          f.must(!ids.has(id), where, `field ${at} has id ${id}, as ${ids.get(id)} has`);
+          ids.set(id, at);
+          f.must(id <= maxId, where, `field ${at}'s id ${id} passes delta.columnMapping.maxColumnId ${maxId}`);
+          f.must(!names.has(physical), where, `field ${at}'s physical name ${physical} is another field's`);
+          names.add(physical);
+        }
+        walk(field.type, `${at}.`);
+      }
+    } else if (type.type === 'array') {
+      walk(type.elementType, path);
+    } else if (type.type === 'map') {
+      walk(type.keyType, path);
+      walk(type.valueType, path);
+    }
+  };
+  walk(schema, '');
+}
+
 function checkMetadata(m, where, f) {
   f.must(typeof m.id === 'string' && m.id.length > 0, where, 'metaData.id must be a string');
   f.must(m.name == null || typeof m.name === 'string', where, 'metaData.name must be a string');
@@ -120,6 +155,7 @@ function checkMetadata(m, where, f) {
     }
     return { ...x, stored: mapped && typeof md['delta.columnMapping.physicalName'] === 'string' ? md['delta.columnMapping.physicalName'] : x.name };
   });
+  if (mapped && schema) checkNestedMapping(schema, m.configuration, where, f);
   for (const c of m.partitionColumns || []) {
     const field = fields.find((x) => x.name === c);
     f.must(field, where, `partition column ${c} is not in the schema`);

@@ -201,6 +201,27 @@ TEST_P(ColumnMappingWrites, CompactionKeepsThePhysicalLayout) {
   testing::expect_other_readers_accept(table);
 }
 
+// The interop check is not a rubber stamp: a metaData whose nested field reuses a column's id,
+// or lacks its physical name, fails it.
+TEST_P(ColumnMappingWrites, TheValidatorRefusesIdsThatBreakTheRules) {
+  write(shapes_schema(), shapes_rows(1, 4));
+  json metadata = raw_metadata(table);
+  json schema = json::parse(metadata["schemaString"].get<std::string>());
+  json& city = schema["fields"][2]["type"]["fields"][0];
+  ASSERT_EQ(city["name"], "city");
+  city["metadata"][kId] = schema["fields"][0]["metadata"][kId];
+  json& lat = schema["fields"][2]["type"]["fields"][1]["type"]["fields"][0];
+  ASSERT_EQ(lat["name"], "lat");
+  lat["metadata"].erase(kPhysical);
+  metadata["schemaString"] = schema.dump();
+  testing::write_text(commit_file_path(table, latest_version(table) + 1), json{{"metaData", metadata}}.dump() + "\n");
+  auto [status, report] = testing::run_other_readers(table, true);
+  EXPECT_EQ(status, 1) << report;
+  EXPECT_NE(report.find("field address.city has id " + schema["fields"][0]["metadata"][kId].dump() + ", as order_id has"),
+            std::string::npos) << report;
+  EXPECT_NE(report.find("field address.geo.lat has no delta.columnMapping.id and physicalName"), std::string::npos) << report;
+}
+
 INSTANTIATE_TEST_SUITE_P(Modes, ColumnMappingWrites, ::testing::Values("name", "id"));
 
 // Turning name mode on for a table written without it: its columns keep their names as physical
