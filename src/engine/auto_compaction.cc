@@ -2,6 +2,7 @@
 
 #include "engine/background_compaction.h"
 #include "table/compaction.h"
+#include "table/delta_table.h"
 #include "util/error.h"
 #include "util/log_time.h"
 #include "util/plural.h"
@@ -61,6 +62,9 @@ void compact_table(const Pipeline& pipeline, const std::string& table, sql::Conn
   delta::AutoCompaction settings{pipeline.target_file_bytes, pipeline.compact_min_files};
   std::string when = service_log ? log_time_now() + " " : "";
   try {
+    // A table the stream has not created yet (a quarantine with no bad record so far) has
+    // nothing to merge: not a failure to report.
+    if (delta::latest_version(pipeline.table_path(table)) < 0) return;
     delta::CompactionResult result = delta::compact_small_files(con, pipeline.table_path(table), settings, taken);
     if (result.version < 0 || !out) return;
     *out << when << table << ": compacted " << counted(result.files_removed, "small file", "small files") << " ("

@@ -234,6 +234,9 @@ TEST(Continuous, CompactsSmallFilesAsItGoesSoTheirCountStaysBounded) {
   CommandResult r = run.wait(60000);
   EXPECT_EQ(r.exit_code, 0) << r.err;
   EXPECT_NE(r.out.find("bronze_orders: compacted "), std::string::npos) << r.out;
+  EXPECT_FALSE(delta::latest_version(f.dir() + "/lake/bronze_orders_quarantine") >= 0 ||
+               r.out.find("compaction failed") != std::string::npos)
+      << "no bad record, no quarantine table, and no failure reported for it:\n" << r.out;
   for (const char* table : {"bronze_orders", "orders"}) {  // window tables are not compacted (auto_compaction.h)
     std::string path = f.dir() + "/lake/" + table;
     int data_commits = 0, compactions = 0;
