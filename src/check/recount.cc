@@ -8,6 +8,7 @@
 #include "check/window_recount.h"
 #include "checkpoint/window_state_store.h"
 #include "sql/duckdb.h"
+#include "table/commit_retry.h"
 #include "table/parquet_file.h"
 #include "util/error.h"
 #include "util/fault.h"
@@ -21,11 +22,11 @@ std::string q(const std::string& name) { return sql::quote_ident(name); }
 // Recounts one table; returns its changes (none: no commit).
 std::vector<RecountChange> recount_table(sql::Connection& con, const Pipeline& pipeline, const Stream& stream,
                                          const delta::TimeRange& range) {
-  std::vector<RecountChange> changes;
   std::string table_path = pipeline.table_path(stream.table);
-  constexpr int kAttempts = 20;
-  for (int attempt = 0; attempt < kAttempts; attempt++) {
-    changes.clear();
+  // A conflict means the stream committed meanwhile: recount again on the newer version.
+  return delta::commit_with_retry("recount " + stream.table + " (its stream keeps committing; try again when it is idle)",
+                                  [&]() -> std::vector<RecountChange> {
+    std::vector<RecountChange> changes;
     // Sliced by the range: `gold` then holds only the files with windows in it, and only those
     // are removed and rewritten below; the other files stay as they are.
     auto snapshots = create_lake_views(con, pipeline, window_slices(pipeline, range, {stream.name}));
@@ -131,14 +132,9 @@ std::vector<RecountChange> recount_table(sql::Connection& con, const Pipeline& p
     // The recount saw every source batch so far: check compares later arrivals against this.
     commit.set_commit_info({{"lakestream", {{"recount", true}, {"sourceMaxBatchId", max_batch}}}});
     fault_point("before_delta_commit");
-    try {
-      commit.publish();
-      return changes;
-    } catch (const CommitConflict&) {
-      // The stream committed meanwhile: recount again on the newer version.
-    }
-  }
-  throw Error("could not recount " + stream.table + ": its stream keeps committing; try again when it is idle");
+    commit.publish();
+    return changes;
+  });
 }
 
 }  // namespace

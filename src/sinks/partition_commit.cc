@@ -1,6 +1,7 @@
 #include "sinks/partition_commit.h"
 
 #include "sinks/table_sink.h"
+#include "table/commit_retry.h"
 #include "util/error.h"
 #include "util/fault.h"
 
@@ -45,12 +46,13 @@ bool same_columns(const std::vector<delta::Column>& a, const std::vector<delta::
 int64_t commit_partitions(const PartitionSink& sink, const std::map<int32_t, OffsetRange>& ranges,
                           const std::function<std::vector<delta::AddFile>(const FirstOffsets& from, int64_t version,
                                                                            const delta::Metadata& table)>& write) {
-  constexpr int kAttempts = 50;
   FirstOffsets written_from;
   int64_t written_for = -1;
   std::vector<delta::Column> written_as;  // the table's schema the files were written for
   std::vector<delta::AddFile> files;
-  for (int attempt = 0; attempt < kAttempts; attempt++) {
+  // A conflict at the log version with other partitions' commits is retried at the next version
+  // without reading Kafka again.
+  return delta::commit_with_retry("commit to " + sink.table_path, [&]() -> int64_t {
     delta::Snapshot snapshot = delta::load_snapshot(sink.table_path);
     // What of each partition another owner has not committed yet.
     FirstOffsets from;
@@ -83,16 +85,10 @@ int64_t commit_partitions(const PartitionSink& sink, const std::map<int32_t, Off
     if (info.contains("lakestream")) info["lakestream"]["batchId"] = version;  // the rows' _batch_id
     commit.set_commit_info(info);
     fault_point("before_delta_commit");
-    try {
-      int64_t committed = commit.publish();
-      fault_point("after_delta_commit");
-      return committed;
-    } catch (const CommitConflict&) {
-      // Another worker took the version: look again (it may have committed some of these offsets).
-    }
-  }
-  throw Error("could not commit to " + sink.table_path + " after " + std::to_string(kAttempts) +
-              " attempts: other writers keep committing to it");
+    int64_t committed = commit.publish();
+    fault_point("after_delta_commit");
+    return committed;
+  });
 }
 
 }  // namespace lakestream

@@ -3,6 +3,7 @@
 #include <chrono>
 #include <ctime>
 
+#include "table/commit_retry.h"
 #include "table/schema_evolution.h"
 #include "util/cpu_profile.h"
 #include "util/error.h"
@@ -54,8 +55,8 @@ delta::Commit begin_commit(const delta::Snapshot& snapshot, const std::vector<de
 
 bool commit_once(const SinkCommit& sink, const std::function<void(delta::Commit&, const delta::Snapshot&)>& build) {
   CpuScope cpu_scope("commit_once");
-  constexpr int kAttempts = 20;
-  for (int attempt = 0; attempt < kAttempts; attempt++) {
+  return delta::commit_with_retry("commit batch " + std::to_string(sink.batch_id) + " to " + sink.table_path, [&] {
+    // Each attempt looks again: the version another writer took may even hold this batch.
     delta::Snapshot snapshot = delta::load_snapshot(sink.table_path);
     int64_t committed = snapshot.txn_version(sink.app_id);
     if (committed >= sink.batch_id) {
@@ -68,16 +69,10 @@ bool commit_once(const SinkCommit& sink, const std::function<void(delta::Commit&
     commit.set_operation(sink.operation);
     commit.set_commit_info(sink.info);
     fault_point("before_delta_commit");
-    try {
-      commit.publish();
-      fault_point("after_delta_commit");
-      return true;
-    } catch (const CommitConflict&) {
-      // Another writer took the version: look again (it may even have been this batch).
-    }
-  }
-  throw Error("could not commit batch " + std::to_string(sink.batch_id) + " to " + sink.table_path + " after " +
-              std::to_string(kAttempts) + " attempts: other writers keep committing to it");
+    commit.publish();
+    fault_point("after_delta_commit");
+    return true;
+  });
 }
 
 }  // namespace lakestream

@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "table/column_mapping.h"
+#include "table/commit_retry.h"
 #include "table/delta_table.h"
 #include "table/parquet_file.h"
 #include "table/table_features.h"
@@ -108,75 +109,80 @@ bool inputs_removed_since(const std::string& table_path, int64_t read_version, c
 // What to merge in a snapshot, and the target size the commit records.
 using Planner = std::function<std::vector<std::vector<AddFile>>(const Snapshot&, int64_t& target_bytes)>;
 
+// The merged files of one plan, written and not yet committed.
+struct MergedFiles {
+  int64_t planned_at = -1;             // the version planned on
+  int64_t target_bytes = 0;
+  CompactionResult result;
+  std::vector<AddFile> written;
+  std::map<std::string, AddFile> inputs;  // by path
+};
+
+// Plans on `snapshot` and writes each group's rows to one new file (none when nothing is due).
+MergedFiles merge_groups(sql::Connection& con, const std::string& table_path, const Snapshot& snapshot,
+                         const Planner& plan) {
+  MergedFiles merged;
+  merged.planned_at = snapshot.version;
+  for (const auto& group : plan(snapshot, merged.target_bytes)) {
+    Snapshot group_files = snapshot;
+    group_files.files = group;
+    // Partition columns live in the log, not in the files: the new file goes to the same folder.
+    std::string column_list;
+    for (const auto& column : snapshot.metadata.schema)
+      column_list += (column_list.empty() ? "" : ", ") + sql::quote_ident(column.name);
+    AddFile file = write_data_file(con, table_path, snapshot.metadata,
+                                   "SELECT " + column_list + " FROM (" + scan_sql(group_files) + ")" + clustering_order(snapshot),
+                                   snapshot.metadata.schema,
+                                   partition_values_by_name(snapshot.metadata, group.front().partition_values));
+    int64_t expected = rows_in(con, group_files);
+    Snapshot new_file = snapshot;
+    new_file.files = {file};
+    if (file.path.empty() || rows_in(con, new_file) != expected) {
+      if (!file.path.empty()) remove_table_file(table_path, file.path);
+      for (const auto& w : merged.written) remove_table_file(table_path, w.path);
+      throw Error("compacting " + table_path + " wrote a file that does not hold the rows of the files it replaces; "
+                  "nothing was committed");
+    }
+    file.data_change = false;
+    merged.written.push_back(file);
+    merged.result.files_added++;
+    merged.result.bytes_added += file.size;
+    for (const auto& f : group) {
+      merged.inputs[f.path] = f;
+      merged.result.files_removed++;
+      merged.result.bytes_removed += f.size;
+    }
+  }
+  if (!merged.written.empty()) fault_point("after_data_files");
+  return merged;
+}
+
 CompactionResult compact_with(sql::Connection& con, const std::string& table_path, const Planner& plan) {
-  constexpr int kAttempts = 20;
-  for (int attempt = 0; attempt < kAttempts; attempt++) {
+  std::optional<MergedFiles> merged;
+  return commit_with_retry("compact " + table_path, [&]() -> CompactionResult {
     Snapshot snapshot = load_snapshot(table_path);
     if (!snapshot.exists()) throw Error("there is no table at " + table_path + " yet; run the stream that writes it first");
-    CompactionResult result;
-    int64_t target_bytes = 0;
-    auto groups = plan(snapshot, target_bytes);
-    if (groups.empty()) return result;
-
-    std::vector<AddFile> written;
-    std::map<std::string, AddFile> inputs;  // by path
-    for (const auto& group : groups) {
-      Snapshot group_files = snapshot;
-      group_files.files = group;
-      // Partition columns live in the log, not in the files: the new file goes to the same folder.
-      std::string column_list;
-      for (const auto& column : snapshot.metadata.schema)
-        column_list += (column_list.empty() ? "" : ", ") + sql::quote_ident(column.name);
-      AddFile file = write_data_file(con, table_path, snapshot.metadata,
-                                     "SELECT " + column_list + " FROM (" + scan_sql(group_files) + ")" + clustering_order(snapshot),
-                                     snapshot.metadata.schema,
-                                     partition_values_by_name(snapshot.metadata, group.front().partition_values));
-      int64_t expected = rows_in(con, group_files);
-      Snapshot new_file = snapshot;
-      new_file.files = {file};
-      if (file.path.empty() || rows_in(con, new_file) != expected) {
-        if (!file.path.empty()) remove_table_file(table_path, file.path);
-        for (const auto& w : written) remove_table_file(table_path, w.path);
-        throw Error("compacting " + table_path + " wrote a file that does not hold the rows of the files it replaces; "
-                    "nothing was committed");
-      }
-      file.data_change = false;
-      written.push_back(file);
-      result.files_added++;
-      result.bytes_added += file.size;
-      for (const auto& f : group) {
-        inputs[f.path] = f;
-        result.files_removed++;
-        result.bytes_removed += f.size;
-      }
+    // A writer that only appended meanwhile does not matter to the merged files; one that removed
+    // a file they replace does: they are orphans then, never referenced by a commit, dropped, and
+    // the plan is made again on the new snapshot.
+    if (merged && inputs_removed_since(table_path, merged->planned_at, merged->inputs)) {
+      for (const auto& file : merged->written) remove_table_file(table_path, file.path);
+      merged.reset();
     }
-    fault_point("after_data_files");
+    if (!merged) merged = merge_groups(con, table_path, snapshot, plan);
+    if (merged->written.empty()) return CompactionResult{};
 
-    // Put-if-absent; a writer that only appended meanwhile does not matter to this commit.
-    int64_t read_version = snapshot.version;
-    for (;;) {
-      Snapshot base = load_snapshot(table_path, read_version);
-      Commit commit(base);
-      for (const auto& [path, input] : inputs) commit.remove(input, false);
-      for (const auto& file : written) commit.add(file);
-      commit.set_operation("OPTIMIZE");
-      commit.set_commit_info({{"operationParameters", {{"targetSize", target_bytes}}}});
-      fault_point("before_compaction_commit");
-      try {
-        result.version = commit.publish();
-        fault_point("after_compaction_commit");
-        return result;
-      } catch (const CommitConflict&) {
-        if (inputs_removed_since(table_path, snapshot.version, inputs)) break;
-        read_version = latest_version(table_path);
-      }
-    }
-    // Another writer removed a file this compaction replaces: its files are orphans, never
-    // referenced by a commit; drop them and plan again on the new snapshot.
-    for (const auto& file : written) remove_table_file(table_path, file.path);
-  }
-  throw Error("could not compact " + table_path + " after " + std::to_string(kAttempts) +
-              " attempts: other writers keep rewriting its files");
+    Commit commit(snapshot);
+    for (const auto& [path, input] : merged->inputs) commit.remove(input, false);
+    for (const auto& file : merged->written) commit.add(file);
+    commit.set_operation("OPTIMIZE");
+    commit.set_commit_info({{"operationParameters", {{"targetSize", merged->target_bytes}}}});
+    fault_point("before_compaction_commit");
+    CompactionResult result = merged->result;
+    result.version = commit.publish();
+    fault_point("after_compaction_commit");
+    return result;
+  });
 }
 
 }  // namespace
