@@ -67,23 +67,19 @@ TEST(CommitConflict, TwoCreatorsOfOneTableCannotBothWin) {
 
 // Four writers append 15 commits each to one table at once: every commit lands exactly once
 // (its txn version in the log, its id in the rows), however often they collided.
-TEST(CommitWithRetry, RacingWritersAllLandEachCommitOnce) {
-  testing::TempDir dir;
-  std::string table = dir / "t";
-  sql::Database db;
-  {
-    sql::Connection con(db);
-    fixtures::create_ids_table(con, table, "0");
-  }
+class CommitWithRetry : public fixtures::TableTest {};
+
+TEST_F(CommitWithRetry, RacingWritersAllLandEachCommitOnce) {
+  fixtures::create_ids_table(con, table, "0");
   constexpr int kWriters = 4, kCommits = 15;
   std::atomic<int> conflicts{0};
   std::vector<std::thread> writers;
   for (int w = 0; w < kWriters; w++) {
     writers.emplace_back([&, w] {
-      sql::Connection con(db);
+      sql::Connection own(db);  // one DuckDB connection per thread
       for (int c = 0; c < kCommits; c++) {
         int id = 1000 * (w + 1) + c;
-        AddFile file = fixtures::write_ids(con, table, std::to_string(id));
+        AddFile file = fixtures::write_ids(own, table, std::to_string(id));
         int attempts = 0;
         commit_with_retry("append " + std::to_string(id), [&] {
           attempts++;
@@ -97,7 +93,6 @@ TEST(CommitWithRetry, RacingWritersAllLandEachCommitOnce) {
     });
   }
   for (auto& writer : writers) writer.join();
-  sql::Connection con(db);
   Snapshot after = load_snapshot(table);
   EXPECT_EQ(after.version, kWriters * kCommits);
   std::string expected = "0";
@@ -111,7 +106,7 @@ TEST(CommitWithRetry, RacingWritersAllLandEachCommitOnce) {
   EXPECT_GT(conflicts.load(), 0) << "the writers never collided: the test proved nothing about retries";
 }
 
-TEST(CommitWithRetry, GivesUpAfterItsAttemptsWithWhatItTried) {
+TEST_F(CommitWithRetry, GivesUpAfterItsAttemptsWithWhatItTried) {
   int attempts = 0;
   std::string error = testing::error_of([&] {
     commit_with_retry("append to table t", [&]() -> int64_t {
