@@ -152,6 +152,7 @@ UpsertResult upsert_rows(sql::Connection& con, const std::string& table_path, de
                          const std::string& removes) {
   CpuScope cpu_scope("upsert_rows");
   UpsertResult result;
+  const delta::Metadata table_after = commit.metadata_after();  // what the files are written and read under
   std::string written_only = removes.empty() ? "" : " WHERE NOT (" + removes + ")";
   const delta::Column* first_key = delta::find_column(columns, key.at(0));
   std::vector<delta::AddFile> affected =
@@ -173,7 +174,6 @@ UpsertResult upsert_rows(sql::Connection& con, const std::string& table_path, de
     // Read in the writer's shape: after a schema change, columns the old files lack come as null.
     // Each column as the table (after this commit) knows it, so that column mapping finds it in
     // the files by its physical name or field id.
-    const delta::Metadata table_after = commit.metadata_after();
     affected_only.metadata = table_after;
     affected_only.metadata.schema.clear();
     for (const auto& column : columns) {
@@ -240,7 +240,7 @@ UpsertResult upsert_rows(sql::Connection& con, const std::string& table_path, de
       rows = "SELECT " + column_list + " FROM upsert_winners s" + written_only;  // only new keys: append them
     }
   }
-  delta::AddFile added = delta::write_data_file(con, table_path, commit.metadata_after(), rows, columns);
+  delta::AddFile added = delta::write_data_file(con, table_path, table_after, rows, columns);
   if (!added.path.empty()) commit.add(added);
   con.exec("DROP TABLE IF EXISTS upsert_winners; DROP TABLE IF EXISTS upsert_matched");
   fault_point("after_data_files");

@@ -147,8 +147,8 @@ std::string nested_field_ids(const nlohmann::json& type) {
 }  // namespace
 
 bool uses_column_mapping(const Metadata& metadata) {
-  auto mode = metadata.configuration.find("delta.columnMapping.mode");
-  return mode != metadata.configuration.end() && (mode->second == "name" || mode->second == "id");
+  const std::string mode = mode_of(metadata);
+  return mode == "name" || mode == "id";
 }
 
 std::string physical_name(const Metadata& metadata, const Column& column) {
@@ -196,7 +196,7 @@ Metadata with_column_mapping(const Metadata& wanted, const std::optional<Metadat
     column.metadata = metadata_without_mapping(column.metadata);
     column.type = without_column_mapping(column.type);
   }
-  if (mode != "name" && mode != "id") return out;
+  if (!uses_column_mapping(out)) return out;
 
   const bool turned_on = previous && before == "none";
   int64_t max_id = 0;
@@ -232,28 +232,33 @@ std::string field_ids_option(const Metadata& metadata, const std::vector<Column>
   return entries.empty() ? "" : "FIELD_IDS {" + entries + "}";
 }
 
-std::map<std::string, std::optional<std::string>> partition_values_by_name(
-    const Metadata& metadata, const std::map<std::string, std::optional<std::string>>& stored) {
-  if (!uses_column_mapping(metadata)) return stored;
-  std::map<std::string, std::optional<std::string>> values;
-  for (const auto& column : metadata.schema)
-    if (auto it = stored.find(physical_name(metadata, column)); it != stored.end()) values[column.name] = it->second;
-  return values;
+namespace {
+
+using PartitionValues = std::map<std::string, std::optional<std::string>>;
+
+// `values` re-keyed from each column's logical name to its physical one, or back.
+PartitionValues renamed_partition_values(const Metadata& metadata, const PartitionValues& values, bool to_physical) {
+  if (!uses_column_mapping(metadata)) return values;
+  PartitionValues renamed;
+  for (const auto& column : metadata.schema) {
+    const std::string physical = physical_name(metadata, column);
+    if (auto it = values.find(to_physical ? column.name : physical); it != values.end())
+      renamed[to_physical ? physical : column.name] = it->second;
+  }
+  return renamed;
 }
 
-std::map<std::string, std::optional<std::string>> partition_values_by_physical_name(
-    const Metadata& metadata, const std::map<std::string, std::optional<std::string>>& by_name) {
-  if (!uses_column_mapping(metadata)) return by_name;
-  std::map<std::string, std::optional<std::string>> values;
-  for (const auto& column : metadata.schema)
-    if (auto it = by_name.find(column.name); it != by_name.end()) values[physical_name(metadata, column)] = it->second;
-  return values;
+}  // namespace
+
+PartitionValues partition_values_by_name(const Metadata& metadata, const PartitionValues& stored) {
+  return renamed_partition_values(metadata, stored, false);
 }
 
-bool maps_by_field_id(const Metadata& metadata) {
-  auto mode = metadata.configuration.find("delta.columnMapping.mode");
-  return mode != metadata.configuration.end() && mode->second == "id";
+PartitionValues partition_values_by_physical_name(const Metadata& metadata, const PartitionValues& by_name) {
+  return renamed_partition_values(metadata, by_name, true);
 }
+
+bool maps_by_field_id(const Metadata& metadata) { return mode_of(metadata) == "id"; }
 
 std::string parquet_schema_by_field_id(const Metadata& metadata, const std::set<std::string>& left_out) {
   std::string entries;

@@ -1,6 +1,6 @@
 // Writing one data file: DuckDB runs the caller's query and writes its rows as zstd Parquet with
-// the table's column types (under the physical names and field ids of column mapping), then the file's stats are read back from it, so they describe
-// exactly what was written.
+// the table's column types (under the physical names and field ids of column mapping), then the
+// file's stats are read back from it, so they describe exactly what was written.
 #include "table/parquet_file.h"
 
 #include <fcntl.h>
