@@ -1,6 +1,7 @@
 #include "check/window_recount.h"
 
 #include <algorithm>
+#include <map>
 #include <set>
 
 #include "sql/duckdb.h"
@@ -75,8 +76,16 @@ void create_window_copies(sql::Connection& con, const Stream& stream, const std:
                           const std::string& source_view, const MetWatermarks& watermarks, const std::string& into) {
   con.exec("CREATE OR REPLACE TEMP TABLE window_met (source_batch_id BIGINT, watermark BIGINT)");
   {
-    sql::Appender appender(con, "window_met");
+    // The first watermark recorded for a source batch is the one it met: a stream state written
+    // before each source batch was recorded once may hold a later one too (from a batch that read
+    // only a compaction of the source). The watermark never goes back, so the first is the least.
+    std::map<int64_t, int64_t> first_met;
     for (const auto& [batch, mark] : watermarks.by_source_batch) {
+      auto [at, inserted] = first_met.emplace(batch, mark);
+      if (!inserted) at->second = std::min(at->second, mark);
+    }
+    sql::Appender appender(con, "window_met");
+    for (const auto& [batch, mark] : first_met) {
       appender.append_int64(batch);
       appender.append_int64(mark);
       appender.end_row();

@@ -175,9 +175,8 @@ class WindowRun {
                                            {"watermark", meta("watermark", 0)},
                                            {"sourceVersion", meta("source_version", -1)},
                                            {"sourceMaxBatchId", meta("source_max_batch_id", -1)}}}};
-    SinkCommit sink{table_path_, columns, checkpoint_.id(), batch_id, "STREAMING UPDATE", info, {}};
-    sink.replay = replay;
-    sink.properties = ctx_.pipeline.table_properties(s_);
+    SinkCommit sink{table_path_, columns, checkpoint_.id(), batch_id, "STREAMING UPDATE", info, {}, replay,
+                    ctx_.pipeline.table_properties(s_)};
     commit_once(sink, [&](delta::Commit& commit, const delta::Snapshot& snapshot) {
       if (s_.output == OutputMode::Append) {
         commit.add(delta::write_data_file(con, table_path_, commit.metadata_after(), select, columns));
@@ -235,7 +234,8 @@ class WindowRun {
     int64_t watermark = meta("watermark", 0);
     std::string w = std::to_string(watermark);
     int64_t new_watermark = watermark;
-    int64_t source_max_batch_id = meta("source_max_batch_id", -1);
+    const int64_t previous_source_max_batch_id = meta("source_max_batch_id", -1);
+    int64_t source_max_batch_id = previous_source_max_batch_id;
     std::string et = q(s_.event_time);
     std::optional<int64_t> oldest_input_ms;  // when the oldest source commit read was made
 
@@ -336,8 +336,10 @@ class WindowRun {
     if (!s_.dedup.empty())
       tx += "DELETE FROM " + st("dedup") + " WHERE epoch_us(event_time) + " + std::to_string(s_.watermark_delay_us) +
             " <= " + w + ";";
-    // Source batches up to source_max_batch_id were judged against `watermark`.
-    if (!no_data && source_max_batch_id >= 0)
+    // The source batches after the previous batch's, up to source_max_batch_id, were judged
+    // against `watermark`. A batch that read no new source batch (only a compaction of its
+    // source, say) judged none: recording its watermark too would give a source batch two.
+    if (!no_data && source_max_batch_id > previous_source_max_batch_id)
       tx += "INSERT INTO " + st("watermark_history") + " VALUES (" + std::to_string(source_max_batch_id) + ", " + w + ");";
     tx += set_meta("watermark", new_watermark) + set_meta("watermark_used", watermark) +
           set_meta("last_batch", planned.id) + set_meta("source_version", no_data ? meta("source_version", -1) : to) +
