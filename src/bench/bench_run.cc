@@ -14,9 +14,9 @@
 #include "bench/clickstream_events.h"
 #include "bench/freshness.h"
 #include "bench/kafka_limit.h"
-#include "bench/peer_scripts.h"
 #include "bench/measured_child.h"
 #include "bench/order_events.h"
+#include "bench/peer_scripts.h"
 #include "bench/seed_table.h"
 #include "bench/update_events.h"
 #include "bench/wide_events.h"
@@ -26,6 +26,7 @@
 #include "sql/duckdb.h"
 #include "storage/object_store.h"
 #include "streams/ingest_stream.h"
+#include "table/commit_record.h"
 #include "table/delta_table.h"
 #include "util/error.h"
 #include "util/files.h"
@@ -768,11 +769,8 @@ class BenchRun {
   static int64_t read_up_to(const std::string& table_path) {
     int64_t last = delta::latest_version(table_path);
     if (last < 0) return -1;
-    nlohmann::json info = delta::read_commits(table_path, last, last).front().commit_info;
-    if (!info.contains("lakestream") || !info["lakestream"].contains("source")) return -1;
-    const auto& source = info["lakestream"]["source"];
-    return source.contains("toVersion") && source["toVersion"].is_number_integer() ? source["toVersion"].get<int64_t>()
-                                                                                    : -1;
+    auto record = commit_record_of(delta::read_commits(table_path, last, last).front().commit_info);
+    return record && record->table ? record->table->to_version : -1;
   }
 
   int64_t count_rows(const std::string& table) {

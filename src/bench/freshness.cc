@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "sql/duckdb.h"
+#include "table/commit_record.h"
 #include "table/delta_table.h"
 #include "util/files.h"
 #include "util/percentile.h"
@@ -79,11 +80,8 @@ Latency downstream_latency(const std::string& bronze_path, const std::string& ta
   int64_t last = delta::latest_version(table_path);
   if (last >= 0) {
     for (const auto& commit : delta::read_commits(table_path, delta::oldest_commit(table_path), last)) {
-      const auto& info = commit.commit_info;
-      if (!info.contains("lakestream") || !info["lakestream"].contains("source")) continue;
-      const auto& source = info["lakestream"]["source"];
-      if (source.contains("toVersion") && source["toVersion"].is_number_integer())
-        read_up_to.emplace_back(source["toVersion"].get<int64_t>(), commit_ms(commit));
+      auto record = commit_record_of(commit.commit_info);
+      if (record && record->table) read_up_to.emplace_back(record->table->to_version, commit_ms(commit));
     }
   }
   std::vector<double> ms;

@@ -7,6 +7,7 @@
 #include "check/window_recount.h"
 #include "checkpoint/window_state_store.h"
 #include "sql/duckdb.h"
+#include "table/commit_record.h"
 #include "table/parquet_file.h"
 #include "table/schema_columns.h"
 #include "table/table_files.h"
@@ -184,12 +185,12 @@ class Checker {
       add("note", std::to_string(rows - distinct_events) + " of them sent twice by " +
                       (source ? source->sent_twice_by : std::string("the producer")));
     }
-    for (const auto& [version, gap] : data_loss(stream)) {
-      std::string partition = "partition " + std::to_string(gap.value("partition", -1));
-      std::string read_up_to = std::to_string(gap.value("readUpTo", int64_t{-1}));
-      std::string reason = gap.value("reason", "");
+    for (const auto& [version, batch_id, gap] : data_loss(stream)) {
+      std::string partition = "partition " + std::to_string(gap.partition);
+      std::string read_up_to = std::to_string(gap.read_up_to);
+      const std::string& reason = gap.reason;
       std::string what = reason == "partition gone" ? partition + " of the topic vanished after offset " + read_up_to
-                         : partition + " went on from offset " + std::to_string(gap.value("continuedFrom", int64_t{-1})) +
+                         : partition + " went on from offset " + std::to_string(gap.continued_from.value_or(-1)) +
                                " after " + read_up_to + " (" +
                                (reason == "went back"   ? "the topic went back"
                                 : reason == "recreated" ? "the topic was recreated"
@@ -202,25 +203,26 @@ class Checker {
 
   // Offsets skipped under fail_on_data_loss = false, as the bronze commits recorded them: (table
   // version, the gap as commitInfo.lakestream.dataLoss holds it with the batch id added).
-  std::vector<std::pair<int64_t, nlohmann::json>> data_loss(const Stream& stream) {
-    std::vector<std::pair<int64_t, nlohmann::json>> gaps;
+  struct RecordedGap {
+    int64_t version = 0;   // of the table
+    int64_t batch_id = 0;  // the batch that stepped over it
+    DataLoss gap;
+  };
+  std::vector<RecordedGap> data_loss(const Stream& stream) {
+    std::vector<RecordedGap> gaps;
     const auto& snapshot = snapshots_.at(stream.table);
     for (const auto& commit : delta::read_commits(snapshot.table_path, delta::oldest_commit(snapshot.table_path), snapshot.version)) {
-      const auto& info = commit.commit_info;
-      if (!info.contains("lakestream") || !info["lakestream"].contains("dataLoss")) continue;
-      for (nlohmann::json gap : info["lakestream"]["dataLoss"]) {
-        gap["batchId"] = info["lakestream"].value("batchId", int64_t{0});
-        gaps.emplace_back(commit.version, gap);
-      }
+      auto record = commit_record_of(commit.commit_info);
+      if (!record) continue;
+      for (const auto& gap : record->data_loss) gaps.push_back({commit.version, record->batch_id.value_or(0), gap});
     }
     return gaps;
   }
 
   std::vector<int64_t> went_back_batches(const Stream& stream) {
     std::vector<int64_t> batches;
-    for (const auto& [version, gap] : data_loss(stream))
-      if (gap.value("reason", "") == "went back" || gap.value("reason", "") == "recreated")
-        batches.push_back(gap["batchId"].get<int64_t>());
+    for (const auto& recorded : data_loss(stream))
+      if (recorded.gap.reason == "went back" || recorded.gap.reason == "recreated") batches.push_back(recorded.batch_id);
     return batches;
   }
 
@@ -336,9 +338,9 @@ void Checker::check_window(const Stream& stream) {
       // A file added again with a new deletion vector keeps the commit that wrote its rows.
       for (const auto& added : commit.adds)
         if (!added.deletion_vector || !added_in.count(added.path)) added_in[added.path] = commit.version;
-      auto info = commit.commit_info.value("lakestream", nlohmann::json::object());
+      auto record = commit_record_of(commit.commit_info);
       appender.append_int64(commit.version);
-      if (info.contains("sourceMaxBatchId")) appender.append_int64(info["sourceMaxBatchId"].get<int64_t>());
+      if (record && record->source_max_batch_id) appender.append_int64(*record->source_max_batch_id);
       else appender.append_null();
       appender.end_row();
     }

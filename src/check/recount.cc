@@ -8,6 +8,7 @@
 #include "check/window_recount.h"
 #include "checkpoint/window_state_store.h"
 #include "sql/duckdb.h"
+#include "table/commit_record.h"
 #include "table/commit_retry.h"
 #include "table/parquet_file.h"
 #include "util/error.h"
@@ -130,7 +131,10 @@ std::vector<RecountChange> recount_table(sql::Connection& con, const Pipeline& p
     if (!added.path.empty()) commit.add(added);
     commit.set_operation("RECOUNT");
     // The recount saw every source batch so far: check compares later arrivals against this.
-    commit.set_commit_info({{"lakestream", {{"recount", true}, {"sourceMaxBatchId", max_batch}}}});
+    CommitRecord record;
+    record.recount = true;
+    record.source_max_batch_id = max_batch;
+    commit.set_commit_info(commit_info_json(record));
     fault_point("before_delta_commit");
     commit.publish();
     return changes;

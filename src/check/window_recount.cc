@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <map>
-#include <set>
 
 #include "sql/duckdb.h"
 #include "table/parquet_file.h"
@@ -33,11 +32,6 @@ std::string exact_decimal_average(const std::string& argument, const std::string
 }
 
 }  // namespace
-
-bool is_lineage_column(const std::string& name) {
-  static const std::set<std::string> lineage = {"partition", "offset", "kafka_timestamp", "key", "_batch_id", "_ingested_at"};
-  return lineage.count(name) > 0;
-}
 
 std::string window_copies_sql(const Stream& stream, const std::vector<delta::Column>& source_columns,
                               const std::string& source_view) {

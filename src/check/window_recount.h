@@ -6,14 +6,12 @@
 #include <string>
 #include <vector>
 
+#include "pipeline/bronze_layout.h"  // is_lineage_column: "the same event" ignores them
 #include "pipeline/pipeline.h"
 #include "sql/duckdb.h"
 #include "table/delta_table.h"
 
 namespace lakestream {
-
-// Columns a stream adds to an event as it moves through the lake; "the same event" ignores them.
-bool is_lineage_column(const std::string& name);
 
 // SQL for every copy of an event in `source_view` that passes the stream's filter (evaluated on
 // the source's rows, as the stream does) and has an event time: the source's columns plus `ws`

@@ -11,6 +11,7 @@
 #include "checkpoint/definition_change.h"
 #include "checkpoint/window_state_store.h"
 #include "storage/object_store.h"
+#include "table/commit_record.h"
 #include "table/delta_table.h"
 #include "util/cpu_profile.h"
 #include "util/error.h"
@@ -79,8 +80,8 @@ void refuse_lost_checkpoint(const Pipeline& pipeline, const Stream& stream, cons
   int64_t newest = delta::latest_version(table);
   if (newest < 0) return;
   for (const auto& commit : delta::read_commits(table, delta::oldest_commit(table), newest)) {
-    const auto& info = commit.commit_info;
-    if (info.contains("lakestream") && info["lakestream"].value("stream", "") == stream.name)
+    auto record = commit_record_of(commit.commit_info);
+    if (record && record->stream == stream.name)
       throw Error("the checkpoint of stream " + stream.name + " is missing (" + path + "), but table " + stream.table +
                   " holds its batches (version " + std::to_string(commit.version) +
                   " and later): starting from nothing would write them again. Restore the checkpoint folder from a "

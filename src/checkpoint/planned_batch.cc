@@ -6,30 +6,12 @@ namespace lakestream {
 
 namespace {
 
-nlohmann::json offsets_json(const std::map<int32_t, int64_t>& offsets) {
-  nlohmann::json j = nlohmann::json::object();
-  for (const auto& [p, o] : offsets) j[std::to_string(p)] = o;
-  return j;
-}
-
-std::map<int32_t, int64_t> offsets_of(const nlohmann::json& j) {
-  std::map<int32_t, int64_t> offsets;
-  for (const auto& [p, o] : j.items()) offsets[std::stoi(p)] = o.get<int64_t>();
-  return offsets;
-}
-
 KafkaInput decode_kafka(const nlohmann::json& j) {
   KafkaInput input;
   auto start = offsets_of(j.at("start"));
   // A partition the plan ends but does not start reads nothing (as the batch that planned it read).
   for (const auto& [p, end] : offsets_of(j.at("end"))) input.partitions[p] = {start.count(p) ? start[p] : end, end};
-  if (j.contains("dataLoss"))
-    for (const auto& gap : j["dataLoss"]) {
-      DataLoss loss{gap.at("partition").get<int32_t>(), gap.at("readUpTo").get<int64_t>(), std::nullopt,
-                    gap.value("reason", "")};
-      if (gap.contains("continuedFrom")) loss.continued_from = gap["continuedFrom"].get<int64_t>();
-      input.data_loss.push_back(loss);
-    }
+  if (j.contains("dataLoss")) input.data_loss = data_loss_of(j["dataLoss"]);
   if (j.contains("lastRead"))
     for (const auto& [p, last] : j["lastRead"].items())
       input.last_read[std::stoi(p)] = {last.at("offset").get<int64_t>(), last.at("timestamp").get<int64_t>(),
@@ -68,16 +50,6 @@ const KafkaInput& PlannedBatch::kafka() const {
 const TableInput& PlannedBatch::table() const {
   if (const auto* table = std::get_if<TableInput>(&input)) return *table;
   damaged(id, "it holds Kafka offsets where a stream reading a table expects versions");
-}
-
-nlohmann::json data_loss_json(const std::vector<DataLoss>& gaps) {
-  nlohmann::json j = nlohmann::json::array();
-  for (const auto& gap : gaps) {
-    nlohmann::json g = {{"partition", gap.partition}, {"readUpTo", gap.read_up_to}, {"reason", gap.reason}};
-    if (gap.continued_from) g["continuedFrom"] = *gap.continued_from;
-    j.push_back(g);
-  }
-  return j;
 }
 
 std::string encode_planned_batch(const PlannedBatch& batch) {

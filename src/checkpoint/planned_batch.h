@@ -16,21 +16,14 @@
 
 #include <nlohmann/json.hpp>
 
+#include "table/commit_record.h"  // DataLoss
+
 namespace lakestream {
 
 // Offsets of one Kafka partition a batch reads: [start, end).
 struct OffsetRange {
   int64_t start = 0;
   int64_t end = 0;
-};
-
-// A gap in a partition that fail_on_data_loss = false let the stream step over; recorded by the
-// first batch after it (in its plan, then in its bronze commit, where check finds it).
-struct DataLoss {
-  int32_t partition = 0;
-  int64_t read_up_to = 0;                 // the offset the stream had read to
-  std::optional<int64_t> continued_from;  // where it went on; none when the partition is gone
-  std::string reason;                     // "went back", "recreated", "aged out" or "partition gone"
 };
 
 // The last record a stream read in a partition, up to and including some batch: where it was and
@@ -79,8 +72,5 @@ std::string encode_planned_batch(const PlannedBatch& batch);
 // The batch `id` from its record's bytes; throws Error naming `file` when they are not a
 // planned batch.
 PlannedBatch decode_planned_batch(int64_t id, const std::string& text, const std::string& file);
-
-// Data loss as commitInfo.lakestream.dataLoss holds it (the same shape as in the plan).
-nlohmann::json data_loss_json(const std::vector<DataLoss>& gaps);
 
 }  // namespace lakestream

@@ -8,9 +8,6 @@
 
 namespace lakestream {
 
-const std::vector<std::string> kIngestMetadataColumns{"partition", "offset", "kafka_timestamp",
-                                                      "key",       "_batch_id", "_ingested_at"};
-
 std::string lower(std::string text) {
   for (char& c : text) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
   return text;

@@ -10,9 +10,6 @@
 
 namespace lakestream {
 
-// The columns ingest adds after the event's fields; a field of the same name would collide.
-extern const std::vector<std::string> kIngestMetadataColumns;
-
 std::string lower(std::string text);
 // Without the spaces (and line ends) around it.
 std::string trim(const std::string& text);

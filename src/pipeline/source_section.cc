@@ -4,6 +4,7 @@
 #include <cctype>
 #include <functional>
 
+#include "pipeline/bronze_layout.h"
 #include "pipeline/did_you_mean.h"
 #include "pipeline/setting_values.h"
 
@@ -31,11 +32,13 @@ Field read_field(const TomlSection& schema, const TomlSection::Entry& entry, con
     schema.fail(entry.name, "field name '" + entry.name +
                                 "' cannot be a column name (Parquet and Delta refuse spaces and ,;{}()=)");
   }
-  for (const auto& metadata : kIngestMetadataColumns) {
-    if (lower(entry.name) == metadata) {
-      schema.fail(entry.name, "field name '" + entry.name + "' collides with the column ingest adds (" +
-                                  metadata + "); the bronze table holds partition, offset, kafka_timestamp, key, "
-                                  "_batch_id and _ingested_at after the event's fields");
+  for (const auto& added : lineage_columns()) {
+    if (lower(entry.name) == added.name) {
+      std::string all;
+      for (const auto& c : lineage_columns())
+        all += (all.empty() ? "" : &c == &lineage_columns().back() ? " and " : ", ") + c.name;
+      schema.fail(entry.name, "field name '" + entry.name + "' collides with the column ingest adds (" + added.name +
+                                  "); the bronze table holds " + all + " after the event's fields");
     }
   }
   for (const auto& earlier : earlier_fields.fields) {

@@ -7,6 +7,7 @@
 #include <map>
 #include <optional>
 
+#include "pipeline/bronze_layout.h"
 #include "pipeline/did_you_mean.h"
 
 namespace lakestream {
@@ -48,12 +49,7 @@ Columns ingest_columns(const Source& source, const Stream& stream) {
   Columns columns;
   if (source.format == SourceFormat::Avro) columns.push_back({kWriterSchemaFields, std::nullopt});
   for (const auto& field : source.schema.fields) columns.push_back({field.name, field});
-  columns.push_back({"partition", typed("partition", FieldType::Int)});
-  columns.push_back({"offset", typed("offset", FieldType::BigInt)});
-  columns.push_back({"kafka_timestamp", typed("kafka_timestamp", FieldType::Timestamp)});
-  columns.push_back({"key", typed("key", FieldType::String)});
-  columns.push_back({"_batch_id", typed("_batch_id", FieldType::BigInt)});
-  columns.push_back({"_ingested_at", typed("_ingested_at", FieldType::Timestamp)});
+  for (const auto& added : lineage_columns()) columns.push_back({added.name, added});
   for (const auto& [name, expression] : stream.derived) columns.push_back({name, std::nullopt});  // typed by DuckDB
   return columns;
 }

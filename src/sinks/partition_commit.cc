@@ -81,9 +81,9 @@ int64_t commit_partitions(const PartitionSink& sink, const std::map<int32_t, Off
     for (const auto& [partition, first] : from)
       commit.set_txn(partition_app_id(sink.stream, partition), ranges.at(partition).end - 1);
     commit.set_operation("STREAMING UPDATE");
-    nlohmann::json info = sink.info;
-    if (info.contains("lakestream")) info["lakestream"]["batchId"] = version;  // the rows' _batch_id
-    commit.set_commit_info(info);
+    CommitRecord record = sink.record;
+    record.batch_id = version;  // the rows' _batch_id
+    commit.set_commit_info(commit_info_json(record));
     fault_point("before_delta_commit");
     int64_t committed = commit.publish();
     fault_point("after_delta_commit");

@@ -11,9 +11,8 @@
 #include <string>
 #include <vector>
 
-#include <nlohmann/json.hpp>
-
 #include "checkpoint/planned_batch.h"  // OffsetRange
+#include "table/commit_record.h"
 #include "table/delta_table.h"
 
 namespace lakestream {
@@ -30,7 +29,7 @@ struct PartitionSink {
   std::string stream;                          // the txns' appIds are "<stream>-<partition>"
   std::vector<delta::Column> schema;           // creates or evolves the table, as commit_once does
   std::vector<std::string> partition_columns;
-  nlohmann::json info;                         // merged into commitInfo
+  CommitRecord record;                         // commitInfo.lakestream (its batch id: the version)
   std::map<std::string, std::string> properties;  // table properties the table must have, as commit_once's
 };
 

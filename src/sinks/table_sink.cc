@@ -67,7 +67,7 @@ bool commit_once(const SinkCommit& sink, const std::function<void(delta::Commit&
     build(commit, snapshot);
     commit.set_txn(sink.app_id, sink.batch_id);
     commit.set_operation(sink.operation);
-    commit.set_commit_info(sink.info);
+    if (sink.record) commit.set_commit_info(commit_info_json(*sink.record));
     fault_point("before_delta_commit");
     commit.publish();
     fault_point("after_delta_commit");

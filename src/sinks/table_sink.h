@@ -6,11 +6,11 @@
 #include <cstdint>
 #include <functional>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
-#include <nlohmann/json.hpp>
-
+#include "table/commit_record.h"
 #include "table/delta_table.h"
 
 namespace lakestream {
@@ -21,7 +21,7 @@ struct SinkCommit {
   std::string app_id;
   int64_t batch_id = 0;
   std::string operation = "STREAMING UPDATE";
-  nlohmann::json info;                 // merged into commitInfo
+  std::optional<CommitRecord> record;  // commitInfo.lakestream
   std::vector<std::string> partition_columns;  // fixed when the table is created; a change is refused
   // True when the batch may be in the table already (a replay after a crash). A batch this run
   // planned just now cannot be: finding it there means another runner of the stream committed

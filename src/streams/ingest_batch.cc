@@ -5,6 +5,7 @@
 #include "decode/avro_decoder.h"
 #include "decode/debezium_envelope.h"
 #include "decode/record_decoder.h"
+#include "pipeline/bronze_layout.h"
 #include "table/parquet_file.h"
 #include "util/cpu_profile.h"
 #include "util/utf8.h"
@@ -26,9 +27,7 @@ std::string field_list(const std::vector<delta::Column>& columns) {
 std::vector<std::pair<std::string, std::string>> fast_columns(const Source& source) {
   std::vector<std::pair<std::string, std::string>> columns;
   for (const auto& f : source.schema.fields) columns.push_back({f.name, f.duckdb_type()});
-  for (const auto& kafka_column : std::vector<std::pair<std::string, std::string>>{
-           {"partition", "INTEGER"}, {"offset", "BIGINT"}, {"kafka_timestamp", "TIMESTAMPTZ"}, {"key", "VARCHAR"}})
-    columns.push_back(kafka_column);
+  for (const auto& kafka : kafka_columns()) columns.push_back({kafka.name, kafka.duckdb_type()});
   return columns;
 }
 

@@ -12,13 +12,14 @@
 #include <thread>
 
 #include "checkpoint/checkpoint.h"
+#include "pipeline/bronze_layout.h"
 #include "sinks/partition_commit.h"
+#include "sinks/table_sink.h"
 #include "source/group_membership.h"
 #include "source/kafka_reader.h"
 #include "source/record_fingerprint.h"
 #include "sql/utc_date.h"
 #include "streams/ingest_batch.h"
-#include "sinks/table_sink.h"
 #include "streams/writer_schemas.h"
 #include "table/delta_types.h"
 #include "table/parquet_file.h"
@@ -26,8 +27,8 @@
 #include "util/error.h"
 #include "util/fault.h"
 #include "util/log_time.h"
-#include "util/stop.h"
 #include "util/plural.h"
+#include "util/stop.h"
 
 namespace lakestream {
 
@@ -41,29 +42,20 @@ std::vector<delta::Column> bronze_columns(const Source& source) {
 
 std::vector<delta::Column> bronze_columns(std::vector<delta::Column> fields) {
   std::vector<delta::Column> columns = std::move(fields);
-  columns.push_back({"partition", "integer", true});
-  columns.push_back({"offset", "long", true});
-  columns.push_back({"kafka_timestamp", "timestamp", true});
-  columns.push_back({"key", "string", true});
-  columns.push_back({"_batch_id", "long", true});
-  columns.push_back({"_ingested_at", "timestamp", true});
+  for (const auto& added : lineage_columns()) columns.push_back({added.name, added.delta_type(), true});
   return columns;
 }
 
 std::vector<delta::Column> quarantine_columns() {
-  return {{"partition", "integer", true},  {"offset", "long", true},    {"kafka_timestamp", "timestamp", true},
-          {"key", "string", true},         {"value", "binary", true},   {"reason", "string", true},
-          {"_batch_id", "long", true},     {"_ingested_at", "timestamp", true}};
+  std::vector<delta::Column> columns;
+  for (const auto& kafka : kafka_columns()) columns.push_back({kafka.name, kafka.delta_type(), true});
+  columns.push_back({kValueColumn, "binary", true});
+  columns.push_back({kReasonColumn, "string", true});
+  for (const auto& batch : batch_columns()) columns.push_back({batch.name, batch.delta_type(), true});
+  return columns;
 }
 
 namespace {
-
-// Offsets as the progress record and commitInfo show them: {"<partition>": offset, ...}.
-nlohmann::json to_json(const Offsets& offsets) {
-  nlohmann::json j = nlohmann::json::object();
-  for (const auto& [p, o] : offsets) j[std::to_string(p)] = o;
-  return j;
-}
 
 // The plan of a batch that reads from `start` to `end`, with the last record read per partition.
 KafkaInput kafka_input(const Offsets& start, const Offsets& end, const std::vector<DataLoss>& data_loss,
@@ -496,15 +488,15 @@ class IngestRun {
   std::unique_ptr<Batch> read_batch(int64_t id, const Offsets& start, const Offsets& end,
                                     const std::vector<DataLoss>& data_loss, bool replay, sql::Connection& con) {
     CpuScope cpu_scope("ingest.read_batch");
-    auto batch = std::unique_ptr<Batch>(new Batch{id, start, end, data_loss, {}, nullptr, con, {}, {}, {}});
+    auto batch = std::unique_ptr<Batch>(new Batch{id, start, end, data_loss, {}, nullptr, con, {}, {}, {}, {}});
     batch->started = std::chrono::steady_clock::now();
     BatchReport& report = batch->report;
     report.batch_id = id;
     report.replayed = replay;
     report.started_at_us = wall_clock_us();
-    report.start_offset = to_json(start);
-    report.end_offset = to_json(end);
-    report.latest_offset = to_json(latest_.empty() ? end : latest_);
+    report.start_offset = offsets_json(start);
+    report.end_offset = offsets_json(end);
+    report.latest_offset = offsets_json(latest_.empty() ? end : latest_);
     report.durations_ms["walCommit"] = 0;
     std::vector<PartitionRange> ranges;
     for (const auto& [p, e] : end) {
@@ -544,14 +536,19 @@ class IngestRun {
     int64_t id = b.id;
     std::string ingested_at = "make_timestamp(" + std::to_string(wall_clock_us()) + ")::TIMESTAMPTZ";
     std::string batch_id = std::to_string(id) + "::BIGINT";
-    nlohmann::json info = commit_info(b);
-    info["lakestream"]["batchId"] = id;
+    CommitRecord record = commit_record(b);
+    record.batch_id = id;
 
     // Quarantine first, bronze last: each commit is skipped on a replay once it is in.
     if (batch.quarantined > 0) {
       std::string select = "SELECT *, " + batch_id + " AS _batch_id, " + ingested_at + " AS _ingested_at FROM (" +
                            records.quarantined_rows_sql() + ")";
-      SinkCommit sink{quarantine_path_, quarantine_columns(), checkpoint_->id(), id, "STREAMING UPDATE", info, {}};
+      SinkCommit sink;
+      sink.table_path = quarantine_path_;
+      sink.schema = quarantine_columns();
+      sink.app_id = checkpoint_->id();
+      sink.batch_id = id;
+      sink.record = record;
       sink.replay = batch.replayed;
       sink.properties = ctx_.pipeline.table_properties(ctx_.stream);
       commit_once(sink, [&](delta::Commit& commit, const delta::Snapshot&) {
@@ -563,9 +560,13 @@ class IngestRun {
     std::string derived = derived_columns_sql();
     std::string select = "SELECT *, " + batch_id + " AS _batch_id, " + ingested_at + " AS _ingested_at" + derived +
                          " FROM (" + records.good_rows_sql() + ")";
-    SinkCommit sink{bronze_path_, with_derived_columns(con, select, records.field_columns()), checkpoint_->id(), id,
-                    "STREAMING UPDATE", info,
-                    ctx_.stream.partition_by};
+    SinkCommit sink;
+    sink.table_path = bronze_path_;
+    sink.schema = with_derived_columns(con, select, records.field_columns());
+    sink.app_id = checkpoint_->id();
+    sink.batch_id = id;
+    sink.record = record;
+    sink.partition_columns = ctx_.stream.partition_by;
     sink.replay = batch.replayed;
     sink.properties = ctx_.pipeline.table_properties(ctx_.stream);
     bool written = commit_once(sink, [&](delta::Commit& commit, const delta::Snapshot&) {
@@ -701,14 +702,14 @@ class IngestRun {
     sql::Connection& con = b.con;
     IngestBatch& records = *b.records;
     std::string ingested_at = "make_timestamp(" + std::to_string(wall_clock_us()) + ")::TIMESTAMPTZ";
-    nlohmann::json info = commit_info(b);
-    info["lakestream"]["group"] = membership_->group();
+    CommitRecord record = commit_record(b);
+    record.group = membership_->group();
     auto rows = [&](const std::string& rows_sql, const FirstOffsets& from, int64_t version, const std::string& extra) {
       return "SELECT *, " + std::to_string(version) + "::BIGINT AS _batch_id, " + ingested_at + " AS _ingested_at" +
              extra + " FROM (" + rows_sql + ") WHERE " + rows_condition(from);
     };
     if (batch.quarantined > 0) {
-      PartitionSink sink{quarantine_path_, ctx_.stream.name, quarantine_columns(), {}, info,
+      PartitionSink sink{quarantine_path_, ctx_.stream.name, quarantine_columns(), {}, record,
                          ctx_.pipeline.table_properties(ctx_.stream)};
       commit_partitions(sink, ranges, [&](const FirstOffsets& from, int64_t version, const delta::Metadata& table) {
         delta::AddFile file = delta::write_data_file(con, quarantine_path_, table,
@@ -721,7 +722,7 @@ class IngestRun {
     std::string derived = derived_columns_sql();
     PartitionSink sink{bronze_path_, ctx_.stream.name,
                        with_derived_columns(con, rows(records.good_rows_sql(), {}, 0, derived), records.field_columns()),
-                       ctx_.stream.partition_by, info, ctx_.pipeline.table_properties(ctx_.stream)};
+                       ctx_.stream.partition_by, record, ctx_.pipeline.table_properties(ctx_.stream)};
     int64_t version = commit_partitions(sink, ranges, [&](const FirstOffsets& from, int64_t v, const delta::Metadata& table) {
       std::vector<delta::AddFile> files;
       if (batch.output_rows > 0)
@@ -746,13 +747,12 @@ class IngestRun {
 
   // What a batch's commits say of it in commitInfo.lakestream: the stream, the offsets it read
   // and any gap it stepped over.
-  nlohmann::json commit_info(const Batch& b) const {
-    nlohmann::json info = {{"lakestream", {{"stream", ctx_.stream.name},
-                                           {"source", {{"topic", source_.topic},
-                                                       {"startOffsets", to_json(b.start)},
-                                                       {"endOffsets", to_json(b.end)}}}}}};
-    if (!b.data_loss.empty()) info["lakestream"]["dataLoss"] = data_loss_json(b.data_loss);
-    return info;
+  CommitRecord commit_record(const Batch& b) const {
+    CommitRecord record;
+    record.stream = ctx_.stream.name;
+    record.kafka = KafkaRead{source_.topic, b.start, b.end};
+    record.data_loss = b.data_loss;
+    return record;
   }
 
   // The stream's derived columns as a select list: ", (expression) AS name, ...", a day of an

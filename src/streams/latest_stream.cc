@@ -1,13 +1,14 @@
 #include "streams/latest_stream.h"
 
 #include <chrono>
-#include <set>
 
 #include "checkpoint/checkpoint.h"
+#include "pipeline/bronze_layout.h"
 #include "sinks/table_sink.h"
 #include "sinks/upsert.h"
 #include "source/table_source.h"
 #include "streams/table_batches.h"
+#include "table/commit_record.h"
 #include "table/parquet_file.h"
 #include "table/schema_columns.h"
 #include "util/cpu_profile.h"
@@ -22,17 +23,11 @@ namespace {
 // condition, evaluated once); never written to a table.
 constexpr const char* kDeleteFlag = "__lakestream_delete";
 
-// The columns ingest adds to each event record where a copy was read, not what it says.
-bool is_lineage(const std::string& column) {
-  static const std::set<std::string> lineage = {"partition", "offset", "kafka_timestamp", "key", "_batch_id", "_ingested_at"};
-  return lineage.count(column) > 0;
-}
-
 // What an event says: its columns but the lineage, to tell a resend from a new event.
 std::string event_columns(const std::vector<delta::Column>& columns) {
   std::string list;
   for (const auto& c : columns)
-    if (!is_lineage(c.name)) list += (list.empty() ? "" : ", ") + sql::quote_ident(c.name);
+    if (!is_lineage_column(c.name)) list += (list.empty() ? "" : ", ") + sql::quote_ident(c.name);
   return list;
 }
 
@@ -111,11 +106,19 @@ class LatestRun {
              "QUALIFY row_number() OVER (PARTITION BY " + keys + " ORDER BY _copy_run DESC, " + order + ") = 1");
 
     std::string keep_existing = existing_row_stays(columns);
-    nlohmann::json info = {{"lakestream", {{"stream", s.name}, {"batchId", planned.id},
-                                           {"source", {{"table", s.from}, {"fromVersion", from}, {"toVersion", to}}}}}};
+    CommitRecord record;
+    record.stream = s.name;
+    record.batch_id = planned.id;
+    record.table = TableRead{s.from, from, to};
     std::string incoming = "latest_newest";
-    if (!s.deletes.empty()) incoming = remember_deletes(planned.id, replay, columns, info);
-    SinkCommit sink{table_path_, columns, checkpoint_.id(), planned.id, "MERGE", info, {}};
+    if (!s.deletes.empty()) incoming = remember_deletes(planned.id, replay, columns, record);
+    SinkCommit sink;
+    sink.table_path = table_path_;
+    sink.schema = columns;
+    sink.app_id = checkpoint_.id();
+    sink.batch_id = planned.id;
+    sink.operation = "MERGE";
+    sink.record = record;
     sink.replay = replay;
     sink.properties = ctx_.pipeline.table_properties(s);
     if (s.deletion_vectors) sink.properties["delta.enableDeletionVectors"] = "true";
@@ -141,11 +144,17 @@ class LatestRun {
   // and each change is only ever left out for a delete strictly newer than itself, so the replay
   // merges silver as the first try would have. Returns the table of the changes to merge.
   std::string remember_deletes(int64_t batch_id, bool replay, const std::vector<delta::Column>& columns,
-                               const nlohmann::json& info) {
+                               const CommitRecord& record) {
     const Stream& s = ctx_.stream;
     auto& con = ctx_.con;
     std::string deleted_path = ctx_.pipeline.table_path(s.deleted_table());
-    SinkCommit sink{deleted_path, columns, checkpoint_.id(), batch_id, "MERGE", info, {}};
+    SinkCommit sink;
+    sink.table_path = deleted_path;
+    sink.schema = columns;
+    sink.app_id = checkpoint_.id();
+    sink.batch_id = batch_id;
+    sink.operation = "MERGE";
+    sink.record = record;
     sink.replay = replay;
     sink.properties = ctx_.pipeline.table_properties(s);
     std::string keep_existing = existing_row_stays(columns);
@@ -185,7 +194,7 @@ class LatestRun {
     std::string newer = this->newer("s", "t", columns);
     std::string same_event = "true";
     for (const auto& c : columns)
-      if (!is_lineage(c.name))
+      if (!is_lineage_column(c.name))
         same_event += " AND s." + sql::quote_ident(c.name) + " IS NOT DISTINCT FROM t." + sql::quote_ident(c.name);
     return "NOT " + newer + " OR (" + same_event + ")";
   }

@@ -12,6 +12,7 @@
 #include "source/table_source.h"
 #include "streams/table_batches.h"
 #include "streams/window_aggregates.h"
+#include "table/commit_record.h"
 #include "table/delta_types.h"
 #include "table/parquet_file.h"
 #include "table/schema_columns.h"
@@ -171,12 +172,20 @@ class WindowRun {
     std::string column_list;
     for (const auto& c : columns) column_list += (column_list.empty() ? "" : ", ") + q(c.name);
     std::string select = "SELECT " + column_list + " FROM " + st("outbox");
-    nlohmann::json info = {{"lakestream", {{"stream", s_.name}, {"batchId", batch_id},
-                                           {"watermark", meta("watermark", 0)},
-                                           {"sourceVersion", meta("source_version", -1)},
-                                           {"sourceMaxBatchId", meta("source_max_batch_id", -1)}}}};
-    SinkCommit sink{table_path_, columns, checkpoint_.id(), batch_id, "STREAMING UPDATE", info, {}, replay,
-                    ctx_.pipeline.table_properties(s_)};
+    CommitRecord record;
+    record.stream = s_.name;
+    record.batch_id = batch_id;
+    record.watermark_us = meta("watermark", 0);
+    record.source_version = meta("source_version", -1);
+    record.source_max_batch_id = meta("source_max_batch_id", -1);
+    SinkCommit sink;
+    sink.table_path = table_path_;
+    sink.schema = columns;
+    sink.app_id = checkpoint_.id();
+    sink.batch_id = batch_id;
+    sink.record = record;
+    sink.replay = replay;
+    sink.properties = ctx_.pipeline.table_properties(s_);
     commit_once(sink, [&](delta::Commit& commit, const delta::Snapshot& snapshot) {
       if (s_.output == OutputMode::Append) {
         commit.add(delta::write_data_file(con, table_path_, commit.metadata_after(), select, columns));

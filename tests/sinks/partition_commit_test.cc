@@ -29,7 +29,11 @@ struct Topic {
     for (const auto& [p, r] : ranges)
       read += std::string(read.empty() ? "" : " OR ") + "(partition = " + std::to_string(p) + " AND \"offset\" >= " +
               std::to_string(r.start) + " AND \"offset\" < " + std::to_string(r.end) + ")";
-    PartitionSink sink{table, "read_orders", schema, {}, {{"lakestream", {{"stream", "read_orders"}}}}};
+    PartitionSink sink;
+    sink.table_path = table;
+    sink.stream = "read_orders";
+    sink.schema = schema;
+    sink.record.stream = "read_orders";
     return commit_partitions(sink, ranges, [&](const FirstOffsets& from, int64_t version, const delta::Metadata&) {
       delta::AddFile file = delta::write_data_file(con, table, delta::Metadata{}, "SELECT partition, \"offset\", " + std::to_string(version) + "::BIGINT AS _batch_id FROM records WHERE (" +
                           read + ") AND (" + rows_condition(from) + ")", schema);

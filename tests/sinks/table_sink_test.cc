@@ -15,7 +15,10 @@ void nothing(delta::Commit&, const delta::Snapshot&) {}
 TEST(TableSink, AReplayIsSkippedAndAFreshBatchFoundThereIsAnotherRunner) {
   TempDir dir;
   std::string table = dir / "gold";
-  SinkCommit sink{table, {{"n", "long", true}}, "stream-1", 0, "STREAMING UPDATE", {}, {}};
+  SinkCommit sink;
+  sink.table_path = table;
+  sink.schema = {{"n", "long", true}};
+  sink.app_id = "stream-1";
   EXPECT_TRUE(commit_once(sink, nothing));
   EXPECT_EQ(delta::txn_version(table, "stream-1"), 0);
 
@@ -37,7 +40,10 @@ TEST(TableSink, AReplayIsSkippedAndAFreshBatchFoundThereIsAnotherRunner) {
   EXPECT_TRUE(commit_once(sink, nothing));
   EXPECT_EQ(delta::txn_version(table, "stream-1"), 1);
   // Another stream's txn does not fence this one.
-  SinkCommit other{table, {{"n", "long", true}}, "stream-2", 0, "STREAMING UPDATE", {}, {}};
+  SinkCommit other;
+  other.table_path = table;
+  other.schema = {{"n", "long", true}};
+  other.app_id = "stream-2";
   EXPECT_TRUE(commit_once(other, nothing));
 }
 
