@@ -8,7 +8,6 @@
 
 #include "checkpoint/window_state_store.h"
 #include "storage/sha256.h"
-#include "sql/duckdb.h"
 #include "util/error.h"
 #include "util/fault.h"
 #include "util/files.h"
@@ -62,14 +61,10 @@ bool is_record(const std::string& name) {
 
 // The last batch the local state committed; nullopt when it has none or cannot be read.
 std::optional<int64_t> local_state_batch(const std::string& path) {
-  if (!path_exists(path)) return std::nullopt;
   try {
-    sql::Database db;
-    sql::Connection con(db);
-    con.exec("ATTACH " + sql::quote_literal(path) + " AS s (READ_ONLY)");
-    auto v = con.scalar("SELECT value FROM s.meta WHERE key = 'last_batch'");
-    if (!v) return std::nullopt;
-    return std::stoll(*v);
+    auto meta = read_window_state_meta(path);
+    if (!meta || meta->last_batch < 0) return std::nullopt;
+    return meta->last_batch;
   } catch (const Error&) {
     return std::nullopt;
   }

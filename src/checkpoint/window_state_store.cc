@@ -53,19 +53,43 @@ void WindowStateStore::create_tables(const WindowStateShape& shape) {
   record_history();
 }
 
-int64_t WindowStateStore::meta(const std::string& key, int64_t fallback) const {
-  if (!meta_) {
-    meta_.emplace();
-    for (const auto& row : con_.query("SELECT key, value FROM " + table("meta")).rows)
-      if (row[0] && row[1]) (*meta_)[*row[0]] = std::stoll(*row[1]);
-  }
-  auto it = meta_->find(key);
-  return it == meta_->end() ? fallback : it->second;
+namespace {
+
+// The record's fields by their keys in the meta table: the one place that names them.
+template <typename Meta, typename Visit>
+void each_meta_field(Meta& meta, Visit visit) {
+  visit("watermark", meta.watermark_us);
+  visit("watermark_used", meta.watermark_used_us);
+  visit("last_batch", meta.last_batch);
+  visit("source_version", meta.source_version);
+  visit("source_max_batch_id", meta.source_max_batch_id);
 }
 
-std::string WindowStateStore::set_meta_sql(const std::string& key, int64_t value) const {
-  return "INSERT OR REPLACE INTO " + table("meta") + " VALUES (" + sql::quote_literal(key) + ", " +
-         std::to_string(value) + ");";
+// The meta table `meta_table` as a record.
+WindowStateMeta read_meta(sql::Connection& con, const std::string& meta_table) {
+  std::map<std::string, int64_t> stored;
+  for (const auto& row : con.query("SELECT key, value FROM " + meta_table).rows)
+    if (row[0] && row[1]) stored[*row[0]] = std::stoll(*row[1]);
+  WindowStateMeta meta;
+  each_meta_field(meta, [&](const char* key, int64_t& field) {
+    if (stored.count(key)) field = stored.at(key);
+  });
+  return meta;
+}
+
+}  // namespace
+
+const WindowStateMeta& WindowStateStore::meta() const {
+  if (!meta_) meta_ = read_meta(con_, table("meta"));
+  return *meta_;
+}
+
+std::string WindowStateStore::set_meta_sql(const WindowStateMeta& meta) const {
+  std::string sql;
+  each_meta_field(meta, [&](const char* key, const int64_t& value) {
+    sql += "INSERT OR REPLACE INTO " + table("meta") + " VALUES (" + sql::quote_literal(key) + ", " + std::to_string(value) + ");";
+  });
+  return sql;
 }
 
 int64_t WindowStateStore::size_bytes() const { return file_size_or_zero(path_); }
@@ -81,6 +105,14 @@ void WindowStateStore::remove(const std::string& checkpoint_dir) {
   for (const std::string& file : {path_in(checkpoint_dir), path_in(checkpoint_dir) + ".wal"}) ::unlink(file.c_str());
 }
 
+std::optional<WindowStateMeta> read_window_state_meta(const std::string& path) {
+  if (!path_exists(path)) return std::nullopt;
+  sql::Database db;
+  sql::Connection con(db);
+  con.exec("ATTACH " + sql::quote_literal(path) + " AS s (READ_ONLY)");
+  return read_meta(con, "s.meta");
+}
+
 std::optional<WindowProgress> read_window_progress(const Pipeline& pipeline, const Stream& stream) {
   std::string path = WindowStateStore::path_in(pipeline.checkpoint_path(stream.name));
   if (!path_exists(path)) return std::nullopt;
@@ -93,12 +125,9 @@ std::optional<WindowProgress> read_window_progress(const Pipeline& pipeline, con
                 "when the run has finished. (" + e.what() + ")");
   }
   WindowProgress p;
-  auto meta = [&](const char* key, int64_t fallback) {
-    auto v = con.scalar(std::string("SELECT value FROM s.meta WHERE key = '") + key + "'");
-    return v ? std::stoll(*v) : fallback;
-  };
-  p.watermark_us = meta("watermark", 0);
-  p.last_batch = meta("last_batch", -1);
+  WindowStateMeta meta = read_meta(con, "s.meta");
+  p.watermark_us = meta.watermark_us;
+  p.last_batch = meta.last_batch;
   p.open_windows = con.scalar_int("SELECT count(*) FROM s.windows");
   if (!stream.dedup.empty()) p.dedup_keys = con.scalar_int("SELECT count(*) FROM s.dedup");
   if (con.scalar_int("SELECT count(*) FROM duckdb_tables() WHERE database_name = 's' AND table_name = 'watermark_history'") > 0)

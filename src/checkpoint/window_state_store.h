@@ -31,6 +31,17 @@ struct WindowStateShape {
   std::string dedup;          // SELECT of the dedup table's columns; empty without dedup
 };
 
+// The meta table, typed: what the stream's last committed batch left. Stored as key -> value rows
+// (watermark, watermark_used, last_batch, source_version, source_max_batch_id); a key never set
+// reads as the default here.
+struct WindowStateMeta {
+  int64_t watermark_us = 0;          // after the last batch
+  int64_t watermark_used_us = 0;     // the one the last batch judged late rows and closed windows by
+  int64_t last_batch = -1;           // the last batch whose state is committed
+  int64_t source_version = -1;       // the last source version read
+  int64_t source_max_batch_id = -1;  // the newest source _batch_id read
+};
+
 class WindowStateStore {
  public:
   // Attaches the state of `checkpoint`'s stream to `con` (as `alias()`), creating the file on
@@ -50,12 +61,11 @@ class WindowStateStore {
   std::string table(const std::string& name) const { return std::string(alias()) + "." + name; }
   static const char* alias() { return "window_state"; }
 
-  // A meta value, `fallback` when it was never set. The values are read once, then kept until
-  // forget_meta().
-  int64_t meta(const std::string& key, int64_t fallback) const;
-  // The statement that sets a meta value, for the batch's transaction.
-  std::string set_meta_sql(const std::string& key, int64_t value) const;
-  // After a transaction that ran set_meta_sql statements (committed or not): meta reads again.
+  // The meta record, read once, then kept until forget_meta().
+  const WindowStateMeta& meta() const;
+  // The statements that store `meta`, for the batch's transaction.
+  std::string set_meta_sql(const WindowStateMeta& meta) const;
+  // After a transaction that ran set_meta_sql (committed or not): meta reads again.
   void forget_meta() { meta_.reset(); }
 
   // The state file's size on disk.
@@ -75,8 +85,12 @@ class WindowStateStore {
  private:
   sql::Connection& con_;
   std::string path_;
-  mutable std::optional<std::map<std::string, int64_t>> meta_;
+  mutable std::optional<WindowStateMeta> meta_;
 };
+
+// The meta record of the state file at `path`, opened read-only; nullopt when there is none.
+// Throws Error when it cannot be read (a run holds it, or it is no state).
+std::optional<WindowStateMeta> read_window_state_meta(const std::string& path);
 
 // What a window stream's state says now, for check and status. Reads the state read-only;
 // nullopt when the stream has not run yet. Throws Error when a run holds it.

@@ -76,7 +76,7 @@ class WindowRun {
     open_state();
     flush_outbox(true);
     std::optional<PlannedBatch> last = checkpoint_.last_planned();
-    if (last && last->id > meta("last_batch", -1)) run_batch(*last, true);
+    if (last && last->id > meta().last_batch) run_batch(*last, true);
     int64_t next_id = last ? last->id + 1 : 0;
     int64_t next_from = last ? last->table().to + 1 : 0;
     run_planned_table_batches(source_path_, checkpoint_, s_.max_files_per_trigger, next_id, next_from,
@@ -98,8 +98,7 @@ class WindowRun {
 
  private:
   std::string st(const std::string& table) const { return open_->state->table(table); }
-  int64_t meta(const std::string& key, int64_t fallback) { return open_->state->meta(key, fallback); }
-  std::string set_meta(const std::string& key, int64_t value) { return open_->state->set_meta_sql(key, value); }
+  const WindowStateMeta& meta() { return open_->state->meta(); }
 
   // Whether a batch's state or output was ever committed (a state that cannot be read counts,
   // to be safe).
@@ -165,7 +164,7 @@ class WindowRun {
   void flush_outbox(bool replay) {
   CpuScope cpu_scope("window.flush_outbox");
     auto& con = ctx_.con;
-    int64_t batch_id = meta("last_batch", -1);
+    int64_t batch_id = meta().last_batch;
     int64_t rows = con.scalar_int("SELECT count(*) FROM " + st("outbox"));
     if (rows == 0) return;
     auto columns = gold_columns();
@@ -175,9 +174,9 @@ class WindowRun {
     CommitRecord record;
     record.stream = s_.name;
     record.batch_id = batch_id;
-    record.watermark_us = meta("watermark", 0);
-    record.source_version = meta("source_version", -1);
-    record.source_max_batch_id = meta("source_max_batch_id", -1);
+    record.watermark_us = meta().watermark_us;
+    record.source_version = meta().source_version;
+    record.source_max_batch_id = meta().source_max_batch_id;
     SinkCommit sink;
     sink.table_path = table_path_;
     sink.schema = columns;
@@ -209,8 +208,8 @@ class WindowRun {
   }
 
   bool needs_no_data_batch() {
-    int64_t watermark = meta("watermark", 0);
-    if (watermark <= meta("watermark_used", 0)) return false;
+    int64_t watermark = meta().watermark_us;
+    if (watermark <= meta().watermark_used_us) return false;
     std::string w = std::to_string(watermark);
     if (ctx_.con.scalar_int("SELECT count(*) FROM " + st("windows") + " WHERE epoch_us(ws) + " +
                             std::to_string(s_.window_us) + " <= " + w) > 0)
@@ -240,10 +239,10 @@ class WindowRun {
                                 : "versions " + std::to_string(from) + "-" + std::to_string(to) + " of " + s_.from;
 
     // The watermark that the previous batch ended with: late rows and closed windows are judged by it.
-    int64_t watermark = meta("watermark", 0);
+    int64_t watermark = meta().watermark_us;
     std::string w = std::to_string(watermark);
     int64_t new_watermark = watermark;
-    const int64_t previous_source_max_batch_id = meta("source_max_batch_id", -1);
+    const int64_t previous_source_max_batch_id = meta().source_max_batch_id;
     int64_t source_max_batch_id = previous_source_max_batch_id;
     std::string et = q(s_.event_time);
     std::optional<int64_t> oldest_input_ms;  // when the oldest source commit read was made
@@ -350,9 +349,13 @@ class WindowRun {
     // source, say) judged none: recording its watermark too would give a source batch two.
     if (!no_data && source_max_batch_id > previous_source_max_batch_id)
       tx += "INSERT INTO " + st("watermark_history") + " VALUES (" + std::to_string(source_max_batch_id) + ", " + w + ");";
-    tx += set_meta("watermark", new_watermark) + set_meta("watermark_used", watermark) +
-          set_meta("last_batch", planned.id) + set_meta("source_version", no_data ? meta("source_version", -1) : to) +
-          set_meta("source_max_batch_id", source_max_batch_id);
+    WindowStateMeta after = meta();
+    after.watermark_us = new_watermark;
+    after.watermark_used_us = watermark;
+    after.last_batch = planned.id;
+    if (!no_data) after.source_version = to;
+    after.source_max_batch_id = source_max_batch_id;
+    tx += open_->state->set_meta_sql(after);
     tx += "COMMIT";
     try {
       con.exec(tx);
