@@ -28,6 +28,7 @@ struct DataLoss {
   int64_t read_up_to = 0;                 // the offset the stream had read to
   std::optional<int64_t> continued_from;  // where it went on; none when the partition is gone
   std::string reason;                     // "went back", "recreated", "aged out" or "partition gone"
+  bool operator==(const DataLoss&) const = default;
 };
 
 // What an ingest batch read from Kafka: per partition, the first offset and the one after the last.
@@ -35,6 +36,7 @@ struct KafkaRead {
   std::string topic;
   std::map<int32_t, int64_t> start_offsets;
   std::map<int32_t, int64_t> end_offsets;
+  bool operator==(const KafkaRead&) const = default;
 };
 
 // What a batch of a stream reading a table read: its versions, both inclusive.
@@ -42,6 +44,7 @@ struct TableRead {
   std::string table;
   int64_t from_version = 0;
   int64_t to_version = 0;
+  bool operator==(const TableRead&) const = default;
 };
 
 struct CommitRecord {
@@ -55,6 +58,7 @@ struct CommitRecord {
   std::optional<int64_t> source_version;       // the last source version a window stream read
   std::optional<int64_t> source_max_batch_id;  // the newest source batch the written windows had seen
   bool recount = false;                        // written by `lakestream recount`
+  bool operator==(const CommitRecord&) const = default;
 };
 
 // {"lakestream": {...}}: the part of commitInfo the record fills.
