@@ -201,8 +201,8 @@ class Checker {
     }
   }
 
-  // Offsets skipped under fail_on_data_loss = false, as the bronze commits recorded them: (table
-  // version, the gap as commitInfo.lakestream.dataLoss holds it with the batch id added).
+  // Offsets skipped under fail_on_data_loss = false, as the bronze commits recorded them, each
+  // with the table version and the batch that recorded it.
   struct RecordedGap {
     int64_t version = 0;   // of the table
     int64_t batch_id = 0;  // the batch that stepped over it

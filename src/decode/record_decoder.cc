@@ -21,7 +21,6 @@ using sql::quote_literal;
 // How far into a bad value the reason quotes it.
 constexpr size_t kShownChars = 40;
 
-
 // A strict ISO-8601 timestamp: date, time with seconds, at most microseconds (more digits only
 // when they are zeros, so nothing is cut off), then an optional zone (none means UTC).
 const char* const kTimestampPattern =
@@ -257,21 +256,19 @@ class FieldPlanner {
 };
 
 void refuse_kafka_column_names(const Source& source) {
+  // The columns the decoder adds after the schema's fields.
+  std::vector<std::string> added;
+  for (const auto& kafka : kafka_columns()) added.push_back(kafka.name);
+  added.push_back(kValueColumn);
+  added.push_back(kReasonColumn);
   for (const auto& field : source.schema.fields) {
     std::string lower = field.name;
     std::transform(lower.begin(), lower.end(), lower.begin(), [](unsigned char c) { return std::tolower(c); });
-    // The columns the decoder adds after the schema's fields.
-    std::vector<std::string> added;
-    for (const auto& kafka : kafka_columns()) added.push_back(kafka.name);
-    added.push_back(kValueColumn);
-    added.push_back(kReasonColumn);
-    for (const auto& name : added) {
-      if (lower != name) continue;
-      std::string all;
-      for (const auto& a : added) all += (all.empty() ? "" : ", ") + a;
-      throw Error("source " + source.name + ": field \"" + field.name + "\" has the name of a column the ingest stream adds (" +
-                  all + "); remove it from the schema or rename it in the events");
-    }
+    if (std::find(added.begin(), added.end(), lower) == added.end()) continue;
+    std::string all;
+    for (const auto& name : added) all += (all.empty() ? "" : ", ") + name;
+    throw Error("source " + source.name + ": field \"" + field.name + "\" has the name of a column the ingest stream adds (" +
+                all + "); remove it from the schema or rename it in the events");
   }
 }
 

@@ -283,9 +283,8 @@ void read_derived(const TomlSection& section, Stream& stream, const Source* sour
       for (const auto& field : source ? source->schema.fields : std::vector<Field>{})
         if (lower(field.name) == lower(entry.name))
           derived->fail(entry.name, "source " + source->name + " already has a field '" + field.name + "'; name the derived column differently");
-      for (const auto& column : lineage_columns())
-        if (column.name == lower(entry.name))
-          derived->fail(entry.name, "'" + column.name + "' is a column ingest adds; name the derived column differently");
+      if (is_lineage_column(lower(entry.name)))
+        derived->fail(entry.name, "'" + lower(entry.name) + "' is a column ingest adds; name the derived column differently");
       stream.derived.emplace_back(entry.name, expression);
       stream.sql_lines["derived." + entry.name] = derived->line_of(entry.name);
     });

@@ -32,14 +32,13 @@ Field read_field(const TomlSection& schema, const TomlSection::Entry& entry, con
     schema.fail(entry.name, "field name '" + entry.name +
                                 "' cannot be a column name (Parquet and Delta refuse spaces and ,;{}()=)");
   }
-  for (const auto& added : lineage_columns()) {
-    if (lower(entry.name) == added.name) {
-      std::string all;
-      for (const auto& c : lineage_columns())
-        all += (all.empty() ? "" : &c == &lineage_columns().back() ? " and " : ", ") + c.name;
-      schema.fail(entry.name, "field name '" + entry.name + "' collides with the column ingest adds (" + added.name +
-                                  "); the bronze table holds " + all + " after the event's fields");
-    }
+  if (is_lineage_column(lower(entry.name))) {
+    const auto& added = lineage_columns();
+    std::string all;
+    for (size_t i = 0; i < added.size(); i++)
+      all += (i == 0 ? "" : i + 1 == added.size() ? " and " : ", ") + added[i].name;
+    schema.fail(entry.name, "field name '" + entry.name + "' collides with the column ingest adds (" + lower(entry.name) +
+                                "); the bronze table holds " + all + " after the event's fields");
   }
   for (const auto& earlier : earlier_fields.fields) {
     if (lower(earlier.name) == lower(entry.name)) {
