@@ -29,6 +29,11 @@ bool is_secret_property(const std::string& name) {
   return lower.find("password") != std::string::npos || lower.find("secret") != std::string::npos;
 }
 
+std::string deletes_retention_sql(const DeletesRetention& retention) {
+  return retention.is_duration ? "to_microseconds(" + std::to_string(retention.amount) + "::BIGINT)"
+                               : std::to_string(retention.amount);
+}
+
 const Source* Pipeline::find_source(const std::string& name) const {
   for (const auto& source : sources) {
     if (source.name == name) return &source;

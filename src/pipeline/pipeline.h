@@ -110,6 +110,19 @@ struct Aggregate {
   std::string argument;  // a SQL expression over the source's columns, "*" for count(*)
 };
 
+// How long a latest stream's `<table>_deleted` remembers a delete (deletes_retention), on the
+// scale of the stream's order_by: a duration for a timestamp or date order_by, a number in its
+// units for a numeric one (a Debezium lsn, epoch milliseconds).
+struct DeletesRetention {
+  bool is_duration = true;
+  int64_t amount = 0;  // microseconds when is_duration
+  std::string text;    // as the pipeline file wrote it, for messages
+  int line = 0;        // of the setting in the pipeline file
+};
+
+// The retention as SQL that order_by minus it reads: an INTERVAL for a duration, else a number.
+std::string deletes_retention_sql(const DeletesRetention& retention);
+
 struct Stream {
   std::string name;
   StreamKind kind = StreamKind::Ingest;
@@ -141,6 +154,10 @@ struct Stream {
   // (Spark's whenMatchedDelete), e.g. "_op = 'd'"; empty: rows are never deleted. The deletes
   // applied are remembered in the table deleted_table() names.
   std::string deletes;
+  // A remembered delete is forgotten by the first batch whose newest change is more than this
+  // newer than it (by order_by) and that does not change its key; absent: kept forever. An
+  // older change of the key read after that brings the row back (docs/pipeline-file.md).
+  std::optional<DeletesRetention> deletes_retention;
   // Merge-on-read: the table gets delta.enableDeletionVectors, and a batch marks the rows it
   // replaces in deletion vectors instead of rewriting their files (sinks/upsert.h).
   bool deletion_vectors = false;

@@ -33,7 +33,7 @@ namespace fs = std::filesystem;
 const std::vector<std::string> kIngestKeys{"kind", "table", "source", "derived", "partition_by", "max_quarantine_share",
                                            "target_latency", "column_mapping"};
 const std::vector<std::string> kLatestKeys{"kind", "table", "from", "key", "order_by", "entity", "max_staleness",
-                                           "max_files_per_trigger", "deletes", "target_latency", "deletion_vectors",
+                                           "max_files_per_trigger", "deletes", "deletes_retention", "target_latency", "deletion_vectors",
                                            "column_mapping"};
 const std::vector<std::string> kWindowKeys{"kind",   "table",    "from",          "filter",   "event_time",
                                            "watermark", "dedup", "window",        "window_column", "window_end_column", "group_by",
@@ -125,6 +125,35 @@ int64_t duration_setting(const TomlSection& section, const std::string& setting,
   auto us = parse_duration_us(text);
   if (!us) section.fail(setting, "'" + text + "' is not a duration; " + kDurationHint);
   return *us;
+}
+
+// How long a latest stream remembers a delete: a duration ("30 days") for a timestamp or date
+// order_by, a positive number in order_by's units for a numeric one. Meaningless without deletes.
+DeletesRetention deletes_retention_setting(const TomlSection& section) {
+  const std::string how = "write a duration for a timestamp order_by (e.g. \"30 days\") or a number in a numeric "
+                          "order_by's units (e.g. 100000000 for a Debezium lsn)";
+  if (!section.has("deletes"))
+    section.fail("deletes_retention", "is set but deletes is not; deletes_retention says how long the deletes that "
+                                      "deletes = \"...\" marks are remembered");
+  DeletesRetention retention;
+  retention.line = section.line_of("deletes_retention");
+  if (section.is_string("deletes_retention")) {
+    retention.text = *section.string("deletes_retention");
+    auto us = parse_duration_us(retention.text);
+    if (!us || *us <= 0) section.fail("deletes_retention", "'" + retention.text + "' is not a duration; " + how);
+    retention.amount = *us;
+    return retention;
+  }
+  std::optional<int64_t> amount;
+  try {
+    amount = section.positive_integer("deletes_retention");
+  } catch (const Error&) {
+    section.fail("deletes_retention", "must be a duration or a positive number; " + how);
+  }
+  retention.is_duration = false;
+  retention.amount = *amount;
+  retention.text = std::to_string(*amount);
+  return retention;
 }
 
 // A target latency: a duration from 10 ms to 1 hour.
@@ -446,6 +475,7 @@ Stream read_stream(const TomlSection& section, const std::string& name, const Pi
         stream.sql_lines["deletes"] = section.line_of("deletes");
       });
     }
+    if (section.has("deletes_retention")) read("deletes_retention", [&] { stream.deletes_retention = deletes_retention_setting(section); });
     read("deletion_vectors", [&] {
       if (auto on = section.boolean("deletion_vectors")) stream.deletion_vectors = *on;
     });

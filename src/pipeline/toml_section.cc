@@ -104,6 +104,11 @@ std::optional<int64_t> TomlSection::positive_integer(std::string_view name) cons
   return number;
 }
 
+bool TomlSection::is_string(std::string_view name) const {
+  const toml::node* value = value_of(name);
+  return value && value->is_string();
+}
+
 std::optional<bool> TomlSection::boolean(std::string_view name) const {
   const toml::node* value = value_of(name);
   if (!value) return std::nullopt;

@@ -50,6 +50,7 @@ class TomlSection {
   // Present and not empty; else "missing; <how_to_set_it>".
   std::string required_string(std::string_view name, const std::string& how_to_set_it) const;
   std::optional<int64_t> positive_integer(std::string_view name) const;
+  bool is_string(std::string_view name) const;  // present and a string
   std::optional<bool> boolean(std::string_view name) const;
   // An array of strings; a single string counts as a list of one.
   std::optional<std::vector<std::string>> string_list(std::string_view name) const;

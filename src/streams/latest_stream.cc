@@ -147,6 +147,7 @@ class LatestRun {
                                const CommitRecord& record) {
     const Stream& s = ctx_.stream;
     auto& con = ctx_.con;
+    if (s.deletes_retention) check_retention_scale(columns);
     std::string deleted_path = ctx_.pipeline.table_path(s.deleted_table());
     SinkCommit sink;
     sink.table_path = deleted_path;
@@ -157,10 +158,18 @@ class LatestRun {
     sink.record = record;
     sink.replay = replay;
     sink.properties = ctx_.pipeline.table_properties(s);
-    std::string keep_existing = existing_row_stays(columns);
     commit_once(sink, [&](delta::Commit& commit, const delta::Snapshot& snapshot) {
-      upsert_rows(con, deleted_path, commit, snapshot, "latest_newest", s.key, keep_existing, columns,
-                  std::string("NOT s.") + kDeleteFlag);
+      std::string incoming = "latest_newest";
+      std::string keep_existing = existing_row_stays(columns);
+      std::string removes = std::string("NOT s.") + kDeleteFlag;
+      if (s.deletes_retention && !snapshot.files.empty()) {
+        // The deletes past retention go in the same commit as the batch's: each as an incoming
+        // row that removes itself, so a replay after a crash forgets exactly what the first try did.
+        incoming = expired_deletes(snapshot, columns);
+        keep_existing = "NOT s._expired AND (" + keep_existing + ")";
+        removes = "s._expired OR " + removes;
+      }
+      upsert_rows(con, deleted_path, commit, snapshot, incoming, s.key, keep_existing, columns, removes);
     });
     fault_point("after_deleted_commit");
     delta::Snapshot deleted = delta::load_snapshot(deleted_path);
@@ -173,6 +182,42 @@ class LatestRun {
              ") t WHERE " + match + " AND " + newer("t", "s", columns) + ")";
     con.exec(sql);
     return "latest_applied";
+  }
+
+  // The batch's changes (latest_newest) and, marked _expired, the remembered deletes in
+  // `deleted` that deletes_retention lets go: older by order_by than the batch's newest change
+  // minus the retention, of keys the batch does not change. Returns the DuckDB table's name.
+  std::string expired_deletes(const delta::Snapshot& deleted, const std::vector<delta::Column>& columns) {
+    const Stream& s = ctx_.stream;
+    std::string ob = sql::quote_ident(s.order_by);
+    std::string keys;
+    for (const auto& k : s.key)
+      keys += (keys.empty() ? "" : " AND ") + ("d." + sql::quote_ident(k) + " IS NOT DISTINCT FROM n." + sql::quote_ident(k));
+    ctx_.con.exec("CREATE OR REPLACE TEMP TABLE latest_deleted_kept AS SELECT *, false AS _expired FROM latest_newest "
+                  "UNION ALL BY NAME SELECT d.*, true AS _expired, true AS " + std::string(kDeleteFlag) + " FROM (" +
+                  delta::scan_sql(deleted) + ") d WHERE coalesce(d." + ob + " < (SELECT max(" + ob + ") FROM latest_newest) - " +
+                  deletes_retention_sql(*s.deletes_retention) + ", d." + ob + " IS NULL AND (SELECT max(" + ob +
+                  ") FROM latest_newest) IS NOT NULL) AND NOT EXISTS (SELECT 1 FROM latest_newest n WHERE " + keys + ")");
+    return "latest_deleted_kept";
+  }
+
+  // A duration retention needs a timestamp or date order_by, a number a numeric one: said with
+  // the pipeline file's line rather than as DuckDB's type error.
+  void check_retention_scale(const std::vector<delta::Column>& columns) const {
+    const Stream& s = ctx_.stream;
+    const delta::Column* order_by = delta::find_column(columns, s.order_by);
+    if (!order_by || !order_by->type.is_string()) return;  // the scan's error names it
+    std::string type = order_by->type.get<std::string>();
+    bool in_time = type == "timestamp" || type == "timestamp_ntz" || type == "date";
+    bool numeric = type == "long" || type == "integer" || type == "short" || type == "byte" || type == "double" ||
+                   type == "float" || type.starts_with("decimal");
+    const DeletesRetention& r = *s.deletes_retention;
+    if (r.is_duration ? in_time : numeric) return;
+    throw Error(ctx_.pipeline.path + ":" + std::to_string(r.line) + ": streams." + s.name + ".deletes_retention: '" + r.text +
+                "' " + (r.is_duration ? "is a duration, but order_by " + s.order_by + " is " + type +
+                                            "; write a number in " + s.order_by + "'s units"
+                                      : "is a number, but order_by " + s.order_by + " is " + type +
+                                            "; write a duration, e.g. \"30 days\""));
   }
 
   // Whether row `a` is newer than row `b` by (order_by, partition, offset), a NULL order_by oldest.

@@ -39,6 +39,27 @@ TEST(ChangeEventsPipeline, TheDocumentedConfigurationLoads) {
                                                        "customers_deleted"}));
 }
 
+TEST(ChangeEventsPipeline, DeletesRetentionIsADurationOrANumberInOrderBysUnits) {
+  TempDir dir;
+  auto retention_of = [&](const std::string& value) {
+    std::string text = documented_change_pipeline();
+    size_t at = text.find("deletes = ");
+    text.insert(text.find('\n', at) + 1, "deletes_retention = " + value + "\n");
+    write_text(dir / "lakestream.toml", text);
+    return load_pipeline(dir / "lakestream.toml").streams.at(1).deletes_retention.value();
+  };
+  DeletesRetention days = retention_of("\"30 days\"");
+  EXPECT_TRUE(days.is_duration);
+  EXPECT_EQ(days.amount, 30 * 86'400'000'000LL);
+  EXPECT_EQ(days.text, "30 days");
+  EXPECT_EQ(deletes_retention_sql(days), "to_microseconds(2592000000000::BIGINT)");
+  DeletesRetention lsn = retention_of("100000000");
+  EXPECT_FALSE(lsn.is_duration);
+  EXPECT_EQ(lsn.amount, 100000000);
+  EXPECT_EQ(deletes_retention_sql(lsn), "100000000");
+  EXPECT_GT(lsn.line, 0);
+}
+
 TEST(ChangeEventsPipeline, MistakesAreRefusedWithTheLineAndKey) {
   TempDir dir;
   auto refused = [&](const std::string& from, const std::string& to) {
@@ -60,6 +81,19 @@ TEST(ChangeEventsPipeline, MistakesAreRefusedWithTheLineAndKey) {
   EXPECT_NE(refused("source = \"customers\"", "source = \"customers\"\ndeletes = \"_op = 'd'\"")
                 .find("streams.read_customers.deletes: is a setting of latest streams, not of ingest streams"),
             std::string::npos);
+  const std::string deletes = "deletes = \"_op = 'd'\"";
+  EXPECT_NE(refused(deletes, "deletes_retention = 1000")
+                .find("streams.customers.deletes_retention: is set but deletes is not"),
+            std::string::npos);
+  for (const char* bad : {"\"a while\"", "\"0s\""})
+    EXPECT_NE(refused(deletes, deletes + "\ndeletes_retention = " + bad)
+                  .find("streams.customers.deletes_retention: '" + std::string(bad).substr(1, std::string(bad).size() - 2) +
+                        "' is not a duration; write a duration for a timestamp order_by"),
+              std::string::npos) << bad;
+  for (const char* bad : {"-5", "0", "true", "1.5"})
+    EXPECT_NE(refused(deletes, deletes + "\ndeletes_retention = " + bad)
+                  .find("streams.customers.deletes_retention: must be a duration or a positive number"),
+              std::string::npos) << bad;
   EXPECT_NE(refused("table = \"customers\"", "table = \"bronze_customers_quarantine\"")
                 .find("already written by stream read_customers"),
             std::string::npos);

@@ -120,4 +120,50 @@ inline std::string replayed(const std::vector<Change>& log) {
 
 inline const char* kSilverCustomersSql = "select id, name, round(balance * 100)::BIGINT as cents from customers order by id";
 
+// deletes_retention's rules (lsn units), one batch (a run's changes) at a time: per key the batch's newest change;
+// the remembered deletes take a newer delete and drop on a newer other change, then forget those
+// older than the batch's newest change minus the retention whose key the batch does not change;
+// silver takes a key's change when it is newer than the row and no remembered delete is newer.
+struct RetentionModel {
+  int64_t retention = 0;
+  std::map<int64_t, Change> silver, deleted;
+
+  void batch(const std::vector<Change>& changes) {
+    std::map<int64_t, Change> newest;
+    int64_t high = 0;
+    for (const auto& c : changes) {
+      high = std::max(high, c.lsn);
+      auto it = newest.find(c.id);
+      if (it == newest.end() || c.lsn > it->second.lsn) newest[c.id] = c;
+    }
+    for (const auto& [id, c] : newest) {
+      auto d = deleted.find(id);
+      if (d != deleted.end() && d->second.lsn >= c.lsn) continue;
+      if (c.op == 'd') deleted[id] = c;
+      else if (d != deleted.end()) deleted.erase(d);
+    }
+    for (auto it = deleted.begin(); it != deleted.end();)
+      it = !newest.count(it->first) && it->second.lsn < high - retention ? deleted.erase(it) : std::next(it);
+    for (const auto& [id, c] : newest) {
+      auto d = deleted.find(id);
+      if (c.op != 'd' && d != deleted.end() && d->second.lsn > c.lsn) continue;
+      auto row = silver.find(id);
+      if (row != silver.end() && row->second.lsn >= c.lsn) continue;
+      if (c.op == 'd') silver.erase(id);
+      else silver[id] = c;
+    }
+  }
+
+  std::string silver_csv() const {
+    std::vector<Change> rows;
+    for (const auto& [id, c] : silver) rows.push_back(c);
+    return replayed(rows);
+  }
+  std::string deleted_ids() const {
+    std::string csv = "id\n";
+    for (const auto& [id, c] : deleted) csv += std::to_string(id) + "\n";
+    return csv;
+  }
+};
+
 }  // namespace lakestream::testing
