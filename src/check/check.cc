@@ -7,6 +7,7 @@
 #include "check/window_recount.h"
 #include "checkpoint/window_state_store.h"
 #include "sql/duckdb.h"
+#include "sql/memory_budget.h"
 #include "table/commit_record.h"
 #include "table/parquet_file.h"
 #include "table/schema_columns.h"
@@ -59,7 +60,10 @@ std::string layer_of(const Pipeline& pipeline, const std::string& table) {
 
 class Checker {
  public:
-  Checker(const Pipeline& pipeline, const delta::TimeRange& range) : pipeline_(pipeline), con_(db_), range_(range) {}
+  Checker(const Pipeline& pipeline, const delta::TimeRange& range, const sql::MemoryBudget& budget)
+      : pipeline_(pipeline), con_(db_), range_(range) {
+    budget.apply(con_);
+  }
 
   CheckResult run() {
     // A table whose log names a data file that is gone cannot be read at all: a PROBLEM, and the
@@ -524,6 +528,9 @@ void Checker::check_late_share(const Stream& stream,
 
 }  // namespace
 
-CheckResult check_pipeline(const Pipeline& pipeline, const delta::TimeRange& range) { return Checker(pipeline, range).run(); }
+CheckResult check_pipeline(const Pipeline& pipeline, const delta::TimeRange& range, int64_t memory_limit) {
+  sql::MemoryBudget budget(memory_limit > 0 ? memory_limit : sql::default_memory_budget());
+  return Checker(pipeline, range, budget).run();
+}
 
 }  // namespace lakestream

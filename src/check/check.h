@@ -30,7 +30,9 @@ struct CheckResult {
 // error line and the others are checked on. With a time range, window tables
 // are checked for the windows in it only, reading only the files of them and of their source that
 // can hold those times; latest tables, which need all their source, are left out with a note.
-CheckResult check_pipeline(const Pipeline& pipeline, const delta::TimeRange& range = {});
+// Its DuckDB takes at most `memory_limit` bytes (0: sql::default_memory_budget()) and spills the
+// rest to a folder under $TMPDIR, so that a long run's bronze is checked within a bound.
+CheckResult check_pipeline(const Pipeline& pipeline, const delta::TimeRange& range = {}, int64_t memory_limit = 0);
 
 // "ok      bronze_orders has 11 events, each offset once\n...": the verdict padded to 8 columns.
 std::string format_check(const CheckResult& result);

@@ -8,6 +8,7 @@
 #include "check/window_recount.h"
 #include "checkpoint/window_state_store.h"
 #include "sql/duckdb.h"
+#include "sql/memory_budget.h"
 #include "table/commit_record.h"
 #include "table/commit_retry.h"
 #include "table/parquet_file.h"
@@ -144,9 +145,11 @@ std::vector<RecountChange> recount_table(sql::Connection& con, const Pipeline& p
 }  // namespace
 
 std::vector<RecountChange> recount_pipeline(const Pipeline& pipeline, const std::vector<std::string>& streams,
-                                            const delta::TimeRange& range) {
+                                            const delta::TimeRange& range, int64_t memory_limit) {
+  sql::MemoryBudget budget(memory_limit > 0 ? memory_limit : sql::default_memory_budget());  // outlives the database
   sql::Database db;
   sql::Connection con(db);
+  budget.apply(con);
   std::vector<RecountChange> all;
   for (const auto& name : streams) {
     const Stream* s = pipeline.find_stream(name);

@@ -20,8 +20,9 @@ struct RecountChange {
 
 // Recounts the tables of the window streams named (all when empty); returns what changed. With a
 // time range, only the windows in it are recounted, from only the files that can hold them, and
-// only the table's files holding such windows are rewritten.
+// only the table's files holding such windows are rewritten. Its DuckDB takes at most
+// `memory_limit` bytes (0: sql::default_memory_budget()) and spills the rest under $TMPDIR.
 std::vector<RecountChange> recount_pipeline(const Pipeline& pipeline, const std::vector<std::string>& streams,
-                                            const delta::TimeRange& range = {});
+                                            const delta::TimeRange& range = {}, int64_t memory_limit = 0);
 
 }  // namespace lakestream

@@ -6,6 +6,7 @@
 #include "checkpoint/replays.h"
 #include "cli/commands.h"
 #include "engine/lake_stores.h"
+#include "cli/memory_limit_option.h"
 #include "engine/progress_record.h"
 
 namespace lakestream::cli {
@@ -18,11 +19,13 @@ void add_check_command(CLI::App& app) {
   auto until = std::make_shared<std::string>();
   cmd->add_option("--since", *since, "only windows from this time on (e.g. 2026-03-02, \"2026-03-02 09:00\"; UTC)");
   cmd->add_option("--until", *until, "only windows before this time");
+  auto memory_limit = add_memory_limit_option(cmd);
   cmd->footer("Exit status: 0 when nothing is wrong (late events dropped by the watermark are by design), 1 on any PROBLEM or broken LIMIT (docs/pipeline-file.md, Limits), 2 when check could not check a table (an error line says which and why).");
-  cmd->callback([pipeline_file, since, until] {
+  cmd->callback([pipeline_file, since, until, memory_limit] {
+    int64_t limit = memory_limit_bytes(*memory_limit);
     Pipeline pipeline = with_replays(load_pipeline_with_stores(*pipeline_file));
     refresh_checkpoint_copies(pipeline);
-    CheckResult result = check_pipeline(pipeline, parse_time_range(*since, *until));
+    CheckResult result = check_pipeline(pipeline, parse_time_range(*since, *until), limit);
     std::cout << format_check(result);
     save_check_result(pipeline, result, iso_timestamp(wall_clock_us()));
     set_exit_status(result.exit_code());
