@@ -15,8 +15,7 @@ TableChanges read_table_changes(const std::string& table_path, int64_t from_vers
   TableChanges changes;
   changes.from_version = from_version;
   changes.to_version = to_version;
-  changes.shape = delta::load_snapshot(table_path, to_version);
-  changes.shape.files.clear();
+  changes.shape = delta::load_table_shape(table_path, to_version);
   if (to_version < from_version) return changes;
   for (auto& commit : delta::read_commits(table_path, from_version, to_version)) {
     for (const auto& removed : commit.removes)

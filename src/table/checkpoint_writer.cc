@@ -67,7 +67,7 @@ int64_t checkpoint_interval(const Metadata& metadata) {
 }
 
 void write_checkpoint(const std::string& table_path, int64_t version) {
-  Snapshot snapshot = load_snapshot(table_path, version);
+  Snapshot snapshot = load_snapshot(table_path, version, Tombstones::kInclude);
   const std::string& table = snapshot.table_path;
   const int64_t now = now_ms();
 

@@ -114,7 +114,7 @@ struct Snapshot {
   std::map<std::string, int64_t> txn_versions;  // appId -> the newest txn version
   std::map<std::string, int64_t> txn_last_updated;  // appId -> its txn's lastUpdated, when it has one
   // Files removed and not added again, newest removal kept: what a checkpoint carries on (until
-  // the retention expires) and what vacuum must leave for readers of older versions.
+  // the retention expires). Filled only when load_snapshot is asked for them.
   std::vector<RemoveFile> tombstones;
   // The domainMetadata actions in force (domainMetadata feature): domain -> its configuration
   // string. Opaque to lakestream (delta.clustering, delta.rowTracking, an application's own);
@@ -131,7 +131,16 @@ struct Snapshot {
 // absolute. A missing table gives version -1 (asking it for a version >= 0 throws); a version
 // the log does not have, a log that is unreadable, or a protocol this reader does not support
 // (reader version > 1) throws Error.
-Snapshot load_snapshot(const std::string& table_path, std::optional<int64_t> version = std::nullopt);
+// Tombstones are left out unless asked for: a long run's compactions leave thousands, and only
+// a checkpoint needs them.
+enum class Tombstones { kLeaveOut, kInclude };
+Snapshot load_snapshot(const std::string& table_path, std::optional<int64_t> version = std::nullopt,
+                       Tombstones tombstones = Tombstones::kLeaveOut);
+
+// The protocol and metaData of `version` (files, txns and tombstones empty): what a reader of a
+// range of commits needs. In continuous mode it comes from the remembered replay when no commit
+// after `version` changed them, rather than from a replay of the log up to `version`.
+Snapshot load_table_shape(const std::string& table_path, int64_t version);
 
 // For a long-running process (continuous mode): load_snapshot keeps the actions of the last
 // checkpoint it read of each table and reuses them while the listing shows the same checkpoint

@@ -90,14 +90,14 @@ class FileSet {
     if (same_path == key_by_path_.end()) return std::nullopt;
     return files_.at(same_path->second).second.version;
   }
-  std::vector<AddFile> in_order() && {
-    std::vector<std::pair<int64_t, AddFile>> ordered;
+  std::vector<AddFile> in_order() const {
+    std::vector<const std::pair<int64_t, AddFile>*> ordered;
     ordered.reserve(files_.size());
-    for (auto& [path, entry] : files_) ordered.push_back(std::move(entry));
-    std::sort(ordered.begin(), ordered.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+    for (const auto& [path, entry] : files_) ordered.push_back(&entry);
+    std::sort(ordered.begin(), ordered.end(), [](const auto* a, const auto* b) { return a->first < b->first; });
     std::vector<AddFile> out;
     out.reserve(ordered.size());
-    for (auto& entry : ordered) out.push_back(std::move(entry.second));
+    for (const auto* entry : ordered) out.push_back(entry->second);
     return out;
   }
 
@@ -110,6 +110,9 @@ class FileSet {
 struct Replay {
   std::optional<Protocol> protocol;
   std::optional<Metadata> metadata;
+  // The version of the newest protocol or metaData action (a checkpoint's version for those it
+  // carries): the shape is the same for every version from there on.
+  int64_t shape_version = -1;
   FileSet files;
   std::map<std::string, int64_t> txns;
   std::map<std::string, int64_t> txn_last_updated;
@@ -119,6 +122,7 @@ struct Replay {
   // `version` is what readers see as the file's version: for files from a checkpoint, the
   // checkpoint's (the commit that added them may be gone).
   void apply(LogActions actions, int64_t version) {
+    if (actions.protocol || actions.metadata) shape_version = version;
     if (actions.protocol) protocol = actions.protocol;
     if (actions.metadata) metadata = std::move(actions.metadata);
     // Removes first: within one commit a file's path may be removed with one vector and added
@@ -197,8 +201,13 @@ void remember_replay(const std::string& table, int64_t version, const Replay& re
   kept.replay = replay;
 }
 
-// The snapshot of version `target` that `replay` holds, checked readable.
-Snapshot snapshot_of(Snapshot snapshot, Replay replay, int64_t target);
+// The protocol and metaData of version `target` that `replay` holds, checked readable.
+Snapshot shape_of(Snapshot snapshot, const Replay& replay, int64_t target);
+
+// The snapshot of version `target` that `replay` holds, checked readable: copied, since a
+// remembered replay lives on, and without its tombstones unless asked (only a checkpoint carries
+// them on, and a long run's compactions make them the largest part).
+Snapshot snapshot_of(Snapshot snapshot, const Replay& replay, int64_t target, Tombstones tombstones);
 
 }  // namespace
 
@@ -239,14 +248,16 @@ int64_t oldest_commit(const std::string& table_path) {
   return listing.commits.empty() ? 0 : *listing.commits.begin();
 }
 
-Snapshot load_snapshot(const std::string& table_path, std::optional<int64_t> version) {
+Snapshot load_snapshot(const std::string& table_path, std::optional<int64_t> version, Tombstones tombstones) {
   CpuScope cpu_scope("load_snapshot");
   Snapshot snapshot;
   snapshot.table_path = normal_table_path(table_path);
   const std::string& table = snapshot.table_path;
-  std::optional<RememberedReplay> kept;
-  if (with_advanced_replay(table, version, [&](const RememberedReplay& advanced) { kept = advanced; }))
-    return snapshot_of(std::move(snapshot), std::move(kept->replay), kept->version);
+  std::optional<Snapshot> remembered;
+  if (with_advanced_replay(table, version, [&](const RememberedReplay& kept) {
+        remembered = snapshot_of(snapshot, kept.replay, kept.version, tombstones);
+      }))
+    return std::move(*remembered);
   LogListing listing = list_log(table);
   int64_t newest = listing.latest();
   if (newest < 0) {
@@ -265,12 +276,30 @@ Snapshot load_snapshot(const std::string& table_path, std::optional<int64_t> ver
   if (checkpoint >= 0) replay.apply(checkpoint_actions(table, listing.checkpoints.at(checkpoint)), checkpoint);
   for (int64_t v = checkpoint + 1; v <= target; v++) replay.apply(read_commit_file(table, v), v);
   remember_replay(table, target, replay);
-  return snapshot_of(std::move(snapshot), std::move(replay), target);
+  return snapshot_of(std::move(snapshot), replay, target, tombstones);
+}
+
+Snapshot load_table_shape(const std::string& table_path, int64_t version) {
+  CpuScope cpu_scope("load_table_shape");
+  Snapshot shape;
+  shape.table_path = normal_table_path(table_path);
+  std::optional<Snapshot> remembered;
+  with_advanced_replay(shape.table_path, std::nullopt, [&](const RememberedReplay& kept) {
+    if (kept.version >= version && kept.replay.shape_version <= version)
+      remembered = shape_of(shape, kept.replay, version);
+  });
+  if (remembered) return std::move(*remembered);
+  Snapshot whole = load_snapshot(table_path, version);
+  whole.files.clear();
+  whole.txn_versions.clear();
+  whole.txn_last_updated.clear();
+  whole.domains.clear();
+  return whole;
 }
 
 namespace {
 
-Snapshot snapshot_of(Snapshot snapshot, Replay replay, int64_t target) {
+Snapshot shape_of(Snapshot snapshot, const Replay& replay, int64_t target) {
   const std::string& table = snapshot.table_path;
   if (!replay.protocol)
     throw Error("table " + table + " has no protocol action up to version " + std::to_string(target) +
@@ -285,12 +314,18 @@ Snapshot snapshot_of(Snapshot snapshot, Replay replay, int64_t target) {
   snapshot.min_writer_version = replay.protocol->min_writer_version;
   snapshot.reader_features = replay.protocol->reader_features;
   snapshot.writer_features = replay.protocol->writer_features;
-  snapshot.metadata = std::move(*replay.metadata);
-  snapshot.files = std::move(replay.files).in_order();
-  snapshot.txn_versions = std::move(replay.txns);
-  snapshot.txn_last_updated = std::move(replay.txn_last_updated);
-  snapshot.domains = std::move(replay.domains);
-  for (auto& [path, removed] : replay.tombstones) snapshot.tombstones.push_back(std::move(removed));
+  snapshot.metadata = *replay.metadata;
+  return snapshot;
+}
+
+Snapshot snapshot_of(Snapshot snapshot, const Replay& replay, int64_t target, Tombstones tombstones) {
+  snapshot = shape_of(std::move(snapshot), replay, target);
+  snapshot.files = replay.files.in_order();
+  snapshot.txn_versions = replay.txns;
+  snapshot.txn_last_updated = replay.txn_last_updated;
+  snapshot.domains = replay.domains;
+  if (tombstones == Tombstones::kInclude)
+    for (const auto& [path, removed] : replay.tombstones) snapshot.tombstones.push_back(removed);
   return snapshot;
 }
 

@@ -6,6 +6,7 @@
 #include "support/test_support.h"
 #include "table/log_files.h"
 #include "table_fixtures.h"
+#include "util/error.h"
 #include "util/files.h"
 
 namespace lakestream::delta {
@@ -25,6 +26,14 @@ class CheckpointWriter : public fixtures::TableTest {
       commit.add(write_ids(con, table, std::to_string(v * 100)));
       if (v == 5) commit.remove(first);
       commit.set_txn("stream-a", v);
+      EXPECT_EQ(commit.publish(), v);
+    }
+  }
+  // n more versions after `version`, each adding a file.
+  void commit_versions_after(int64_t version, int64_t n) {
+    for (int64_t v = version + 1; v <= version + n; v++) {
+      Commit commit(load_snapshot(table));
+      commit.add(write_ids(con, table, std::to_string(v * 100)));
       EXPECT_EQ(commit.publish(), v);
     }
   }
@@ -55,7 +64,7 @@ TEST_F(CheckpointWriter, EveryTenCommitsWithLastCheckpointAndSparkSchema) {
   // Without the commits the checkpoint covers, the table reads the same.
   std::string expected = scanned_ids(con, load_snapshot(table));
   for (int64_t v = 0; v <= 20; v++) remove_all(commit_file_path(table, v));
-  Snapshot from_checkpoint = load_snapshot(table);
+  Snapshot from_checkpoint = load_snapshot(table, std::nullopt, Tombstones::kInclude);
   EXPECT_EQ(from_checkpoint.version, 23);
   EXPECT_EQ(scanned_ids(con, from_checkpoint), expected);
   EXPECT_EQ(from_checkpoint.txn_version("stream-a"), 23);
@@ -133,29 +142,63 @@ TEST_F(CheckpointWriter, RememberedCheckpointsReadTheSameAsTheFiles) {
     return std::to_string(s.version) + " " + scanned_ids(con, s) + " " + std::to_string(s.txn_version("stream-a")) +
            " " + std::to_string(s.tombstones.size());
   };
-  std::string at_12 = fingerprint(load_snapshot(table));  // reads checkpoint 10 and remembers it
-  EXPECT_EQ(fingerprint(load_snapshot(table)), at_12);     // from memory
+  auto whole = [&] { return load_snapshot(table, std::nullopt, Tombstones::kInclude); };
+  std::string at_12 = fingerprint(whole());  // reads checkpoint 10 and remembers it
+  EXPECT_EQ(fingerprint(whole()), at_12);     // from memory
   for (int64_t v = 13; v <= 21; v++) {
     Commit commit(load_snapshot(table));
     commit.add(write_ids(con, table, std::to_string(v * 100)));
     commit.set_txn("stream-a", v);
     EXPECT_EQ(commit.publish(), v);
   }
-  std::string remembered = fingerprint(load_snapshot(table));
+  std::string remembered = fingerprint(whole());
   remember_checkpoints(false);
-  EXPECT_EQ(remembered, fingerprint(load_snapshot(table)));
+  EXPECT_EQ(remembered, fingerprint(whole()));
   EXPECT_EQ(load_snapshot(table).txn_version("stream-a"), 21);
 
   // The same path, a new table of 12 versions: its checkpoint 10 holds other files.
   remember_checkpoints(true);
-  std::string before = fingerprint(load_snapshot(table));
+  std::string before = fingerprint(whole());
   remove_all(table);
   AddFile again = create_ids_table(con, table, "7");
   commit_versions(12, again);
-  std::string new_table = fingerprint(load_snapshot(table));
+  std::string new_table = fingerprint(whole());
   EXPECT_NE(new_table, before);
   remember_checkpoints(false);
-  EXPECT_EQ(new_table, fingerprint(load_snapshot(table)));
+  EXPECT_EQ(new_table, fingerprint(whole()));
+}
+
+// A reader of a range of commits (a latest or window stream) asks for the shape of the range's
+// last version, usually older than the table's newest: from memory when no commit after it changed
+// the shape, the shape that version had when one did, with or without a remembered replay.
+TEST_F(CheckpointWriter, TableShapeOfAnOlderVersionIsTheShapeItHad) {
+  AddFile first = create_ids_table(con, table, "1, 2");
+  commit_versions(12, first);
+  Snapshot at_12 = load_snapshot(table);
+  Metadata changed = at_12.metadata;
+  changed.configuration["lakestream.test"] = "changed";
+  Commit change(at_12);
+  change.set_metadata(changed);
+  ASSERT_EQ(change.publish(), 13);
+  commit_versions_after(13, 3);
+  auto shape = [&](int64_t version) {
+    Snapshot s = load_table_shape(table, version);
+    EXPECT_EQ(s.version, version);
+    EXPECT_TRUE(s.files.empty());
+    return s.metadata.configuration.count("lakestream.test") ? s.metadata.configuration.at("lakestream.test") : "";
+  };
+  for (bool remembering : {false, true}) {
+    remember_checkpoints(remembering);
+    load_snapshot(table);  // remembers version 16 when remembering
+    EXPECT_EQ(shape(11), "") << remembering;
+    EXPECT_EQ(shape(12), "") << remembering;
+    EXPECT_EQ(shape(13), "changed") << remembering;
+    EXPECT_EQ(shape(15), "changed") << remembering;
+    EXPECT_EQ(shape(16), "changed") << remembering;
+    EXPECT_EQ(load_snapshot(table, 12).metadata.configuration.count("lakestream.test"), 0u) << remembering;
+  }
+  remember_checkpoints(false);
+  EXPECT_THROW(load_table_shape(table, 17), Error);
 }
 
 }  // namespace
