@@ -2,8 +2,11 @@
 // folder's name order is the version order.
 #include "table/log_files.h"
 
+#include <chrono>
 #include <cstdio>
-#include <regex>
+#include <filesystem>
+
+#include <nlohmann/json.hpp>
 
 #include "table/table_files.h"
 #include "util/files.h"
@@ -35,27 +38,78 @@ int64_t LogListing::checkpoint_at_or_below(int64_t version) const {
   return std::prev(it)->first;
 }
 
+namespace {
+
+// The version a log file's name starts with (20 digits), and the rest of the name after its dot.
+// By hand rather than by std::regex: a log holds a file per commit, tens of thousands after a day.
+bool split_log_name(const std::string& name, int64_t& version, std::string& rest) {
+  if (name.size() < 21 || name[20] != '.') return false;
+  for (int i = 0; i < 20; i++)
+    if (name[i] < '0' || name[i] > '9') return false;
+  version = std::stoll(name.substr(0, 20));
+  rest = name.substr(21);
+  return true;
+}
+
+bool all_of_class(const std::string& text, size_t from, size_t count, bool (*is)(char)) {
+  if (from + count > text.size()) return false;
+  for (size_t i = from; i < from + count; i++)
+    if (!is(text[i])) return false;
+  return true;
+}
+bool is_digit(char c) { return c >= '0' && c <= '9'; }
+bool is_hex(char c) { return is_digit(c) || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F'); }
+
+// `checkpoint.<8>-<4>-<4>-<4>-<12>.parquet` or `.json`: a v2 checkpoint's top-level file.
+bool is_uuid_checkpoint(const std::string& rest) {
+  const std::string head = "checkpoint.";
+  if (rest.rfind(head, 0) != 0 || rest.size() < head.size() + 36) return false;
+  size_t at = head.size();
+  for (size_t group : {8, 4, 4, 4, 12}) {
+    if (!all_of_class(rest, at, group, is_hex)) return false;
+    at += group;
+    if (group != 12) {
+      if (rest[at] != '-') return false;
+      at++;
+    }
+  }
+  std::string ext = rest.substr(at);
+  return ext == ".parquet" || ext == ".json";
+}
+
+// `checkpoint.<10 digits part>.<10 digits parts>.parquet`: one part of a multi-part checkpoint.
+bool is_part_checkpoint(const std::string& rest, int64_t& part, int64_t& parts) {
+  const std::string head = "checkpoint.";
+  if (rest.size() != head.size() + 10 + 1 + 10 + 8 || rest.rfind(head, 0) != 0) return false;
+  size_t at = head.size();
+  if (!all_of_class(rest, at, 10, is_digit) || rest[at + 10] != '.' || !all_of_class(rest, at + 11, 10, is_digit) ||
+      rest.substr(at + 21) != ".parquet")
+    return false;
+  part = std::stoll(rest.substr(at, 10));
+  parts = std::stoll(rest.substr(at + 11, 10));
+  return true;
+}
+
+}  // namespace
+
 LogListing list_log(const std::string& table_path) {
-  static const std::regex commit_name(R"((\d{20})\.json)");
-  static const std::regex single_checkpoint(R"((\d{20})\.checkpoint\.parquet)");
-  static const std::regex part_checkpoint(R"((\d{20})\.checkpoint\.(\d{10})\.(\d{10})\.parquet)");
-  // A v2 checkpoint: one top-level file named by a UUID, Parquet or JSON, with sidecars or not.
-  static const std::regex uuid_checkpoint(R"((\d{20})\.checkpoint\.[0-9a-fA-F]{8}(-[0-9a-fA-F]{4}){3}-[0-9a-fA-F]{12}\.(parquet|json))");
   LogListing listing;
   // version -> (number of parts, part number -> file)
   std::map<int64_t, std::pair<int64_t, std::map<int64_t, storage::ObjectInfo>>> parts;
   const std::string prefix = "_delta_log/";
   for (const auto& file : list_table_files(table_path, prefix)) {
     std::string name = file.key.substr(prefix.size());
-    std::smatch m;
-    if (std::regex_match(name, m, commit_name)) {
-      listing.commits.insert(std::stoll(m[1]));
-    } else if (std::regex_match(name, m, single_checkpoint) || std::regex_match(name, m, uuid_checkpoint)) {
-      listing.checkpoints[std::stoll(m[1])] = {file};
-    } else if (std::regex_match(name, m, part_checkpoint)) {
-      auto& entry = parts[std::stoll(m[1])];
-      entry.first = std::stoll(m[3]);
-      entry.second[std::stoll(m[2])] = file;
+    int64_t version = 0, part = 0, part_count = 0;
+    std::string rest;
+    if (name.find('/') != std::string::npos || !split_log_name(name, version, rest)) continue;
+    if (rest == "json") {
+      listing.commits.insert(version);
+    } else if (rest == "checkpoint.parquet" || is_uuid_checkpoint(rest)) {
+      listing.checkpoints[version] = {file};
+    } else if (is_part_checkpoint(rest, part, part_count)) {
+      auto& entry = parts[version];
+      entry.first = part_count;
+      entry.second[part] = file;
     }
   }
   for (const auto& [version, entry] : parts) {
@@ -64,6 +118,70 @@ LogListing list_log(const std::string& table_path) {
     for (const auto& [part, file] : entry.second) files.push_back(file);
     listing.checkpoints[version] = files;
   }
+  return listing;
+}
+
+namespace {
+
+// A local log file as a listing gives it (key, size, modification time), or nullopt.
+std::optional<storage::ObjectInfo> local_log_file(const std::string& table_path, const std::string& key) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  fs::path path = join_path(table_path, key);
+  auto size = fs::file_size(path, ec);
+  if (ec) return std::nullopt;
+  auto written = fs::last_write_time(path, ec);
+  if (ec) return std::nullopt;
+  auto modified = std::chrono::file_clock::to_sys(written);
+  return storage::ObjectInfo{
+      key, static_cast<int64_t>(size),
+      std::chrono::duration_cast<std::chrono::milliseconds>(modified.time_since_epoch()).count()};
+}
+
+// The keys of the checkpoint a `_last_checkpoint` hint names: its parts, or a v2 checkpoint's
+// top-level file, or the classic single file.
+std::vector<std::string> hinted_checkpoint_keys(const nlohmann::json& hint, int64_t version) {
+  char prefix[64];
+  std::snprintf(prefix, sizeof prefix, "_delta_log/%020lld.checkpoint", static_cast<long long>(version));
+  std::vector<std::string> keys;
+  if (hint.contains("v2Checkpoint") && hint["v2Checkpoint"].is_object() && hint["v2Checkpoint"].contains("path") &&
+      hint["v2Checkpoint"]["path"].is_string()) {
+    std::string path = hint["v2Checkpoint"]["path"].get<std::string>();
+    if (path.find('/') == std::string::npos) keys.push_back("_delta_log/" + path);
+  } else if (hint.contains("parts") && hint["parts"].is_number_integer() && hint["parts"].get<int64_t>() > 0) {
+    int64_t parts = hint["parts"].get<int64_t>();
+    for (int64_t part = 1; part <= parts; part++) {
+      char name[160];
+      std::snprintf(name, sizeof name, "%s.%010lld.%010lld.parquet", prefix, static_cast<long long>(part),
+                    static_cast<long long>(parts));
+      keys.push_back(name);
+    }
+  } else {
+    keys.push_back(std::string(prefix) + ".parquet");
+  }
+  return keys;
+}
+
+}  // namespace
+
+std::optional<LogListing> list_log_tail(const std::string& table_path) {
+  if (is_remote_table(table_path)) return std::nullopt;
+  std::optional<std::string> text = read_table_file(table_path, "_delta_log/_last_checkpoint");
+  if (!text) return std::nullopt;
+  nlohmann::json hint = nlohmann::json::parse(*text, nullptr, false);
+  if (!hint.is_object() || !hint.contains("version") || !hint["version"].is_number_integer()) return std::nullopt;
+  int64_t version = hint["version"].get<int64_t>();
+  if (version < 0) return std::nullopt;
+  LogListing listing;
+  std::vector<storage::ObjectInfo> files;
+  for (const auto& key : hinted_checkpoint_keys(hint, version)) {
+    auto file = local_log_file(table_path, key);
+    if (!file) return std::nullopt;
+    files.push_back(*file);
+  }
+  listing.checkpoints[version] = std::move(files);
+  if (path_exists(commit_file_path(table_path, version))) listing.commits.insert(version);
+  for (int64_t next = version + 1; path_exists(commit_file_path(table_path, next)); next++) listing.commits.insert(next);
   return listing;
 }
 

@@ -3,6 +3,7 @@
 
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <set>
 #include <string>
 #include <vector>
@@ -32,5 +33,14 @@ struct LogListing {
 // (`<version>.checkpoint.<uuid>.parquet` or `.json`) is listed as its top-level file; its
 // sidecars are found by reading it (table/checkpoint_reader.h).
 LogListing list_log(const std::string& table_path);
+
+// The log from the checkpoint `_last_checkpoint` names on, without listing the folder: that
+// checkpoint's files, and the commits after it found by asking for each next name until one is
+// missing (commits are put-if-absent and consecutive, so none after it is skipped; a newer
+// checkpoint the hint does not name only means more JSON to replay). A log keeps a file per commit
+// for delta.logRetentionDuration (30 days by default): listing it all costs more each day, this
+// costs the commits since the last checkpoint. nullopt when there is no hint, when the files it
+// names are not all there, or for a table on an object store (list_log then).
+std::optional<LogListing> list_log_tail(const std::string& table_path);
 
 }  // namespace lakestream::delta

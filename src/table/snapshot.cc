@@ -1,7 +1,7 @@
-// Log replay: a Snapshot is the newest checkpoint at or below the wanted version plus the JSON
-// commits after it. The folder listing (not `_last_checkpoint`, which the protocol calls a hint
-// for stores where listing is slow) decides which checkpoint to start from, so a stale or lost
-// `_last_checkpoint` cannot make a reader miss commits.
+// Log replay: a Snapshot is a checkpoint at or below the wanted version plus the JSON commits
+// after it. A local table's newest state starts from the checkpoint `_last_checkpoint` names, the
+// commits after it found one by one (list_log_tail: a stale hint means more JSON, never a missed
+// commit); an older version, a table on an object store or a log without the hint is listed.
 #include <algorithm>
 #include <atomic>
 #include <functional>
@@ -240,6 +240,7 @@ int64_t latest_version(const std::string& table_path) {
   if (with_advanced_replay(normal_table_path(table_path), std::nullopt,
                            [&](const RememberedReplay& kept) { newest = kept.version; }))
     return newest;
+  if (auto tail = list_log_tail(table_path)) return tail->latest();
   return list_log(table_path).latest();
 }
 
@@ -258,7 +259,9 @@ Snapshot load_snapshot(const std::string& table_path, std::optional<int64_t> ver
         remembered = snapshot_of(snapshot, kept.replay, kept.version, tombstones);
       }))
     return std::move(*remembered);
-  LogListing listing = list_log(table);
+  std::optional<LogListing> tail = list_log_tail(table);
+  LogListing listing = tail && (!version || *version >= tail->checkpoints.begin()->first) ? std::move(*tail)
+                                                                                           : list_log(table);
   int64_t newest = listing.latest();
   if (newest < 0) {
     if (version && *version >= 0)

@@ -201,5 +201,56 @@ TEST_F(CheckpointWriter, TableShapeOfAnOlderVersionIsTheShapeItHad) {
   EXPECT_THROW(load_table_shape(table, 17), Error);
 }
 
+// A long-lived log is read from the checkpoint `_last_checkpoint` names, the commits after it
+// found one by one, without a listing of the folder; a stale hint only means more JSON, and a
+// hint that names missing files, or none, falls back to the listing. Every way reads the same.
+TEST_F(CheckpointWriter, TheLogTailFromTheHintMissesNoCommitWhateverTheHint) {
+  AddFile first = create_ids_table(con, table, "1, 2");
+  commit_versions(23, first);
+  std::string hint_path = table + "/_delta_log/_last_checkpoint";
+  auto fingerprint = [&](const Snapshot& s) {
+    return std::to_string(s.version) + " " + scanned_ids(con, s) + " " + std::to_string(s.txn_version("stream-a"));
+  };
+  std::string listed = fingerprint(load_snapshot(table));
+
+  auto tail = list_log_tail(table);
+  ASSERT_TRUE(tail);
+  EXPECT_EQ(tail->latest(), 23);
+  EXPECT_EQ(tail->checkpoints.size(), 1u);
+  EXPECT_TRUE(tail->checkpoints.count(20));
+  ASSERT_EQ(tail->checkpoints.at(20).size(), 1u);
+  const storage::ObjectInfo listed_file = list_log(table).checkpoints.at(20).at(0);
+  EXPECT_EQ(tail->checkpoints.at(20)[0].key, listed_file.key);
+  EXPECT_EQ(tail->checkpoints.at(20)[0].size, listed_file.size);
+  EXPECT_EQ(tail->checkpoints.at(20)[0].modified_ms, listed_file.modified_ms);
+  EXPECT_EQ(tail->commits, (std::set<int64_t>{20, 21, 22, 23}));
+  EXPECT_EQ(latest_version(table), 23);
+  EXPECT_EQ(txn_version(table, "stream-a"), 23);
+
+  // Stale: it names checkpoint 10 while 20 is there; the commits after 10 are all found.
+  write_file_atomic(hint_path, "{\"version\":10,\"size\":14}\n");
+  tail = list_log_tail(table);
+  ASSERT_TRUE(tail);
+  EXPECT_EQ(tail->latest(), 23);
+  EXPECT_EQ(tail->commits.size(), 14u);
+  EXPECT_EQ(fingerprint(load_snapshot(table)), listed);
+
+  // Broken: a checkpoint that is not there, a part count that does not match, no version, not
+  // JSON, no hint at all. The listing decides then.
+  for (std::string broken : {"{\"version\":30,\"size\":3}", "{\"version\":20,\"size\":24,\"parts\":2}",
+                             "{\"size\":24}", "not json", ""}) {
+    if (broken.empty()) remove_all(hint_path);
+    else write_file_atomic(hint_path, broken + "\n");
+    EXPECT_FALSE(list_log_tail(table)) << broken;
+    EXPECT_EQ(latest_version(table), 23) << broken;
+    EXPECT_EQ(fingerprint(load_snapshot(table)), listed) << broken;
+    EXPECT_EQ(txn_version(table, "stream-a"), 23) << broken;
+  }
+  // An older version than the hint's checkpoint is read from the listing.
+  write_file_atomic(hint_path, "{\"version\":20,\"size\":24}\n");
+  EXPECT_EQ(load_snapshot(table, 12).version, 12);
+  EXPECT_EQ(load_snapshot(table, 12).txn_version("stream-a"), 12);
+}
+
 }  // namespace
 }  // namespace lakestream::delta
