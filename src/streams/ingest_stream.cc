@@ -158,9 +158,9 @@ class IngestRun {
   StreamReport run() {
     if (membership_) return run_as_worker();
     auto started = std::chrono::steady_clock::now();
-    int64_t committed = delta::txn_version(bronze_path_, checkpoint_->id());
+    int64_t committed = checkpoint_->committed_batch({bronze_path_});
     checkpoint_->check_definition(committed >= 0 ||
-                                 delta::txn_version(quarantine_path_, checkpoint_->id()) >= 0);
+                                 checkpoint_->committed_batch({quarantine_path_}) >= 0);
     std::optional<PlannedBatch> last = checkpoint_->last_planned();
     if (last && committed > last->id)
       throw Error("the checkpoint of stream " + ctx_.stream.name + " at " + checkpoint_->path() +

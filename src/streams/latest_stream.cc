@@ -46,7 +46,7 @@ class LatestRun {
 
   StreamReport run() {
     auto started = std::chrono::steady_clock::now();
-    int64_t committed = delta::txn_version(table_path_, checkpoint_.id());
+    int64_t committed = checkpoint_.committed_batch({table_path_});
     checkpoint_.check_definition(committed >= 0);
     std::optional<PlannedBatch> last = checkpoint_.last_planned();
     if (last && last->id > committed) run_batch(*last, true);

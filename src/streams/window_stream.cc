@@ -103,7 +103,7 @@ class WindowRun {
   // Whether a batch's state or output was ever committed (a state that cannot be read counts,
   // to be safe).
   bool has_committed_work() {
-    if (delta::txn_version(table_path_, checkpoint_.id()) >= 0) return true;
+    if (checkpoint_.committed_batch({table_path_}) >= 0) return true;
     try {
       auto progress = read_window_progress(ctx_.pipeline, s_);
       return progress && progress->last_batch >= 0;
