@@ -3,22 +3,13 @@
 // whatever the batching, the partitions' interleaving, resends and tombstones; check says so.
 // The replay here is the test's own, sharing nothing with the stream or check.
 #include "check/clicks_pipeline.h"
+#include "check/change_log_runs.h"
 #include "support/change_log.h"
 
 namespace lakestream::testing {
 namespace {
 
 const std::string kPipeline = change_log_pipeline();
-
-std::string silver(PipelineFixture& f) { return f.query(kSilverCustomersSql); }
-
-void send_and_run_changes(PipelineFixture& f, const std::vector<Change>& changes) {
-  std::string lines;
-  for (const auto& c : changes) lines += change_event_json(c) + "\n";
-  f.produce("customers", lines);
-  CommandResult run = f.lakestream("run");
-  ASSERT_EQ(run.exit_code, 0) << run.out << run.err;
-}
 
 TEST(ChangeEvents, InsertsUpdatesDeletesAndReinsertsMakeTheReplayedTable) {
   PipelineFixture f(kPipeline, {{"customers", 3}});
@@ -32,8 +23,8 @@ TEST(ChangeEvents, InsertsUpdatesDeletesAndReinsertsMakeTheReplayedTable) {
   CommandResult run = f.lakestream("run");
   ASSERT_EQ(run.exit_code, 0) << run.out << run.err;
   EXPECT_NE(run.out.find("1 tombstone skipped"), std::string::npos) << run.out;
-  EXPECT_EQ(silver(f), "id,name,cents\n1,Ada L,1100\n2,Grace H,2200\n");
-  EXPECT_EQ(silver(f), replayed(log));
+  EXPECT_EQ(silver_customers(f), "id,name,cents\n1,Ada L,1100\n2,Grace H,2200\n");
+  EXPECT_EQ(silver_customers(f), replayed(log));
   expect_check(f,
                "ok      bronze_customers has 8 events, each offset once\n"
                "ok      customers has the newest state of all 2 customers\n"
@@ -50,14 +41,14 @@ TEST(ChangeEvents, ALateOlderChangeDoesNotBringADeletedRowBack) {
   ASSERT_EQ(f.lakestream("run").exit_code, 0);
   f.produce("customers", change_event_json({'c', 2, "Grace", 20, 3}) + "\n" + change_event_json({'u', 2, "Grace H", 21, 7}) + "\n");
   ASSERT_EQ(f.lakestream("run").exit_code, 0);
-  EXPECT_EQ(silver(f), "id,name,cents\n1,Ada,1000\n");
+  EXPECT_EQ(silver_customers(f), "id,name,cents\n1,Ada,1000\n");
   f.produce("customers", change_event_json({'d', 2, "", 0, 9}) + "\n" + change_event_json({'d', 1, "", 0, 2}) + "\n");
   ASSERT_EQ(f.lakestream("run").exit_code, 0);
-  EXPECT_EQ(silver(f), "id,name,cents\n1,Ada,1000\n");
+  EXPECT_EQ(silver_customers(f), "id,name,cents\n1,Ada,1000\n");
   // A newer insert of 2 after its delete is a re-insert.
   f.produce("customers", change_event_json({'c', 2, "Grace 2", 23, 12}) + "\n");
   ASSERT_EQ(f.lakestream("run").exit_code, 0);
-  EXPECT_EQ(silver(f), "id,name,cents\n1,Ada,1000\n2,Grace 2,2300\n");
+  EXPECT_EQ(silver_customers(f), "id,name,cents\n1,Ada,1000\n2,Grace 2,2300\n");
   EXPECT_EQ(f.lakestream("check").exit_code, 0);
 }
 
@@ -81,7 +72,7 @@ TEST(ChangeEvents, WhatIsNoChangeEventIsQuarantinedWithItsReason) {
             "REPLICA IDENTITY so that deletes carry the key)\"\n"
             "3,\"field \"\"id\"\": \"\"x\"\" is not a bigint\"\n"
             "4,not valid JSON\n");
-  EXPECT_EQ(silver(f), "id,name,cents\n7,Ada,100\n");
+  EXPECT_EQ(silver_customers(f), "id,name,cents\n7,Ada,100\n");
 }
 
 TEST(ChangeEvents, GeneratedChangeLogsReplayToTheTableWhateverTheBatching) {
@@ -103,7 +94,7 @@ TEST(ChangeEvents, GeneratedChangeLogsReplayToTheTableWhateverTheBatching) {
       CommandResult run = f.lakestream("run");
       ASSERT_EQ(run.exit_code, 0) << run.out << run.err;
     }
-    EXPECT_EQ(silver(f), replayed(log));
+    EXPECT_EQ(silver_customers(f), replayed(log));
     CommandResult check = f.lakestream("check");
     EXPECT_EQ(check.exit_code, 0) << check.out;
     EXPECT_NE(check.out.find("ok      customers has the newest state of all"), std::string::npos) << check.out;
@@ -139,8 +130,8 @@ TEST(ChangeEvents, AddingDeletesToAStreamThatRanIsRefused) {
   std::string without = kPipeline;
   without.erase(without.find("deletes = \"_op = 'd'\"\n"), 22);
   PipelineFixture f(without, {{"customers", 1}});
-  send_and_run_changes(f, {{'c', 1, "Ada", 1, 10}, {'d', 1, "", 0, 20}});
-  EXPECT_EQ(silver(f), "id,name,cents\n1,,\n");  // the delete, as a row
+  send_changes_and_run(f, {{'c', 1, "Ada", 1, 10}, {'d', 1, "", 0, 20}});
+  EXPECT_EQ(silver_customers(f), "id,name,cents\n1,,\n");  // the delete, as a row
   f.write_pipeline(kPipeline);
   CommandResult run = f.lakestream("run");
   EXPECT_NE(run.exit_code, 0);

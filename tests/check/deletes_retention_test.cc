@@ -5,6 +5,7 @@
 #include <random>
 
 #include "check/clicks_pipeline.h"
+#include "check/change_log_runs.h"
 #include "support/change_log.h"
 
 namespace lakestream::testing {
@@ -14,31 +15,21 @@ std::string pipeline_with_retention(const std::string& retention) {
   return change_log_pipeline() + "deletes_retention = " + retention + "\n";
 }
 
-std::string silver(PipelineFixture& f) { return f.query(kSilverCustomersSql); }
-
-void send_and_run(PipelineFixture& f, const std::vector<Change>& changes) {
-  std::string lines;
-  for (const auto& c : changes) lines += change_event_json(c) + "\n";
-  f.produce("customers", lines);
-  CommandResult run = f.lakestream("run");
-  ASSERT_EQ(run.exit_code, 0) << run.out << run.err;
-}
-
 TEST(DeletesRetention, AForgottenDeleteLetsALaterOlderChangeBringTheRowBack) {
   PipelineFixture f(pipeline_with_retention("100"), {{"customers", 1}});
-  send_and_run(f, {{'c', 1, "Ada", 10, 10}, {'d', 1, "", 0, 20}});
-  send_and_run(f, {{'c', 2, "Grace", 20, 50}});
+  send_changes_and_run(f, {{'c', 1, "Ada", 10, 10}, {'d', 1, "", 0, 20}});
+  send_changes_and_run(f, {{'c', 2, "Grace", 20, 50}});
   EXPECT_EQ(f.query("select id from customers_deleted"), "id\n1\n");  // 20 is not older than 50 - 100
   // A batch that changes customer 1 keeps its delete, whatever its age: the older update is
   // left out as before.
-  send_and_run(f, {{'u', 1, "Ada L", 11, 15}, {'c', 3, "Alan", 30, 200}});
+  send_changes_and_run(f, {{'u', 1, "Ada L", 11, 15}, {'c', 3, "Alan", 30, 200}});
   EXPECT_EQ(f.query("select id from customers_deleted"), "id\n1\n");
-  EXPECT_EQ(silver(f), "id,name,cents\n2,Grace,2000\n3,Alan,3000\n");
+  EXPECT_EQ(silver_customers(f), "id,name,cents\n2,Grace,2000\n3,Alan,3000\n");
   // 20 is older than 300 - 100: forgotten, in the same commit as the batch's deletes.
-  send_and_run(f, {{'c', 4, "Edsger", 40, 300}});
+  send_changes_and_run(f, {{'c', 4, "Edsger", 40, 300}});
   EXPECT_EQ(f.query("select count(*) as n from customers_deleted"), "n\n0\n");
-  send_and_run(f, {{'u', 1, "Ada M", 12, 16}});
-  EXPECT_EQ(silver(f), "id,name,cents\n1,Ada M,1200\n2,Grace,2000\n3,Alan,3000\n4,Edsger,4000\n");
+  send_changes_and_run(f, {{'u', 1, "Ada M", 12, 16}});
+  EXPECT_EQ(silver_customers(f), "id,name,cents\n1,Ada M,1200\n2,Grace,2000\n3,Alan,3000\n4,Edsger,4000\n");
   expect_check(f,
                "ok      bronze_customers has 7 events, each offset once\n"
                "ok      customers has the newest state of all 3 customers\n"
@@ -50,10 +41,10 @@ TEST(DeletesRetention, ARowBackWhoseDeleteIsNotPastRetentionIsAProblem) {
   // Brought back under a retention of 100; checked under 1000, which the delete (20, against the
   // newest change 300) is not past: the stream could not have forgotten it, so check excuses nothing.
   PipelineFixture f(pipeline_with_retention("100"), {{"customers", 1}});
-  send_and_run(f, {{'c', 1, "Ada", 10, 10}, {'d', 1, "", 0, 20}});
-  send_and_run(f, {{'c', 2, "Grace", 20, 300}});
-  send_and_run(f, {{'u', 1, "Ada M", 12, 16}});
-  EXPECT_EQ(silver(f), "id,name,cents\n1,Ada M,1200\n2,Grace,2000\n");
+  send_changes_and_run(f, {{'c', 1, "Ada", 10, 10}, {'d', 1, "", 0, 20}});
+  send_changes_and_run(f, {{'c', 2, "Grace", 20, 300}});
+  send_changes_and_run(f, {{'u', 1, "Ada M", 12, 16}});
+  EXPECT_EQ(silver_customers(f), "id,name,cents\n1,Ada M,1200\n2,Grace,2000\n");
   f.write_pipeline(pipeline_with_retention("1000"));
   expect_check(f,
                "ok      bronze_customers has 4 events, each offset once\n"
@@ -76,11 +67,11 @@ TEST(DeletesRetention, GeneratedChangeLogsMatchTheModelWhateverTheBatching) {
     while (at < sent.size()) {
       size_t n = std::min(sent.size() - at, static_cast<size_t>(1 + pick(50)));
       std::vector<Change> chunk(sent.begin() + static_cast<std::ptrdiff_t>(at), sent.begin() + static_cast<std::ptrdiff_t>(at + n));
-      send_and_run(f, chunk);
+      send_changes_and_run(f, chunk);
       model.batch(chunk);
       at += n;
     }
-    EXPECT_EQ(silver(f), model.silver_csv());
+    EXPECT_EQ(silver_customers(f), model.silver_csv());
     EXPECT_EQ(f.query("select id from customers_deleted order by id"), model.deleted_ids());
     CommandResult check = f.lakestream("check");
     EXPECT_EQ(check.exit_code, 0) << check.out;
