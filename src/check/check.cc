@@ -529,7 +529,7 @@ void Checker::check_late_share(const Stream& stream,
 }  // namespace
 
 CheckResult check_pipeline(const Pipeline& pipeline, const delta::TimeRange& range, int64_t memory_limit) {
-  sql::MemoryBudget budget(memory_limit > 0 ? memory_limit : sql::default_memory_budget());
+  sql::MemoryBudget budget(memory_limit);
   return Checker(pipeline, range, budget).run();
 }
 

@@ -146,7 +146,7 @@ std::vector<RecountChange> recount_table(sql::Connection& con, const Pipeline& p
 
 std::vector<RecountChange> recount_pipeline(const Pipeline& pipeline, const std::vector<std::string>& streams,
                                             const delta::TimeRange& range, int64_t memory_limit) {
-  sql::MemoryBudget budget(memory_limit > 0 ? memory_limit : sql::default_memory_budget());  // outlives the database
+  sql::MemoryBudget budget(memory_limit);  // outlives the database
   sql::Database db;
   sql::Connection con(db);
   budget.apply(con);

@@ -18,7 +18,7 @@ int64_t default_memory_budget() {
   return std::max<int64_t>(quarter, int64_t{1} << 30);
 }
 
-MemoryBudget::MemoryBudget(int64_t bytes) : bytes_(bytes) {
+MemoryBudget::MemoryBudget(int64_t bytes) : bytes_(bytes > 0 ? bytes : default_memory_budget()) {
   const char* tmp = std::getenv("TMPDIR");
   std::string pattern = std::string(tmp && *tmp ? tmp : "/tmp") + "/lakestream-spill-XXXXXX";
   std::vector<char> name(pattern.begin(), pattern.end());

@@ -19,6 +19,7 @@ int64_t default_memory_budget();
 // left in it on destruction; applies the budget and the folder to a connection's database.
 class MemoryBudget {
  public:
+  // `bytes` 0: default_memory_budget().
   explicit MemoryBudget(int64_t bytes);
   ~MemoryBudget();
   MemoryBudget(const MemoryBudget&) = delete;

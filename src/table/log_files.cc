@@ -185,4 +185,10 @@ std::optional<LogListing> list_log_tail(const std::string& table_path) {
   return listing;
 }
 
+LogListing list_log_for(const std::string& table_path, std::optional<int64_t> version) {
+  std::optional<LogListing> tail = list_log_tail(table_path);
+  if (tail && (!version || *version >= tail->checkpoints.begin()->first)) return std::move(*tail);
+  return list_log(table_path);
+}
+
 }  // namespace lakestream::delta

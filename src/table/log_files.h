@@ -43,4 +43,8 @@ LogListing list_log(const std::string& table_path);
 // names are not all there, or for a table on an object store (list_log then).
 std::optional<LogListing> list_log_tail(const std::string& table_path);
 
+// What a reader of `version` (the newest when nullopt) needs of the log: list_log_tail when it
+// reaches back to that version, list_log otherwise.
+LogListing list_log_for(const std::string& table_path, std::optional<int64_t> version = std::nullopt);
+
 }  // namespace lakestream::delta

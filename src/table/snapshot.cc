@@ -240,8 +240,7 @@ int64_t latest_version(const std::string& table_path) {
   if (with_advanced_replay(normal_table_path(table_path), std::nullopt,
                            [&](const RememberedReplay& kept) { newest = kept.version; }))
     return newest;
-  if (auto tail = list_log_tail(table_path)) return tail->latest();
-  return list_log(table_path).latest();
+  return list_log_for(table_path).latest();
 }
 
 int64_t oldest_commit(const std::string& table_path) {
@@ -259,9 +258,7 @@ Snapshot load_snapshot(const std::string& table_path, std::optional<int64_t> ver
         remembered = snapshot_of(snapshot, kept.replay, kept.version, tombstones);
       }))
     return std::move(*remembered);
-  std::optional<LogListing> tail = list_log_tail(table);
-  LogListing listing = tail && (!version || *version >= tail->checkpoints.begin()->first) ? std::move(*tail)
-                                                                                           : list_log(table);
+  LogListing listing = list_log_for(table, version);
   int64_t newest = listing.latest();
   if (newest < 0) {
     if (version && *version >= 0)

@@ -15,8 +15,7 @@ constexpr int64_t kCommitsToReadBack = 20;
 int64_t txn_version(const std::string& table_path, const std::string& app_id) {
   CpuScope cpu_scope("txn_version");
   if (auto remembered = remembered_txn_version(table_path, app_id)) return *remembered;
-  std::optional<LogListing> tail = list_log_tail(table_path);
-  LogListing listing = tail ? std::move(*tail) : list_log(table_path);
+  LogListing listing = list_log_for(table_path);
   int64_t latest = listing.latest();
   if (latest < 0) return -1;
   // A txn is set by a commit and carried by every checkpoint after it, so the newest commit

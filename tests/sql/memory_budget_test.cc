@@ -39,6 +39,7 @@ TEST(MemoryBudget, AQueryLargerThanTheBudgetSpillsIntoItsFolderWhichGoesAfter) {
 TEST(MemoryBudget, TheDefaultIsAQuarterOfRamAndAtLeastAGibibyte) {
   int64_t ram = static_cast<int64_t>(::sysconf(_SC_PHYS_PAGES)) * ::sysconf(_SC_PAGE_SIZE);
   EXPECT_EQ(default_memory_budget(), std::max<int64_t>(ram / 4, int64_t{1} << 30));
+  EXPECT_EQ(MemoryBudget(0).bytes(), default_memory_budget());  // what --memory-limit left out gives
 }
 
 }  // namespace
