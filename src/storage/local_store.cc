@@ -13,6 +13,11 @@ namespace {
 
 namespace fs = std::filesystem;
 
+int64_t modified_ms(fs::file_time_type written) {
+  auto modified = std::chrono::file_clock::to_sys(written);
+  return std::chrono::duration_cast<std::chrono::milliseconds>(modified.time_since_epoch()).count();
+}
+
 class LocalStore : public ObjectStore {
  public:
   explicit LocalStore(std::string root) : root_(std::move(root)) {}
@@ -52,9 +57,7 @@ class LocalStore : public ObjectStore {
       if (!it->is_regular_file(ec)) continue;
       std::string key = it->path().generic_string().substr(skip);
       if (key.rfind(prefix, 0) != 0) continue;
-      auto modified = std::chrono::file_clock::to_sys(it->last_write_time(ec));
-      out.push_back({key, static_cast<int64_t>(it->file_size(ec)),
-                     std::chrono::duration_cast<std::chrono::milliseconds>(modified.time_since_epoch()).count()});
+      out.push_back({key, static_cast<int64_t>(it->file_size(ec)), modified_ms(it->last_write_time(ec))});
     }
     std::sort(out.begin(), out.end(), [](const ObjectInfo& a, const ObjectInfo& b) { return a.key < b.key; });
     return out;
@@ -76,6 +79,16 @@ class LocalStore : public ObjectStore {
 
 std::unique_ptr<ObjectStore> open_local_store(const std::string& folder) {
   return std::make_unique<LocalStore>(folder);
+}
+
+std::optional<ObjectInfo> local_object_info(const std::string& folder, const std::string& key) {
+  std::error_code ec;
+  fs::path path = join_path(folder, key);
+  auto size = fs::file_size(path, ec);
+  if (ec) return std::nullopt;
+  auto written = fs::last_write_time(path, ec);
+  if (ec) return std::nullopt;
+  return ObjectInfo{key, static_cast<int64_t>(size), modified_ms(written)};
 }
 
 }  // namespace lakestream::storage

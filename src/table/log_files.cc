@@ -2,12 +2,11 @@
 // folder's name order is the version order.
 #include "table/log_files.h"
 
-#include <chrono>
 #include <cstdio>
-#include <filesystem>
 
 #include <nlohmann/json.hpp>
 
+#include "storage/local_store.h"
 #include "table/table_files.h"
 #include "util/files.h"
 
@@ -123,21 +122,6 @@ LogListing list_log(const std::string& table_path) {
 
 namespace {
 
-// A local log file as a listing gives it (key, size, modification time), or nullopt.
-std::optional<storage::ObjectInfo> local_log_file(const std::string& table_path, const std::string& key) {
-  namespace fs = std::filesystem;
-  std::error_code ec;
-  fs::path path = join_path(table_path, key);
-  auto size = fs::file_size(path, ec);
-  if (ec) return std::nullopt;
-  auto written = fs::last_write_time(path, ec);
-  if (ec) return std::nullopt;
-  auto modified = std::chrono::file_clock::to_sys(written);
-  return storage::ObjectInfo{
-      key, static_cast<int64_t>(size),
-      std::chrono::duration_cast<std::chrono::milliseconds>(modified.time_since_epoch()).count()};
-}
-
 // The keys of the checkpoint a `_last_checkpoint` hint names: its parts, or a v2 checkpoint's
 // top-level file, or the classic single file.
 std::vector<std::string> hinted_checkpoint_keys(const nlohmann::json& hint, int64_t version) {
@@ -175,7 +159,7 @@ std::optional<LogListing> list_log_tail(const std::string& table_path) {
   LogListing listing;
   std::vector<storage::ObjectInfo> files;
   for (const auto& key : hinted_checkpoint_keys(hint, version)) {
-    auto file = local_log_file(table_path, key);
+    auto file = storage::local_object_info(table_path, key);
     if (!file) return std::nullopt;
     files.push_back(*file);
   }
