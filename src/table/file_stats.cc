@@ -1,9 +1,11 @@
-// Every column's count, min, max and nulls of a written file, from its Parquet footer when that is
-// exact, else from one aggregate query over the data; the values come back as text and are turned
-// into the JSON types Spark expects.
+// Every column's count, min, max and nulls of a written file: from what DuckDB said of the file as
+// it wrote it, or else its Parquet footer, when those are exact; else from one aggregate query over
+// the data. The values come as text and are turned into the JSON types Spark expects.
 #include "table/file_stats.h"
 
+#include <cctype>
 #include <cmath>
+#include <cstdio>
 #include <ctime>
 #include <functional>
 #include <map>
@@ -133,6 +135,97 @@ std::optional<sql::Rows> stats_from_footer(sql::Connection& con, const std::stri
   return rows;
 }
 
+// Microseconds since the epoch of a timestamp as DuckDB prints it, "2024-01-01 00:16:39[.5]" with
+// "+00" for an instant (DuckDB prints those in UTC); nullopt for any other form (infinity, BC,
+// years past 9999), which the data query then reads.
+std::optional<int64_t> printed_timestamp_micros(const std::string& text, bool instant) {
+  int year, month, day, hour, minute, second, consumed = 0;
+  if (std::sscanf(text.c_str(), "%4d-%2d-%2d %2d:%2d:%2d%n", &year, &month, &day, &hour, &minute, &second, &consumed) != 6 ||
+      consumed != 19 || text[4] != '-' || text[7] != '-')
+    return std::nullopt;
+  size_t at = 19;
+  int64_t micros = 0;
+  if (at < text.size() && text[at] == '.') {
+    int digits = 0;
+    for (at++; at < text.size() && std::isdigit(static_cast<unsigned char>(text[at])); at++, digits++) micros = micros * 10 + (text[at] - '0');
+    if (digits == 0 || digits > 6) return std::nullopt;
+    for (; digits < 6; digits++) micros *= 10;
+  }
+  if (text.substr(at) != (instant ? "+00" : "")) return std::nullopt;
+  // Days from the civil date (H. Hinnant's algorithm).
+  int y = year - (month <= 2);
+  int era = (y >= 0 ? y : y - 399) / 400;
+  int year_of_era = y - era * 400;
+  int day_of_year = (153 * (month + (month > 2 ? -3 : 9)) + 2) / 5 + day - 1;
+  int day_of_era = year_of_era * 365 + year_of_era / 4 - year_of_era / 100 + day_of_year;
+  int64_t days = static_cast<int64_t>(era) * 146097 + day_of_era - 719468;
+  return ((days * 24 + hour) * 60 + minute) * 60 * 1000000LL + second * 1000000LL + micros;
+}
+
+// The first `n` characters (code points) of UTF-8 text, and whether that is all of it.
+std::pair<std::string, bool> first_characters(const std::string& text, size_t n) {
+  size_t characters = 0;
+  for (size_t i = 0; i < text.size(); i++) {
+    if ((static_cast<unsigned char>(text[i]) & 0xC0) == 0x80) continue;  // a continuation byte
+    if (characters++ == n) return {text.substr(0, i), false};
+  }
+  return {text, true};
+}
+
+// The stats query's row, as stats_select names its columns, from what DuckDB said of the file as
+// it wrote it, for the columns it describes exactly; the others go to `left`. Its footer holds the
+// same values (and leaves the same ones out: long decimals' bounds, a long string's exact maximum).
+sql::Rows stats_from_copy(const sql::CopyStats& copied, const std::vector<Column>& file_columns,
+                          std::vector<Column>& described, std::vector<Column>& left) {
+  sql::Rows rows;
+  std::vector<std::optional<std::string>> row;
+  rows.columns.push_back("n");
+  row.emplace_back(std::to_string(copied.rows));
+  for (const auto& column : file_columns) {
+    StatKind kind = stat_kind(column.type);
+    auto it = copied.columns.find(sql::quote_ident(column.name));
+    auto stat = [&](const char* name) -> std::optional<std::string> {
+      if (it == copied.columns.end()) return std::nullopt;
+      auto value = it->second.find(name);
+      return value == it->second.end() ? std::nullopt : std::optional<std::string>(value->second);
+    };
+    std::optional<std::string> nulls = stat("null_count"), lo = stat("min"), hi = stat("max");
+    bool usable = nulls && !nulls->empty() && nulls->find_first_not_of("0123456789") == std::string::npos;
+    bool all_null = usable && *nulls == std::to_string(copied.rows);
+    bool bounded = kind != StatKind::kNullsOnly && kind != StatKind::kNone;
+    if (usable && bounded && all_null) lo = hi = std::nullopt;
+    if (usable && bounded && !all_null) {
+      usable = lo && hi;
+      if (usable && (kind == StatKind::kTimestamp || kind == StatKind::kTimestampNtz)) {
+        auto from = printed_timestamp_micros(*lo, kind == StatKind::kTimestamp);
+        auto to = printed_timestamp_micros(*hi, kind == StatKind::kTimestamp);
+        usable = from && to;
+        if (usable) lo = std::to_string(*from), hi = std::to_string(*to);
+      } else if (usable && kind == StatKind::kString) {
+        lo = first_characters(*lo, kStringPrefixLength).first;
+        auto [prefix, whole] = first_characters(*hi, kStringPrefixLength);
+        if (!whole) hi = std::nullopt;  // too long to bound (and a cut maximum is not exact)
+      }
+    }
+    if (kind == StatKind::kNone) continue;
+    if (!usable) {
+      left.push_back(column);
+      continue;
+    }
+    std::string idx = std::to_string(described.size());
+    described.push_back(column);
+    rows.columns.push_back("nulls_" + idx);
+    row.push_back(nulls);
+    if (!bounded) continue;
+    rows.columns.push_back("min_" + idx);
+    row.push_back(lo);
+    rows.columns.push_back("max_" + idx);
+    row.push_back(hi);
+  }
+  rows.rows.push_back(std::move(row));
+  return rows;
+}
+
 // The stats query over the file's data for `file_columns` (only those are read).
 sql::Rows stats_from_data(sql::Connection& con, const std::string& parquet_path, const std::vector<Column>& file_columns) {
   return con.query("SELECT " +
@@ -158,14 +251,22 @@ std::string stats_timestamp(int64_t epoch_micros, bool round_up, bool utc_suffix
 }
 
 std::string compute_file_stats(sql::Connection& con, const std::string& parquet_path,
-                               const std::vector<Column>& file_columns) {
+                               const std::vector<Column>& file_columns, const sql::CopyStats* written) {
   CpuScope cpu_scope("file_stats");
-  // The footer for the columns it describes exactly; the data, read once, for the others (only
-  // theirs: the strings, the most costly to read back, are nearly always in the footer).
+  // What DuckDB said as it wrote the file, or else the footer, for the columns they describe
+  // exactly; the data, read once, for the others (only theirs: the strings, the most costly to
+  // read back, are nearly always described).
   std::vector<Column> footer_columns, data_columns;
   for (const auto& column : file_columns) (stats_need_data(column) ? data_columns : footer_columns).push_back(column);
-  std::optional<sql::Rows> footer = stats_from_footer(con, parquet_path, footer_columns);
-  if (!footer) data_columns = file_columns;
+  std::optional<sql::Rows> footer;
+  if (written) {
+    std::vector<Column> described;
+    footer = stats_from_copy(*written, footer_columns, described, data_columns);
+    footer_columns = described;
+  } else {
+    footer = stats_from_footer(con, parquet_path, footer_columns);
+    if (!footer) data_columns = file_columns;
+  }
   std::optional<sql::Rows> data;
   if (!data_columns.empty()) data = stats_from_data(con, parquet_path, data_columns);
   // Where each column's stats are: its query, and its position in that query's columns.

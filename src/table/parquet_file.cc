@@ -1,6 +1,7 @@
 // Writing one data file: DuckDB runs the caller's query and writes its rows as zstd Parquet with
-// the table's column types (under the physical names and field ids of column mapping), then the
-// file's stats are read back from it, so they describe exactly what was written.
+// the table's column types (under the physical names and field ids of column mapping); the file's
+// stats come from what DuckDB answered as it wrote it (RETURN_STATS), so they describe exactly
+// what was written.
 #include "table/parquet_file.h"
 
 #include <fcntl.h>
@@ -76,15 +77,17 @@ AddFile write_data_file(sql::Connection& con, const std::string& table_path, con
     stored_columns.push_back(std::move(stored));
   }
   std::string field_ids = field_ids_option(table_metadata, file_columns);
-  int64_t rows = 0;
+  sql::CopyStats written;
   try {
-    rows = con.scalar_int("COPY (SELECT " + projection + " FROM (" + select_sql + ") AS q) TO " +
-                          sql::quote_literal(path) + " (FORMAT parquet, COMPRESSION zstd, COMPRESSION_LEVEL 1, DICTIONARY_SIZE_LIMIT 4096" +
-                          (field_ids.empty() ? "" : ", " + field_ids) + ")");
+    written = sql::copy_returning_stats(
+        con, "COPY (SELECT " + projection + " FROM (" + select_sql + ") AS q) TO " + sql::quote_literal(path) +
+                 " (FORMAT parquet, COMPRESSION zstd, COMPRESSION_LEVEL 1, DICTIONARY_SIZE_LIMIT 4096, RETURN_STATS" +
+                 (field_ids.empty() ? "" : ", " + field_ids) + ")");
   } catch (const Error& e) {
     discard_staged_file(table, path);
     throw Error("cannot write a data file to table " + table + ": " + e.what());
   }
+  const int64_t rows = written.rows;
   if (rows == 0 || (expected_rows >= 0 && rows != expected_rows)) {
     discard_staged_file(table, path);
     return AddFile{};
@@ -93,7 +96,7 @@ AddFile write_data_file(sql::Connection& con, const std::string& table_path, con
   AddFile file;
   file.path = relative;
   file.partition_values = partition_values_by_physical_name(table_metadata, partition_values);
-  file.stats = compute_file_stats(con, path, stored_columns);
+  file.stats = compute_file_stats(con, path, stored_columns, &written);
   struct stat st;
   if (::stat(path.c_str(), &st) != 0) throw Error("cannot stat the data file just written, " + path + ": " + std::strerror(errno));
   file.size = st.st_size;
