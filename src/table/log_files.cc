@@ -89,14 +89,12 @@ bool is_part_checkpoint(const std::string& rest, int64_t& part, int64_t& parts) 
   return true;
 }
 
-}  // namespace
-
-LogListing list_log(const std::string& table_path) {
-  LogListing listing;
+// Adds the commits and complete checkpoints among `files` (keys under _delta_log/) to `listing`.
+void add_log_files(LogListing& listing, const std::vector<storage::ObjectInfo>& files) {
   // version -> (number of parts, part number -> file)
   std::map<int64_t, std::pair<int64_t, std::map<int64_t, storage::ObjectInfo>>> parts;
   const std::string prefix = "_delta_log/";
-  for (const auto& file : list_table_files(table_path, prefix)) {
+  for (const auto& file : files) {
     std::string name = file.key.substr(prefix.size());
     int64_t version = 0, part = 0, part_count = 0;
     std::string rest;
@@ -113,10 +111,17 @@ LogListing list_log(const std::string& table_path) {
   }
   for (const auto& [version, entry] : parts) {
     if (listing.checkpoints.count(version) || static_cast<int64_t>(entry.second.size()) != entry.first) continue;
-    std::vector<storage::ObjectInfo> files;
-    for (const auto& [part, file] : entry.second) files.push_back(file);
-    listing.checkpoints[version] = files;
+    std::vector<storage::ObjectInfo> part_files;
+    for (const auto& [part, file] : entry.second) part_files.push_back(file);
+    listing.checkpoints[version] = part_files;
   }
+}
+
+}  // namespace
+
+LogListing list_log(const std::string& table_path) {
+  LogListing listing;
+  add_log_files(listing, list_table_files(table_path, "_delta_log/"));
   return listing;
 }
 
@@ -146,16 +151,39 @@ std::vector<std::string> hinted_checkpoint_keys(const nlohmann::json& hint, int6
   return keys;
 }
 
+// On an object store, where each request is a round trip, the tail is listed ten versions at a
+// time: the keys `_delta_log/<the first 19 of 20 digits>` are the commits and checkpoints of
+// those ten versions. From the hint's ten on, until ten whose last commit is not there yet
+// (commits are consecutive, so none comes after it): one or two small listings, however long the
+// log is.
+std::optional<LogListing> object_store_log_tail(const std::string& table_path, const nlohmann::json& hint, int64_t version) {
+  LogListing listing;
+  for (int64_t tens = version / 10;; tens++) {
+    char prefix[40];
+    std::snprintf(prefix, sizeof prefix, "_delta_log/%019lld", static_cast<long long>(tens));
+    add_log_files(listing, list_table_files(table_path, prefix));
+    if (!listing.commits.count(tens * 10 + 9)) break;
+  }
+  // The hinted checkpoint, whole (a newer one among the ten only helps).
+  auto hinted = listing.checkpoints.find(version);
+  if (hinted == listing.checkpoints.end()) return std::nullopt;
+  std::set<std::string> listed;
+  for (const auto& file : hinted->second) listed.insert(file.key);
+  for (const auto& key : hinted_checkpoint_keys(hint, version))
+    if (!listed.count(key)) return std::nullopt;
+  return listing;
+}
+
 }  // namespace
 
 std::optional<LogListing> list_log_tail(const std::string& table_path) {
-  if (is_remote_table(table_path)) return std::nullopt;
   std::optional<std::string> text = read_table_file(table_path, "_delta_log/_last_checkpoint");
   if (!text) return std::nullopt;
   nlohmann::json hint = nlohmann::json::parse(*text, nullptr, false);
   if (!hint.is_object() || !hint.contains("version") || !hint["version"].is_number_integer()) return std::nullopt;
   int64_t version = hint["version"].get<int64_t>();
   if (version < 0) return std::nullopt;
+  if (is_remote_table(table_path)) return object_store_log_tail(table_path, hint, version);
   LogListing listing;
   std::vector<storage::ObjectInfo> files;
   for (const auto& key : hinted_checkpoint_keys(hint, version)) {

@@ -39,8 +39,9 @@ LogListing list_log(const std::string& table_path);
 // missing (commits are put-if-absent and consecutive, so none after it is skipped; a newer
 // checkpoint the hint does not name only means more JSON to replay). A log keeps a file per commit
 // for delta.logRetentionDuration (30 days by default): listing it all costs more each day, this
-// costs the commits since the last checkpoint. nullopt when there is no hint, when the files it
-// names are not all there, or for a table on an object store (list_log then).
+// costs the commits since the last checkpoint. On an object store, where a request is a round
+// trip, the versions from the hint's on are listed ten at a time by key prefix instead. nullopt
+// when there is no hint or the files it names are not all there (list_log then).
 std::optional<LogListing> list_log_tail(const std::string& table_path);
 
 // What a reader of `version` (the newest when nullopt) needs of the log: list_log_tail when it

@@ -1,0 +1,94 @@
+// A table's log on a store keeps a commit per batch for delta.logRetentionDuration (30 days): a
+// service committing every second would list millions of keys on every read if readers listed the
+// whole log. From the `_last_checkpoint` hint on, the tail is listed ten versions at a time
+// (table/log_files.cc): the same commits and checkpoint as the whole listing, in a few requests
+// however long the log, whatever the hint (stale, naming what is not there, missing).
+#include "lake_on_store/store_lake.h"
+#include "storage/request_counts.h"
+#include "table/delta_table.h"
+#include "table/log_files.h"
+#include "table/table_files.h"
+
+namespace lakestream::testing {
+namespace {
+
+class LogTailOnStore : public ::testing::TestWithParam<Emulator> {
+ protected:
+  // Versions up to `last`: 0 creates the table, each next one a batch of app "stream-a".
+  void commit_up_to(int64_t last) {
+    for (int64_t v = delta::latest_version(url) + 1; v <= last; v++) {
+      delta::Commit commit(delta::load_snapshot(url));
+      if (v == 0) {
+        delta::Metadata metadata;
+        metadata.schema = {{"id", "long", true, nlohmann::json::object()}};
+        commit.set_metadata(metadata);
+      }
+      commit.set_txn("stream-a", v);
+      ASSERT_EQ(commit.publish(), v);
+    }
+  }
+  // The tail, which must agree with the whole listing from its hinted checkpoint on; and the
+  // requests it took.
+  int64_t expect_tail_agrees(int64_t hinted) {
+    storage::RequestCounts before = storage::request_counts();
+    std::optional<delta::LogListing> tail = delta::list_log_tail(url);
+    int64_t requests = storage::request_counts().total() - before.total();
+    delta::LogListing whole = delta::list_log(url);
+    EXPECT_TRUE(tail);
+    if (!tail) return requests;
+    EXPECT_EQ(tail->latest(), whole.latest());
+    for (int64_t v : whole.commits)
+      if (v >= hinted) EXPECT_TRUE(tail->commits.count(v)) << "commit " << v << " missing from the tail";
+    EXPECT_TRUE(tail->checkpoints.count(hinted));
+    if (tail->checkpoints.count(hinted)) {
+      EXPECT_EQ(tail->checkpoints.at(hinted).size(), 1u);
+      EXPECT_EQ(tail->checkpoints.at(hinted)[0].key, whole.checkpoints.at(hinted)[0].key);
+      EXPECT_EQ(tail->checkpoints.at(hinted)[0].size, whole.checkpoints.at(hinted)[0].size);
+    }
+    EXPECT_EQ(delta::load_snapshot(url).txn_version("stream-a"), whole.latest());
+    return requests;
+  }
+  void hint(const std::string& text) { delta::put_table_file(url, "_delta_log/_last_checkpoint", text + "\n"); }
+
+  StoreEmulator store{GetParam()};
+  TempDir cache;
+  std::string url = store.url("tail/table");
+};
+
+TEST_P(LogTailOnStore, ListsTenVersionsAtATimeFromTheHintAndMissesNoCommit) {
+  delta::configure_table_stores({store.settings(), cache.path(), 1 << 20});
+  commit_up_to(23);
+  // The hint names checkpoint 20: its GET and one listing of versions 20 to 29.
+  EXPECT_EQ(expect_tail_agrees(20), 2);
+  commit_up_to(47);
+  EXPECT_EQ(expect_tail_agrees(40), 2) << "the requests grew with the log";
+
+  // The last commit of a ten (49): the next ten is listed too, and is empty.
+  commit_up_to(49);
+  EXPECT_EQ(expect_tail_agrees(40), 3);
+
+  // Stale: it names checkpoint 20 while 30 and 40 are there; every ten since is listed.
+  hint("{\"version\":20,\"size\":24}");
+  EXPECT_EQ(expect_tail_agrees(20), 5);
+
+  // Broken: a checkpoint that is not there, a part count that does not match, no version, not
+  // JSON, no hint at all. The whole listing decides then, and the snapshot is the same.
+  for (std::string broken : {"{\"version\":60,\"size\":3}", "{\"version\":40,\"size\":24,\"parts\":2}",
+                             "{\"size\":24}", "not json", ""}) {
+    if (broken.empty()) delta::remove_table_file(url, "_delta_log/_last_checkpoint");
+    else hint(broken);
+    EXPECT_FALSE(delta::list_log_tail(url)) << broken;
+    EXPECT_EQ(delta::latest_version(url), 49) << broken;
+    EXPECT_EQ(delta::load_snapshot(url).txn_version("stream-a"), 49) << broken;
+  }
+  // An older version than the hint's checkpoint is read from the whole listing.
+  hint("{\"version\":40,\"size\":24}");
+  EXPECT_EQ(delta::load_snapshot(url, 12).version, 12);
+  EXPECT_EQ(delta::load_snapshot(url, 12).txn_version("stream-a"), 12);
+}
+
+INSTANTIATE_TEST_SUITE_P(Emulators, LogTailOnStore, ::testing::Values(Emulator::S3rver, Emulator::Azurite),
+                         [](const auto& info) { return std::string(emulator_name(info.param)); });
+
+}  // namespace
+}  // namespace lakestream::testing
