@@ -1,19 +1,35 @@
 // A loopback HTTP proxy that answers 503 Service Unavailable to the first N requests (all when
-// N is -1) and forwards the rest to the target: the storage tests' throttling and outages.
-// Usage: node flaky_proxy.js LISTEN_PORT TARGET_PORT N
+// N is -1) and forwards the rest to the target: the storage tests' throttling and outages. With
+// BURST_SECONDS, each SIGUSR1 also starts a burst: every request answered 503 for that long (the
+// soak's store outage, sent while a service runs).
+// Usage: node flaky_proxy.js LISTEN_PORT TARGET_PORT N [BURST_SECONDS]
 const http = require('http');
-const [listenPort, targetPort, failures] = process.argv.slice(2).map(Number);
+const [listenPort, targetPort, failures, burstSeconds] = process.argv.slice(2).map(Number);
 let seen = 0;
+let burstUntil = 0;
+let burstAnswers = 0;
+if (burstSeconds > 0) {
+  process.on('SIGUSR1', () => {
+    burstUntil = Date.now() + burstSeconds * 1000;
+    console.log(`${new Date().toISOString()} burst: 503 to every request for ${burstSeconds} s`);
+    setTimeout(() => console.log(`${new Date().toISOString()} burst over: ${burstAnswers} requests answered 503`),
+               burstSeconds * 1000);
+  });
+}
+// Connections to the target are kept open, as a cloud store's front end keeps them.
+const agent = new http.Agent({keepAlive: true});
 http.createServer((req, res) => {
   seen += 1;
-  if (failures < 0 || seen <= failures) {
+  const bursting = Date.now() < burstUntil;
+  if (bursting) burstAnswers += 1;
+  if (bursting || failures < 0 || seen <= failures) {
     req.resume();
     res.writeHead(503, {'Content-Type': 'application/xml'});
     res.end('<?xml version="1.0"?><Error><Code>ServerBusy</Code><Message>try again</Message></Error>');
     return;
   }
   const upstream = http.request({host: '127.0.0.1', port: targetPort, method: req.method, path: req.url,
-                                 headers: req.headers}, (up) => {
+                                 headers: req.headers, agent}, (up) => {
     res.writeHead(up.statusCode, up.headers);
     up.pipe(res);
   });
