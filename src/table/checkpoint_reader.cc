@@ -4,6 +4,7 @@
 #include "table/checkpoint_reader.h"
 
 #include "sql/duckdb.h"
+#include "table/log_database.h"
 #include "table/path_encoding.h"
 #include "table/table_files.h"
 #include "util/error.h"
@@ -17,10 +18,10 @@ namespace {
 void read_parquet_actions(const std::vector<std::string>& files, LogActions& into) {
   std::string list;
   for (const auto& file : files) list += (list.empty() ? "" : ", ") + sql::quote_literal(file);
-  sql::Database db;
-  sql::Connection con(db);
   sql::Rows rows;
   try {
+    std::unique_lock<std::mutex> turn;
+    sql::Connection& con = LogDatabase::instance().connection(turn);
     rows = con.query("SELECT CAST(to_json(t) AS VARCHAR) AS action FROM read_parquet([" + list +
                      "], union_by_name = true, hive_partitioning = false) AS t");
   } catch (const Error& e) {

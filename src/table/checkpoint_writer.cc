@@ -10,6 +10,7 @@
 #include "sql/duckdb.h"
 #include "table/delta_log_json.h"
 #include "table/delta_table.h"
+#include "table/log_database.h"
 #include "table/log_files.h"
 #include "table/table_features.h"
 #include "table/table_files.h"
@@ -47,29 +48,6 @@ int64_t now_ms() {
   return std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::system_clock::now().time_since_epoch())
       .count();
 }
-
-// One DuckDB for every checkpoint this process writes, opened with the first: opening and closing
-// an instance was about half of a checkpoint's 60 ms of CPU, paid every 10 commits of every table
-// a service writes. One thread, no workers idling beside the stages; the checkpoints of several
-// tables (the stages of a continuous run) take turns.
-class CheckpointDatabase {
- public:
-  static CheckpointDatabase& instance() {
-    static CheckpointDatabase kept;
-    return kept;
-  }
-  // The connection, for as long as `turn` is held.
-  sql::Connection& connection(std::unique_lock<std::mutex>& turn) {
-    turn = std::unique_lock<std::mutex>(mutex_);
-    con_.keep_setting("threads", "1");
-    return con_;
-  }
-
- private:
-  std::mutex mutex_;
-  sql::Database db_;
-  sql::Connection con_{db_};
-};
 
 std::string checkpoint_key(int64_t version) {
   char name[64];
@@ -127,7 +105,7 @@ void write_checkpoint(const std::string& table_path, int64_t version) {
   write_file_atomic(json_path, lines);
   try {
     std::unique_lock<std::mutex> turn;
-    sql::Connection& con = CheckpointDatabase::instance().connection(turn);
+    sql::Connection& con = LogDatabase::instance().connection(turn);
     con.exec("COPY (SELECT txn, \"add\", remove, metaData, protocol" + std::string(v2_spec ? ", checkpointMetadata" : "") +
              std::string(snapshot.domains.empty() ? "" : ", domainMetadata") +
              " FROM read_json(" + sql::quote_literal(json_path) +
