@@ -8,6 +8,8 @@
 #include <cmath>
 #include <cstdint>
 
+#include "util/civil_date.h"
+
 namespace lakestream {
 namespace {
 
@@ -165,16 +167,6 @@ bool read_double(Cursor& c, double& out) {
   if (!read_number(c, n) || n.integer.size() + n.fraction.size() > 15) return false;
   auto [end, error] = std::from_chars(n.text.data(), n.text.data() + n.text.size(), out);
   return error == std::errc() && end == n.text.data() + n.text.size() && std::isfinite(out);
-}
-
-// Days since 1970-01-01 of a proleptic Gregorian date (Howard Hinnant's days_from_civil).
-int64_t days_from_civil(int64_t y, unsigned m, unsigned d) {
-  y -= m <= 2;
-  const int64_t era = (y >= 0 ? y : y - 399) / 400;
-  const auto yoe = static_cast<unsigned>(y - era * 400);
-  const unsigned doy = (153 * (m > 2 ? m - 3 : m + 9) + 2) / 5 + d - 1;
-  const unsigned doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-  return era * 146097 + static_cast<int64_t>(doe) - 719468;
 }
 
 bool leap_year(int y) { return (y % 4 == 0 && y % 100 != 0) || y % 400 == 0; }

@@ -16,6 +16,7 @@
 
 #include "table/delta_types.h"
 #include "table/parquet_file.h"
+#include "util/civil_date.h"
 #include "util/cpu_profile.h"
 #include "util/error.h"
 
@@ -152,13 +153,7 @@ std::optional<int64_t> printed_timestamp_micros(const std::string& text, bool in
     for (; digits < 6; digits++) micros *= 10;
   }
   if (text.substr(at) != (instant ? "+00" : "")) return std::nullopt;
-  // Days from the civil date (H. Hinnant's algorithm).
-  int y = year - (month <= 2);
-  int era = (y >= 0 ? y : y - 399) / 400;
-  int year_of_era = y - era * 400;
-  int day_of_year = (153 * (month + (month > 2 ? -3 : 9)) + 2) / 5 + day - 1;
-  int day_of_era = year_of_era * 365 + year_of_era / 4 - year_of_era / 100 + day_of_year;
-  int64_t days = static_cast<int64_t>(era) * 146097 + day_of_era - 719468;
+  int64_t days = days_from_civil(year, static_cast<unsigned>(month), static_cast<unsigned>(day));
   return ((days * 24 + hour) * 60 + minute) * 60 * 1000000LL + second * 1000000LL + micros;
 }
 
@@ -183,6 +178,7 @@ sql::Rows stats_from_copy(const sql::CopyStats& copied, const std::vector<Column
   row.emplace_back(std::to_string(copied.rows));
   for (const auto& column : file_columns) {
     StatKind kind = stat_kind(column.type);
+    if (kind == StatKind::kNone) continue;  // no stats at all (a struct)
     auto it = copied.columns.find(sql::quote_ident(column.name));
     auto stat = [&](const char* name) -> std::optional<std::string> {
       if (it == copied.columns.end()) return std::nullopt;
@@ -192,7 +188,7 @@ sql::Rows stats_from_copy(const sql::CopyStats& copied, const std::vector<Column
     std::optional<std::string> nulls = stat("null_count"), lo = stat("min"), hi = stat("max");
     bool usable = nulls && !nulls->empty() && nulls->find_first_not_of("0123456789") == std::string::npos;
     bool all_null = usable && *nulls == std::to_string(copied.rows);
-    bool bounded = kind != StatKind::kNullsOnly && kind != StatKind::kNone;
+    bool bounded = kind != StatKind::kNullsOnly;
     if (usable && bounded && all_null) lo = hi = std::nullopt;
     if (usable && bounded && !all_null) {
       usable = lo && hi;
@@ -207,7 +203,6 @@ sql::Rows stats_from_copy(const sql::CopyStats& copied, const std::vector<Column
         if (!whole) hi = std::nullopt;  // too long to bound (and a cut maximum is not exact)
       }
     }
-    if (kind == StatKind::kNone) continue;
     if (!usable) {
       left.push_back(column);
       continue;
