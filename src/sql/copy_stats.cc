@@ -42,14 +42,8 @@ MapEntries map_entries(duckdb_vector map, idx_t row) {
 }  // namespace
 
 CopyStats copy_returning_stats(Connection& con, const std::string& copy_sql) {
-  std::optional<CpuScope> cpu_scope;
-  if (CpuScope::enabled()) cpu_scope.emplace("COPY (RETURN_STATS)");
-  duckdb_result result;
-  if (duckdb_query(con.handle(), copy_sql.c_str(), &result) == DuckDBError) {
-    std::string message = duckdb_result_error(&result) ? duckdb_result_error(&result) : "unknown error";
-    duckdb_destroy_result(&result);
-    throw Error(message);
-  }
+  CpuScope cpu_scope("COPY (RETURN_STATS)");
+  duckdb_result result = con.result_of(copy_sql);
   CopyStats stats;
   idx_t count_column = static_cast<idx_t>(-1), stats_column = static_cast<idx_t>(-1);
   for (idx_t c = 0; c < duckdb_column_count(&result); c++) {

@@ -19,7 +19,7 @@ struct CopyStats {
 };
 
 // Runs `copy_sql`, a COPY to one Parquet file with RETURN_STATS among its options, and returns
-// what it answered. Throws Error with DuckDB's message when the COPY fails.
+// what it answered. Throws Error as Connection::exec does when the COPY fails.
 CopyStats copy_returning_stats(Connection& con, const std::string& copy_sql);
 
 }  // namespace lakestream::sql

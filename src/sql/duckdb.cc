@@ -114,16 +114,20 @@ std::string statement_label(const std::string& sql) {
 }
 }  // namespace
 
-void Connection::exec(const std::string& sql) {
-  std::optional<CpuScope> cpu_scope;
-  if (CpuScope::enabled()) cpu_scope.emplace(statement_label(sql));
+duckdb_result Connection::result_of(const std::string& sql) {
   duckdb_result result;
-  duckdb_state state = duckdb_query(handle(), sql.c_str(), &result);
-  if (state == DuckDBError) {
+  if (duckdb_query(handle(), sql.c_str(), &result) == DuckDBError) {
     std::string msg = duckdb_result_error(&result) ? duckdb_result_error(&result) : "unknown error";
     duckdb_destroy_result(&result);
     throw Error(failure(msg, sql));
   }
+  return result;
+}
+
+void Connection::exec(const std::string& sql) {
+  std::optional<CpuScope> cpu_scope;
+  if (CpuScope::enabled()) cpu_scope.emplace(statement_label(sql));
+  duckdb_result result = result_of(sql);
   duckdb_destroy_result(&result);
 }
 
@@ -151,12 +155,7 @@ bool needs_text_cast(duckdb_type type) {
 Rows Connection::query(const std::string& sql) {
   std::optional<CpuScope> cpu_scope;
   if (CpuScope::enabled()) cpu_scope.emplace(statement_label(sql));
-  duckdb_result result;
-  if (duckdb_query(handle(), sql.c_str(), &result) == DuckDBError) {
-    std::string msg = duckdb_result_error(&result) ? duckdb_result_error(&result) : "unknown error";
-    duckdb_destroy_result(&result);
-    throw Error(failure(msg, sql));
-  }
+  duckdb_result result = result_of(sql);
   idx_t ncols = duckdb_column_count(&result);
   for (idx_t c = 0; c < ncols; c++) {
     if (!needs_text_cast(duckdb_column_type(&result, c))) continue;

@@ -64,6 +64,9 @@ class Connection {
 
   // Runs one or more statements; throws Error with DuckDB's message and the SQL's start.
   void exec(const std::string& sql);
+  // Runs `sql` and hands over DuckDB's result, which the caller destroys (duckdb_destroy_result);
+  // throws Error as exec does. For results read as vectors (sql/copy_stats.cc).
+  duckdb_result result_of(const std::string& sql);
   Rows query(const std::string& sql);
   // The first column of the first row; nullopt for NULL or no row.
   std::optional<std::string> scalar(const std::string& sql);
