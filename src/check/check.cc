@@ -11,6 +11,7 @@
 #include "table/commit_record.h"
 #include "table/parquet_file.h"
 #include "table/schema_columns.h"
+#include "table/seen_batches.h"
 #include "table/table_files.h"
 #include "util/error.h"
 #include "util/files.h"
@@ -358,27 +359,41 @@ void Checker::check_window(const Stream& stream) {
   auto progress = read_window_progress(pipeline_, stream);
   int64_t watermark = progress ? progress->watermark_us : 0;
 
-  // Which source batches each written window had seen: from the commit that wrote its file.
-  // A file known from a log checkpoint carries the checkpoint's version; its adding commit, when
-  // still in the log, says which one really wrote it.
-  delta::Snapshot gold_by_commit = gold;
-  con_.exec("CREATE OR REPLACE TEMP TABLE check_boundary (version BIGINT, boundary BIGINT)");
+  // Which source batch each written window had seen: the tag on its file (per run of rows in a
+  // merged file, table/seen_batches.h), else the commit that wrote the file. A file known from a
+  // log checkpoint carries the checkpoint's version; its adding commit, when still in the log,
+  // says which one really wrote it.
+  con_.exec("CREATE OR REPLACE TEMP TABLE check_boundary (file VARCHAR, first_row BIGINT, end_row BIGINT, boundary BIGINT)");
   {
-    sql::Appender appender(con_, "check_boundary");
     std::string gold_path = gold.table_path.empty() ? pipeline_.table_path(stream.table) : gold.table_path;
     std::map<std::string, int64_t> added_in;
+    std::map<int64_t, std::optional<int64_t>> boundary_of_version;
     for (const auto& commit : delta::read_commits(gold_path, delta::oldest_commit(gold_path), gold.version)) {
       // A file added again with a new deletion vector keeps the commit that wrote its rows.
       for (const auto& added : commit.adds)
         if (!added.deletion_vector || !added_in.count(added.path)) added_in[added.path] = commit.version;
       auto record = commit_record_of(commit.commit_info);
-      appender.append_int64(commit.version);
-      if (record && record->source_max_batch_id) appender.append_int64(*record->source_max_batch_id);
-      else appender.append_null();
-      appender.end_row();
+      boundary_of_version[commit.version] = record ? record->source_max_batch_id : std::nullopt;
     }
-    for (auto& file : gold_by_commit.files)
-      if (added_in.count(file.path)) file.version = added_in.at(file.path);
+    sql::Appender appender(con_, "check_boundary");
+    std::string table = delta::normal_table_path(gold.table_path);  // as the scan names its files
+    for (const auto& file : gold.files) {
+      std::vector<std::pair<int64_t, std::optional<int64_t>>> runs;  // first row, boundary (none: unknown)
+      if (auto tagged = delta::seen_batches_of(file)) {
+        for (const auto& run : *tagged) runs.push_back({run.first_row, run.batch});
+      } else {
+        auto boundary = boundary_of_version.find(added_in.count(file.path) ? added_in.at(file.path) : file.version);
+        runs.push_back({0, boundary == boundary_of_version.end() ? std::nullopt : boundary->second});
+      }
+      for (size_t i = 0; i < runs.size(); i++) {
+        appender.append_text(delta::readable_path(table, file.path, file.size));
+        appender.append_int64(runs[i].first);
+        appender.append_int64(i + 1 < runs.size() ? runs[i + 1].first : INT64_MAX);
+        if (runs[i].second) appender.append_int64(*runs[i].second);
+        else appender.append_null();
+        appender.end_row();
+      }
+    }
   }
   std::string key = window_key_sql(stream);
   std::vector<std::string> types = aggregate_types(stream, gold.metadata.schema);
@@ -387,7 +402,8 @@ void Checker::check_window(const Stream& stream) {
   for (const auto& g : stream.group_by) gold_columns += ", " + q(g);
   for (const auto& a : stream.aggregates) gold_columns += ", " + q(a.name);
   con_.exec("CREATE OR REPLACE TEMP TABLE check_gold AS SELECT " + gold_columns + ", b.boundary FROM (" +
-            delta::scan_sql(gold_by_commit, true) + ") g LEFT JOIN check_boundary b ON g._file_version = b.version");
+            delta::scan_sql_with_positions(gold) + ") g LEFT JOIN check_boundary b ON g.__lakestream_file = b.file AND "
+            "g.__lakestream_row >= b.first_row AND g.__lakestream_row < b.end_row");
   // A file read for the range may hold windows outside it too: those are not checked here.
   if (slices_.count(stream.table))
     con_.exec("DELETE FROM check_gold WHERE NOT (" + slices_.at(stream.table).range.contains_sql("ws") + ")");

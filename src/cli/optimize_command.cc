@@ -3,6 +3,7 @@
 #include <iostream>
 
 #include "cli/commands.h"
+#include "engine/auto_compaction.h"
 #include "engine/lake_stores.h"
 #include "pipeline/did_you_mean.h"
 #include "pipeline/pipeline.h"
@@ -35,7 +36,7 @@ void add_optimize_command(CLI::App& app) {
     if (!bytes) throw Error("--target-size '" + *target + "' is not a size; write e.g. 128MB, 64MiB, 1GB");
     sql::Database db;
     sql::Connection con(db);
-    auto result = delta::compact_table(con, pipeline.table_path(*table), *bytes);
+    auto result = delta::compact_table(con, pipeline.table_path(*table), *bytes, keeps_seen_batches(pipeline, *table));
     if (result.version < 0) {
       std::cout << "optimize: " << *table << " has fewer than two small files in any partition, so nothing was merged\n";
       return;

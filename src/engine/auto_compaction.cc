@@ -25,13 +25,15 @@ bool due_for_a_check(CompactionClock& clock, int64_t batches, int64_t min_files)
 
 }  // namespace
 
+bool keeps_seen_batches(const Pipeline& pipeline, const std::string& table) {
+  const Stream* writer = pipeline.writer_of(table);
+  return writer && writer->kind == StreamKind::Window;
+}
+
 std::vector<std::string> tables_due_for_compaction(const Pipeline& pipeline, const Stream& stream, int64_t batches,
                                                    std::map<std::string, CompactionClock>* clocks) {
-  // A window table is left as its stream writes it: check tells late from wrong by the source
-  // batch each window's commit had seen, which a merge of files from several commits would lose.
-  // (Its files grow with the batches that close or update windows; docs/operating.md says so.)
   std::vector<std::string> due;
-  if (!pipeline.compact || batches == 0 || stream.kind == StreamKind::Window) return due;
+  if (!pipeline.compact || batches == 0) return due;
   for (const auto& table : stream.tables_written())
     if (!clocks || due_for_a_check((*clocks)[table], batches, pipeline.compact_min_files)) due.push_back(table);
   return due;
@@ -41,14 +43,17 @@ void compact_due_tables(const Pipeline& pipeline, const Stream& stream, sql::Con
                         std::map<std::string, CompactionClock>* clocks, BackgroundCompaction* compaction,
                         bool service_log, std::ostream* out) {
   for (const auto& table : tables_due_for_compaction(pipeline, stream, batches, clocks)) {
-    // An ingest stream only appends: its tables are merged on the compaction thread, never in its
-    // way. A latest stream's MERGE rewrites its newest files, the very ones the small groups of
-    // the lowest tiers hold: raced, one of the two would do its work again, so it merges those
-    // between its own batches (well under a second) and hands the large ones (older files,
-    // seconds of work) to the thread.
+    // An ingest stream, and a window stream in append mode, only append: their tables are merged
+    // on the compaction thread, never in their way. A latest stream's MERGE (and a window
+    // stream's update) rewrites its newest files, the very ones the small groups of the lowest
+    // tiers hold: raced, one of the two would do its work again, so it merges those between its
+    // own batches (well under a second) and hands the large ones (older files, seconds of work)
+    // to the thread.
+    const bool only_appends =
+        stream.kind == StreamKind::Ingest || (stream.kind == StreamKind::Window && stream.output == OutputMode::Append);
     if (!compaction) {
       compact_table(pipeline, table, con, service_log, out);
-    } else if (stream.kind == StreamKind::Ingest) {
+    } else if (only_appends) {
       compaction->request(table);
     } else {
       compact_table(pipeline, table, con, service_log, out, delta::GroupsTaken::Small);
@@ -65,7 +70,8 @@ void compact_table(const Pipeline& pipeline, const std::string& table, sql::Conn
     // A table the stream has not created yet (a quarantine with no bad record so far) has
     // nothing to merge: not a failure to report.
     if (delta::latest_version(pipeline.table_path(table)) < 0) return;
-    delta::CompactionResult result = delta::compact_small_files(con, pipeline.table_path(table), settings, taken);
+    delta::CompactionResult result =
+        delta::compact_small_files(con, pipeline.table_path(table), settings, taken, keeps_seen_batches(pipeline, table));
     if (result.version < 0 || !out) return;
     *out << when << table << ": compacted " << counted(result.files_removed, "small file", "small files") << " ("
          << counted(result.bytes_removed, "byte", "bytes") << ") into " << counted(result.files_added, "file", "files")

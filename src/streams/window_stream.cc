@@ -16,6 +16,7 @@
 #include "table/delta_types.h"
 #include "table/parquet_file.h"
 #include "table/schema_columns.h"
+#include "table/seen_batches.h"
 #include "util/cpu_profile.h"
 #include "util/error.h"
 #include "util/fault.h"
@@ -195,6 +196,9 @@ class WindowRun {
         key.insert(key.end(), s_.group_by.begin(), s_.group_by.end());
         upsert_rows(con, table_path_, commit, snapshot, "window_updates", key, "false", columns);
       }
+      // Every row of the new files had seen the same source batches: compaction keeps this per row.
+      commit.tag_new_files(delta::kSeenBatchesTag,
+                           delta::seen_batches_text({{0, meta().source_max_batch_id}}));
     });
     fault_point("after_sink_commit");
     con.exec("DELETE FROM " + st("outbox"));

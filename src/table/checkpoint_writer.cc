@@ -31,8 +31,8 @@ namespace {
 constexpr const char* kCheckpointColumns =
     "{'txn': 'STRUCT(appId VARCHAR, version BIGINT, lastUpdated BIGINT)', "
     "'add': 'STRUCT(path VARCHAR, partitionValues MAP(VARCHAR, VARCHAR), size BIGINT, modificationTime BIGINT, "
-    "dataChange BOOLEAN, stats VARCHAR, deletionVector " DELETION_VECTOR_STRUCT ", baseRowId BIGINT, "
-    "defaultRowCommitVersion BIGINT)', "
+    "dataChange BOOLEAN, stats VARCHAR, tags MAP(VARCHAR, VARCHAR), deletionVector " DELETION_VECTOR_STRUCT
+    ", baseRowId BIGINT, defaultRowCommitVersion BIGINT)', "
     "'remove': 'STRUCT(path VARCHAR, deletionTimestamp BIGINT, dataChange BOOLEAN, extendedFileMetadata BOOLEAN, "
     "partitionValues MAP(VARCHAR, VARCHAR), size BIGINT, deletionVector " DELETION_VECTOR_STRUCT ", baseRowId BIGINT, "
     "defaultRowCommitVersion BIGINT)', "

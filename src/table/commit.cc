@@ -72,6 +72,11 @@ void Commit::set_metadata(const Metadata& metadata) {
 
 void Commit::add(const AddFile& file) { adds_.push_back(file); }
 
+void Commit::tag_new_files(const std::string& key, const std::string& value) {
+  for (auto& file : adds_)
+    if (!file.deletion_vector) file.tags[key] = value;
+}
+
 void Commit::remove(const AddFile& file, bool data_change) {
   RemoveFile removed;
   removed.path = file.path;

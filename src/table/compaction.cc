@@ -10,6 +10,7 @@
 #include "table/commit_retry.h"
 #include "table/delta_table.h"
 #include "table/parquet_file.h"
+#include "table/seen_batches.h"
 #include "table/table_features.h"
 #include "table/table_files.h"
 #include "util/byte_size.h"
@@ -91,6 +92,47 @@ std::string clustering_order(const Snapshot& snapshot) {
   return order.empty() ? "" : " ORDER BY " + order;
 }
 
+// A window table's files merged keep which source batch each row had seen (table/seen_batches.h):
+// only files with the tag are merged (one written before tags is left as it is), their rows are
+// written in the order of the files and of their rows (not clustered), and the new file's tag
+// lists the runs. `select_columns` is the table's columns; returns the new file's select and
+// fills `runs`, from the temporary table of the group's rows with their runs.
+std::string rows_keeping_seen_batches(sql::Connection& con, const Snapshot& group_files, const std::string& select_columns,
+                                      std::vector<SeenBatchRun>& runs) {
+  con.exec("CREATE OR REPLACE TEMP TABLE compaction_runs (file VARCHAR, ordinal BIGINT, first_row BIGINT, "
+           "end_row BIGINT, batch BIGINT)");
+  {
+    sql::Appender appender(con, "compaction_runs");
+    std::string table = normal_table_path(group_files.table_path);
+    int64_t ordinal = 0;
+    for (const auto& file : group_files.files) {
+      auto file_runs = seen_batches_of(file);
+      if (!file_runs) throw Error("compacting " + table + ": " + file.path + " has no readable " + kSeenBatchesTag + " tag");
+      for (size_t i = 0; i < file_runs->size(); i++) {
+        appender.append_text(readable_path(table, file.path, file.size));
+        appender.append_int64(ordinal++);
+        appender.append_int64((*file_runs)[i].first_row);
+        appender.append_int64(i + 1 < file_runs->size() ? (*file_runs)[i + 1].first_row : INT64_MAX);
+        appender.append_int64((*file_runs)[i].batch);
+        appender.end_row();
+      }
+    }
+  }
+  con.exec("CREATE OR REPLACE TEMP TABLE compaction_rows AS SELECT s.*, r.ordinal AS __run, r.batch AS __batch FROM (" +
+           scan_sql_with_positions(group_files) + ") s JOIN compaction_runs r ON s.__lakestream_file = r.file AND "
+           "s.__lakestream_row >= r.first_row AND s.__lakestream_row < r.end_row");
+  // The runs of the new file: its rows in this order, adjacent runs of one batch made one.
+  sql::Rows counts = con.query("SELECT __batch, count(*) AS n FROM compaction_rows GROUP BY __run, __batch ORDER BY __run");
+  int64_t row = 0;
+  runs.clear();
+  for (size_t i = 0; i < counts.size(); i++) {
+    int64_t batch = std::stoll(counts.text(i, "__batch"));
+    if (runs.empty() || runs.back().batch != batch) runs.push_back({row, batch});
+    row += std::stoll(counts.text(i, "n"));
+  }
+  return "SELECT " + select_columns + " FROM compaction_rows ORDER BY __run, __lakestream_row";
+}
+
 int64_t rows_in(sql::Connection& con, const Snapshot& files) {
   return con.scalar_int("SELECT count(*) FROM (" + scan_sql(files) + ")");
 }
@@ -120,20 +162,29 @@ struct MergedFiles {
 
 // Plans on `snapshot` and writes each group's rows to one new file (none when nothing is due).
 MergedFiles merge_groups(sql::Connection& con, const std::string& table_path, const Snapshot& snapshot,
-                         const Planner& plan) {
+                         const Planner& plan, bool keep_seen_batches) {
   MergedFiles merged;
   merged.planned_at = snapshot.version;
-  for (const auto& group : plan(snapshot, merged.target_bytes)) {
+  Snapshot candidates = snapshot;
+  if (keep_seen_batches)
+    std::erase_if(candidates.files, [](const AddFile& file) { return !seen_batches_of(file).has_value(); });
+  for (const auto& group : plan(candidates, merged.target_bytes)) {
     Snapshot group_files = snapshot;
     group_files.files = group;
     // Partition columns live in the log, not in the files: the new file goes to the same folder.
     std::string column_list;
     for (const auto& column : snapshot.metadata.schema)
       column_list += (column_list.empty() ? "" : ", ") + sql::quote_ident(column.name);
-    AddFile file = write_data_file(con, table_path, snapshot.metadata,
-                                   "SELECT " + column_list + " FROM (" + scan_sql(group_files) + ")" + clustering_order(snapshot),
-                                   snapshot.metadata.schema,
+    std::vector<SeenBatchRun> runs;
+    std::string rows = keep_seen_batches
+                           ? rows_keeping_seen_batches(con, group_files, column_list, runs)
+                           : "SELECT " + column_list + " FROM (" + scan_sql(group_files) + ")" + clustering_order(snapshot);
+    AddFile file = write_data_file(con, table_path, snapshot.metadata, rows, snapshot.metadata.schema,
                                    partition_values_by_name(snapshot.metadata, group.front().partition_values));
+    if (keep_seen_batches) {
+      con.exec("DROP TABLE IF EXISTS compaction_rows");
+      if (!runs.empty()) file.tags[kSeenBatchesTag] = seen_batches_text(runs);
+    }
     int64_t expected = rows_in(con, group_files);
     Snapshot new_file = snapshot;
     new_file.files = {file};
@@ -157,7 +208,8 @@ MergedFiles merge_groups(sql::Connection& con, const std::string& table_path, co
   return merged;
 }
 
-CompactionResult compact_with(sql::Connection& con, const std::string& table_path, const Planner& plan) {
+CompactionResult compact_with(sql::Connection& con, const std::string& table_path, const Planner& plan,
+                              bool keep_seen_batches) {
   std::optional<MergedFiles> merged;
   return commit_with_retry("compact " + table_path, [&]() -> CompactionResult {
     Snapshot snapshot = load_snapshot(table_path);
@@ -169,7 +221,7 @@ CompactionResult compact_with(sql::Connection& con, const std::string& table_pat
       for (const auto& file : merged->written) remove_table_file(table_path, file.path);
       merged.reset();
     }
-    if (!merged) merged = merge_groups(con, table_path, snapshot, plan);
+    if (!merged) merged = merge_groups(con, table_path, snapshot, plan, keep_seen_batches);
     if (merged->written.empty()) return CompactionResult{};
 
     Commit commit(snapshot);
@@ -187,12 +239,16 @@ CompactionResult compact_with(sql::Connection& con, const std::string& table_pat
 
 }  // namespace
 
-CompactionResult compact_table(sql::Connection& con, const std::string& table_path, int64_t target_bytes) {
+CompactionResult compact_table(sql::Connection& con, const std::string& table_path, int64_t target_bytes,
+                               bool keep_seen_batches) {
   if (target_bytes <= 0) throw Error("the target file size must be more than 0 bytes");
-  return compact_with(con, table_path, [&](const Snapshot& snapshot, int64_t& target) {
-    target = target_bytes;
-    return plan_groups(snapshot, target_bytes);
-  });
+  return compact_with(
+      con, table_path,
+      [&](const Snapshot& snapshot, int64_t& target) {
+        target = target_bytes;
+        return plan_groups(snapshot, target_bytes);
+      },
+      keep_seen_batches);
 }
 
 std::optional<AutoCompaction> table_auto_compaction(const std::map<std::string, std::string>& configuration,
@@ -218,13 +274,16 @@ std::vector<std::vector<AddFile>> due_compactions(const Snapshot& snapshot, cons
 }
 
 CompactionResult compact_small_files(sql::Connection& con, const std::string& table_path,
-                                     AutoCompaction pipeline_settings, GroupsTaken taken) {
-  return compact_with(con, table_path, [&](const Snapshot& snapshot, int64_t& target) {
-    auto settings = table_auto_compaction(snapshot.metadata.configuration, pipeline_settings);
-    if (!settings) return std::vector<std::vector<AddFile>>{};
-    target = settings->target_bytes;
-    return groups_taken(due_compactions(snapshot, *settings), taken);
-  });
+                                     AutoCompaction pipeline_settings, GroupsTaken taken, bool keep_seen_batches) {
+  return compact_with(
+      con, table_path,
+      [&](const Snapshot& snapshot, int64_t& target) {
+        auto settings = table_auto_compaction(snapshot.metadata.configuration, pipeline_settings);
+        if (!settings) return std::vector<std::vector<AddFile>>{};
+        target = settings->target_bytes;
+        return groups_taken(due_compactions(snapshot, *settings), taken);
+      },
+      keep_seen_batches);
 }
 
 std::vector<std::vector<AddFile>> groups_taken(std::vector<std::vector<AddFile>> groups, GroupsTaken taken) {

@@ -27,7 +27,11 @@ struct CompactionResult {
 // (OPTIMIZE purges the vectors). Publishes with put-if-absent: when another writer commits first and only added files, the
 // same commit goes on top of it; when it removed one of the compacted files, the work is redone
 // on the new snapshot. A crash before the commit leaves only unreferenced files.
-CompactionResult compact_table(sql::Connection& con, const std::string& table_path, int64_t target_bytes);
+// `keep_seen_batches` (a window table): only files tagged with the source batch their rows had
+// seen are merged, in file and row order, and the merged file's tag keeps it per row
+// (table/seen_batches.h), for check to tell late windows from wrong ones.
+CompactionResult compact_table(sql::Connection& con, const std::string& table_path, int64_t target_bytes,
+                               bool keep_seen_batches = false);
 
 // Compaction while streams write a table (auto compaction): cheap enough to run after every few
 // batches, and bounded in what it rewrites. The small files of a partition (under half the target
@@ -61,6 +65,7 @@ std::vector<std::vector<AddFile>> groups_taken(std::vector<std::vector<AddFile>>
 // Merges what due_compactions finds (of the groups `taken`), committed as compact_table commits
 // (dataChange=false, conflicts redone); the table's properties apply (table_auto_compaction).
 CompactionResult compact_small_files(sql::Connection& con, const std::string& table_path,
-                                     AutoCompaction pipeline_settings, GroupsTaken taken = GroupsTaken::All);
+                                     AutoCompaction pipeline_settings, GroupsTaken taken = GroupsTaken::All,
+                                     bool keep_seen_batches = false);
 
 }  // namespace lakestream::delta

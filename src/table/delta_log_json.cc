@@ -96,6 +96,10 @@ AddFile read_add(const json& add, const std::string& where) {
     file.base_row_id = as_int64(*base, "baseRowId", where);
   if (auto version = add.find("defaultRowCommitVersion"); version != add.end() && version->is_number())
     file.default_row_commit_version = as_int64(*version, "defaultRowCommitVersion", where);
+  // A checkpoint's map column comes back as an object; a null value is no tag.
+  if (auto tags = add.find("tags"); tags != add.end() && tags->is_object())
+    for (const auto& [key, value] : tags->items())
+      if (value.is_string()) file.tags[key] = value.get<std::string>();
   return file;
 }
 
@@ -276,6 +280,7 @@ json add_action(const AddFile& file) {
   if (file.deletion_vector) add["deletionVector"] = deletion_vector_json(*file.deletion_vector);
   if (file.base_row_id) add["baseRowId"] = *file.base_row_id;
   if (file.default_row_commit_version) add["defaultRowCommitVersion"] = *file.default_row_commit_version;
+  if (!file.tags.empty()) add["tags"] = file.tags;
   return {{"add", add}};
 }
 

@@ -77,6 +77,10 @@ struct AddFile {
   // base_row_id + i unless the file materializes its ids), and the version that committed its rows.
   std::optional<int64_t> base_row_id;
   std::optional<int64_t> default_row_commit_version;
+  // add.tags: a writer's notes on the file (string to string), kept in checkpoints and carried
+  // when the file is added again with a deletion vector. Window tables note in them which source
+  // batch each row had seen (table/seen_batches.h).
+  std::map<std::string, std::string> tags;
 
   // The file's identity in the log: its path, and its deletion vector's id when it has one (a
   // delete without a rewrite removes the file with its old vector and adds it with a new one).
@@ -201,6 +205,9 @@ class Commit {
   // An empty id / zero created_time take the table's (or, for a new table, a fresh UUID / now).
   void set_metadata(const Metadata& metadata);
   void add(const AddFile& file);
+  // Notes `value` under `key` in the tags of each file added so far that is new (has no deletion
+  // vector: a file added again with one keeps the tags of the commit that wrote its rows).
+  void tag_new_files(const std::string& key, const std::string& value);
   // Removes a live file: with its deletion vector, partition values and size, as the protocol
   // asks of a writer to a table with deletion vectors.
   void remove(const AddFile& file, bool data_change = true);

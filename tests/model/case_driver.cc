@@ -142,7 +142,7 @@ class CasePlay {
     testing::write_text(dir_ / "lakestream.toml", pipeline_toml(case_.pipeline, broker_.bootstrap()));
   }
 
-  std::string play(bool check_after_runs) {
+  std::string play(bool check_after_runs, bool compact_after_runs) {
     Sender sender(broker_.bootstrap());
     std::vector<Record> unread;
     int step_number = 0;
@@ -161,6 +161,11 @@ class CasePlay {
       model_.run(unread);
       unread.clear();
       if (std::string diff = compare_tables(); !diff.empty()) return where + ": " + diff;
+      if (compact_after_runs) {
+        if (std::string failed = compact_every_table(); !failed.empty()) return where + ": " + failed;
+        where += " and the compaction of every table";
+        if (std::string diff = compare_tables(); !diff.empty()) return where + ": " + diff;
+      }
       if (check_after_runs)
         if (std::string diff = compare_check(); !diff.empty()) return where + ": " + diff;
     }
@@ -184,6 +189,16 @@ class CasePlay {
                    std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count(),
                    command == "run" ? r.out.c_str() : "");
     return r;
+  }
+
+  std::string compact_every_table() {
+    for (const auto& t : tables_of(case_.pipeline)) {
+      if (!table_exists(t.table)) continue;
+      CommandResult optimize = lakestream("optimize", {t.table});
+      if (optimize.exit_code != 0)
+        return "lakestream optimize " + t.table + " exited with " + std::to_string(optimize.exit_code) + ":\n" + optimize.err;
+    }
+    return "";
   }
 
   bool table_exists(const std::string& table) { return std::filesystem::exists(dir_ / ("lake/" + table + "/_delta_log")); }
@@ -291,15 +306,15 @@ EmbeddedBroker& shared_broker() {
   return broker;
 }
 
-CaseOutcome play_case(EmbeddedBroker& broker, const Case& c, bool check_after_runs) {
+CaseOutcome play_case(EmbeddedBroker& broker, const Case& c, bool check_after_runs, bool compact_after_runs) {
   auto started = std::chrono::steady_clock::now();
   CaseOutcome outcome;
-  outcome.failure = CasePlay(broker, c).play(check_after_runs);
+  outcome.failure = CasePlay(broker, c).play(check_after_runs, compact_after_runs);
   outcome.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
   return outcome;
 }
 
-Case shrink_case(EmbeddedBroker& broker, const Case& failing, const std::string& failure) {
+Case shrink_case(EmbeddedBroker& broker, const Case& failing, const std::string& failure, bool compact_after_runs) {
   Case best = failing;
   // The same kind of failure: its words, without the figures and the rows.
   auto kind_of = [](const std::string& failure) {
@@ -310,7 +325,7 @@ Case shrink_case(EmbeddedBroker& broker, const Case& failing, const std::string&
   };
   std::string kind = kind_of(failure);
   auto still_fails = [&](const Case& c) {
-    std::string failure = play_case(broker, c).failure;
+    std::string failure = play_case(broker, c, false, compact_after_runs).failure;
     return !failure.empty() && kind_of(failure) == kind;
   };
   int budget = 40;  // plays; a shrink is for reading, not for minimality
