@@ -11,7 +11,9 @@
 #include "sql/memory_budget.h"
 #include "table/commit_record.h"
 #include "table/commit_retry.h"
+#include "table/delta_types.h"
 #include "table/parquet_file.h"
+#include "table/seen_batches.h"
 #include "util/error.h"
 #include "util/fault.h"
 
@@ -32,7 +34,19 @@ std::vector<RecountChange> recount_table(sql::Connection& con, const Pipeline& p
     // Sliced by the range: `gold` then holds only the files with windows in it, and only those
     // are removed and rewritten below; the other files stay as they are.
     auto snapshots = create_lake_views(con, pipeline, window_slices(pipeline, range, {stream.name}));
-    if (!snapshots.count(stream.table) || !snapshots.count(stream.from)) return changes;
+    if (!snapshots.count(stream.from)) return changes;
+    auto progress = read_window_progress(pipeline, stream);
+    if (!snapshots.count(stream.table)) {
+      // The stream ran but wrote nothing: every window it closed had only late events. Those are
+      // written here, into the table created as the stream would create it.
+      if (!progress || progress->output_columns.empty()) return changes;
+      delta::Snapshot created;
+      created.table_path = table_path;
+      for (const auto& [name, type] : progress->output_columns)
+        created.metadata.schema.push_back({name, delta::delta_type_of_duckdb(type, "a window aggregate"), true});
+      created.metadata.configuration = pipeline.table_properties(stream);
+      snapshots[stream.table] = created;
+    }
     const delta::Snapshot& gold = snapshots.at(stream.table);
     const auto& source_columns = snapshots.at(stream.from).metadata.schema;
     const auto& columns = gold.metadata.schema;
@@ -43,7 +57,7 @@ std::vector<RecountChange> recount_table(sql::Connection& con, const Pipeline& p
     // watermark forgot it, so the watermarks its batches met take part.
     MetWatermarks met;
     int64_t watermark_us = 0;
-    if (auto progress = read_window_progress(pipeline, stream)) {
+    if (progress) {
       met = {progress->watermark_history, progress->watermark_us};
       watermark_us = progress->watermark_us;
     }
@@ -125,11 +139,13 @@ std::vector<RecountChange> recount_table(sql::Connection& con, const Pipeline& p
 
     int64_t max_batch = con.scalar_int("SELECT coalesce(max(_batch), -1) FROM recount_events");
     delta::Commit commit(gold);
+    if (!gold.exists()) commit.set_metadata(gold.metadata);  // a fresh id and time, as a stream's first commit
     for (const auto& f : gold.files) commit.remove(f);
     delta::AddFile added = delta::write_data_file(
         con, table_path, commit.metadata_after(), "SELECT " + select + " " + joined + " UNION ALL SELECT " + unwritten_select + " " + unwritten,
         columns);
     if (!added.path.empty()) commit.add(added);
+    commit.tag_new_files(delta::kSeenBatchesTag, delta::seen_batches_text({{0, max_batch}}));
     commit.set_operation("RECOUNT");
     // The recount saw every source batch so far: check compares later arrivals against this.
     CommitRecord record;

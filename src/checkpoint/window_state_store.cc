@@ -133,6 +133,10 @@ std::optional<WindowProgress> read_window_progress(const Pipeline& pipeline, con
   if (con.scalar_int("SELECT count(*) FROM duckdb_tables() WHERE database_name = 's' AND table_name = 'watermark_history'") > 0)
     for (const auto& row : con.query("SELECT source_batch_id, watermark FROM s.watermark_history ORDER BY 1").rows)
       p.watermark_history.emplace_back(std::stoll(*row[0]), std::stoll(*row[1]));
+  sql::Rows outbox = con.query("DESCRIBE s.outbox");
+  for (size_t i = 0; i < outbox.size(); i++)
+    if (outbox.text(i, "column_name") != "batch_id")
+      p.output_columns.emplace_back(outbox.text(i, "column_name"), outbox.text(i, "column_type"));
   return p;
 }
 

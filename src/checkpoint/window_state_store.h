@@ -102,6 +102,9 @@ struct WindowProgress {
   // (source _batch_id, watermark): source batches up to that id (and after the previous entry's)
   // were judged late or not against that watermark.
   std::vector<std::pair<int64_t, int64_t>> watermark_history;
+  // The columns the stream writes to its table (name, DuckDB type), from its outbox: what recount
+  // creates the table with when every closed window so far was late and the stream wrote none.
+  std::vector<std::pair<std::string, std::string>> output_columns;
 };
 std::optional<WindowProgress> read_window_progress(const Pipeline& pipeline, const Stream& stream);
 
