@@ -128,6 +128,7 @@ std::optional<WindowProgress> read_window_progress(const Pipeline& pipeline, con
   WindowStateMeta meta = read_meta(con, "s.meta");
   p.watermark_us = meta.watermark_us;
   p.last_batch = meta.last_batch;
+  p.source_max_batch_id = meta.source_max_batch_id;
   p.open_windows = con.scalar_int("SELECT count(*) FROM s.windows");
   if (!stream.dedup.empty()) p.dedup_keys = con.scalar_int("SELECT count(*) FROM s.dedup");
   if (con.scalar_int("SELECT count(*) FROM duckdb_tables() WHERE database_name = 's' AND table_name = 'watermark_history'") > 0)

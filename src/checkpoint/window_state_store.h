@@ -99,6 +99,7 @@ struct WindowProgress {
   int64_t last_batch = -1;
   int64_t open_windows = 0;
   int64_t dedup_keys = 0;
+  int64_t source_max_batch_id = -1;  // the newest source _batch_id the stream has read
   // (source _batch_id, watermark): source batches up to that id (and after the previous entry's)
   // were judged late or not against that watermark.
   std::vector<std::pair<int64_t, int64_t>> watermark_history;

@@ -19,6 +19,7 @@ void add_status_command(CLI::App& app);
 void add_lateness_command(CLI::App& app);
 void add_replay_command(CLI::App& app);
 void add_optimize_command(CLI::App& app);
+void add_why_command(CLI::App& app);
 void add_help_command(CLI::App& app);
 
 // The exit status a command asks main() to return (CLI11 callbacks return nothing).

@@ -37,6 +37,7 @@ int main(int argc, char** argv) {
   lakestream::cli::add_bench_command(app);
   lakestream::cli::add_status_command(app);
   lakestream::cli::add_lateness_command(app);
+  lakestream::cli::add_why_command(app);
   lakestream::cli::add_replay_command(app);
   lakestream::cli::add_help_command(app);
   try {

@@ -170,6 +170,7 @@ class CasePlay {
         if (std::string diff = compare_check(); !diff.empty()) return where + ": " + diff;
     }
     if (std::string diff = compare_check(); !diff.empty()) return "after the last run: " + diff;
+    if (std::string diff = compare_why(); !diff.empty()) return "after the last run: " + diff;
     CommandResult recount = lakestream("recount");
     if (recount.exit_code != 0) return "lakestream recount exited with " + std::to_string(recount.exit_code) + ":\n" + recount.err;
     model_.recount();
@@ -189,6 +190,44 @@ class CasePlay {
                    std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count(),
                    command == "run" ? r.out.c_str() : "");
     return r;
+  }
+
+  // `lakestream why` for every bronze record: what it says each window stream did with the
+  // record (counted, late, duplicate, filtered, no time) must be what the model did.
+  std::string compare_why() {
+    if (case_.pipeline.windows.empty() || !table_exists("bronze")) return "";
+    int traced = 0;
+    for (int partition = 0; partition < case_.pipeline.partitions; partition++) {
+      CommandResult r = lakestream("why", {"-f", "json", "--limit", "1000000", "partition=" + std::to_string(partition)});
+      if (r.exit_code > 1) return "lakestream why exited with " + std::to_string(r.exit_code) + ":\n" + r.err;
+      std::istringstream lines(r.out);
+      std::string line;
+      while (std::getline(lines, line)) {
+        auto trail = nlohmann::json::parse(line);
+        if (!trail.contains("steps") || trail["steps"].empty() || trail["steps"][0]["verdict"] != "written") continue;
+        traced++;
+        int p = trail["partition"].get<int>();
+        int64_t o = trail["offset"].get<int64_t>();
+        for (size_t i = 0; i < case_.pipeline.windows.size(); i++) {
+          std::string table = case_.pipeline.windows[i].name + "_t", said = "(no step)", why;
+          for (const auto& step : trail["steps"])
+            if (step["table"] == table) {
+              said = step["verdict"].get<std::string>();
+              why = step["why"].get<std::string>();
+            }
+          // Counted in a window not written yet is counted all the same.
+          if (said == "waiting" && why.rfind("counted in", 0) == 0) said = "counted";
+          std::string expected = model_.fate(i, p, o);
+          if (said != expected)
+            return "lakestream why says the record at partition " + std::to_string(p) + " offset " + std::to_string(o) +
+                   " was " + said + " in " + table + " (" + why + "); the model says " + expected + "\n  " + line;
+        }
+      }
+    }
+    if (traced != static_cast<int>(model_.bronze().size()))
+      return "lakestream why traced " + std::to_string(traced) + " bronze records; the model's bronze has " +
+             std::to_string(model_.bronze().size());
+    return "";
   }
 
   std::string compact_every_table() {

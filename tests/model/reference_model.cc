@@ -222,16 +222,22 @@ void ReferenceModel::run_window(size_t index, const std::vector<const Record*>& 
   std::map<std::string, bool> changed;
   for (const Record* r : batch) {
     const Event& e = r->event;
+    std::string& fate = s.fates[{r->partition, r->offset}];
+    fate = "filtered";
     if (!filter_passes(w, e)) continue;  // the filter comes first: it also decides the watermark
     if (e.ts_us) newest = std::max(newest.value_or(*e.ts_us), *e.ts_us);
+    fate = "no time";
     if (!e.ts_us) continue;  // no event time: dropped as late
     int64_t start = (*e.ts_us / w.window_us) * w.window_us;
+    fate = "late";
     if (w.dedup.empty() ? start + w.window_us <= watermark : *e.ts_us <= watermark) continue;  // late
     if (!w.dedup.empty()) {
       std::string key = key_text(columns_text(e, w.dedup));
+      fate = "duplicate";
       if (s.remembered.count(key)) continue;  // a duplicate within the watermark
       s.remembered[key] = *e.ts_us;
     }
+    fate = "counted";
     auto groups = columns_text(e, w.group_by);
     std::vector<std::optional<std::string>> parts{std::to_string(start)};
     parts.insert(parts.end(), groups.begin(), groups.end());
@@ -247,6 +253,11 @@ void ReferenceModel::run_window(size_t index, const std::vector<const Record*>& 
   if (newest) s.watermark = std::max(s.watermark, *newest - w.delay_us);
   // The trailing no-data batch: what the moved watermark closes is written in this run.
   close_windows(w, s, s.watermark);
+}
+
+std::string ReferenceModel::fate(size_t window, int partition, int64_t offset) const {
+  auto it = windows_[window].fates.find({partition, offset});
+  return it == windows_[window].fates.end() ? "not read" : it->second;
 }
 
 void ReferenceModel::close_windows(const WindowSpec& w, WindowState& s, int64_t watermark) {

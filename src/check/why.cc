@@ -1,0 +1,435 @@
+#include "check/why.h"
+
+#include <algorithm>
+#include <ctime>
+#include <map>
+#include <set>
+
+#include <nlohmann/json.hpp>
+
+#include "check/check_wording.h"
+#include "check/lake_views.h"
+#include "check/window_recount.h"
+#include "checkpoint/window_state_store.h"
+#include "pipeline/bronze_layout.h"
+#include "sql/duckdb.h"
+#include "table/commit_record.h"
+#include "table/delta_table.h"
+#include "table/parquet_file.h"
+#include "util/error.h"
+
+namespace lakestream {
+
+namespace {
+
+std::string q(const std::string& name) { return sql::quote_ident(name); }
+
+bool has_column(const std::vector<delta::Column>& columns, const std::string& name) {
+  for (const auto& c : columns)
+    if (c.name == name) return true;
+  return false;
+}
+
+// Microseconds since the epoch as "2026-10-01 09:59:00" (UTC), with the fraction when there is one.
+std::string utc_text(int64_t us) {
+  int64_t seconds = us / 1000000, fraction = us % 1000000;
+  if (fraction < 0) seconds -= 1, fraction += 1000000;
+  std::time_t t = static_cast<std::time_t>(seconds);
+  std::tm tm{};
+  gmtime_r(&t, &tm);
+  char text[64];
+  std::strftime(text, sizeof text, "%Y-%m-%d %H:%M:%S", &tm);
+  std::string result = text;
+  if (fraction) {
+    char digits[16];
+    std::snprintf(digits, sizeof digits, ".%06lld", static_cast<long long>(fraction));
+    result += digits;
+    while (result.back() == '0') result.pop_back();
+  }
+  return result;
+}
+
+std::string position_text(const std::string& partition, const std::string& offset) {
+  return "partition " + partition + " offset " + offset;
+}
+
+// The bronze version each batch id was committed at, from the commits still in the log.
+std::map<int64_t, int64_t> versions_of_batches(const std::string& table_path) {
+  std::map<int64_t, int64_t> versions;
+  int64_t latest = delta::latest_version(table_path);
+  if (latest < 0) return versions;
+  for (const auto& commit : delta::read_commits(table_path, delta::oldest_commit(table_path), latest))
+    if (auto record = commit_record_of(commit.commit_info); record && record->batch_id)
+      versions[*record->batch_id] = commit.version;
+  return versions;
+}
+
+// The newest source version a latest stream's table says it read (its newest commit that says).
+std::optional<int64_t> source_version_read(const std::string& table_path) {
+  int64_t latest = delta::latest_version(table_path);
+  if (latest < 0) return std::nullopt;
+  int64_t oldest = std::max(delta::oldest_commit(table_path), latest - 20);
+  auto commits = delta::read_commits(table_path, oldest, latest);
+  for (auto it = commits.rbegin(); it != commits.rend(); ++it)
+    if (auto record = commit_record_of(it->commit_info); record && record->table) return record->table->to_version;
+  return std::nullopt;
+}
+
+class Tracer {
+ public:
+  Tracer(const Pipeline& pipeline) : pipeline_(pipeline), con_(db_) { snapshots_ = create_lake_views(con_, pipeline_); }
+
+  WhyAnswer run(const WhyRequest& request) {
+    WhyAnswer answer;
+    bool any_bronze = false;
+    std::vector<std::string> unknown_fields;
+    for (const Stream* ingest : pipeline_.in_dependency_order()) {
+      if (ingest->kind != StreamKind::Ingest) continue;
+      if (!request.table.empty() && request.table != ingest->table) continue;
+      any_bronze = true;
+      const Source* source = pipeline_.find_source(ingest->source);
+      std::string topic = source ? source->topic : "";
+      for (const std::string& table : {ingest->table, ingest->table + "_quarantine"}) {
+        if (!snapshots_.count(table)) continue;
+        bool quarantine = table != ingest->table;
+        auto where = match_condition(request, *ingest, snapshots_.at(table).metadata.schema, quarantine, unknown_fields);
+        if (!where) continue;
+        sql::Rows rows = con_.query("SELECT \"partition\"::VARCHAR AS p, \"offset\"::VARCHAR AS o, epoch_us(kafka_timestamp) AS ts, key" +
+                                    std::string(quarantine ? ", " + q(kReasonColumn) + " AS reason" : ", _batch_id") +
+                                    " FROM " + q(table) + " WHERE " + *where + " ORDER BY \"partition\", \"offset\"");
+        for (size_t i = 0; i < rows.size(); i++) {
+          if (static_cast<int64_t>(answer.trails.size()) >= request.limit) {
+            answer.more++;
+            continue;
+          }
+          RecordTrail trail;
+          trail.topic = topic;
+          trail.partition = std::stoi(rows.text(i, "p"));
+          trail.offset = std::stoll(rows.text(i, "o"));
+          if (auto ts = rows.at(i, "ts")) trail.timestamp = utc_text(std::stoll(*ts));
+          trail.key = rows.at(i, "key");
+          if (quarantine) {
+            trail.steps.push_back({table, "quarantined", rows.at(i, "reason").value_or("(no reason recorded)")});
+          } else {
+            trace(*ingest, rows.text(i, "p"), rows.text(i, "o"), std::stoll(rows.text(i, "_batch_id")), trail);
+          }
+          answer.trails.push_back(std::move(trail));
+        }
+      }
+    }
+    if (!any_bronze)
+      throw Error(request.table.empty() ? "the pipeline has no ingest stream, so no Kafka record to trace"
+                                        : "--table " + request.table + " is not a table an ingest stream writes");
+    if (answer.trails.empty() && !unknown_fields.empty()) {
+      std::string names;
+      for (const auto& n : unknown_fields) names += (names.empty() ? "" : ", ") + n;
+      throw Error("no bronze table has the column " + names + "; name a column of bronze (lakestream query \"describe <table>\")");
+    }
+    return answer;
+  }
+
+ private:
+  // The SQL condition that finds the request's records in `table` (bronze or its quarantine);
+  // none when the table cannot hold them (a field it does not have).
+  std::optional<std::string> match_condition(const WhyRequest& request, const Stream& ingest,
+                                             const std::vector<delta::Column>& columns, bool quarantine,
+                                             std::vector<std::string>& unknown_fields) {
+    if (request.position)
+      return "\"partition\" = " + std::to_string(request.position->first) + " AND \"offset\" = " +
+             std::to_string(request.position->second);
+    std::string where = "true";
+    for (const auto& [name, value] : request.fields) {
+      if (name.empty()) {
+        // A bare value: the Kafka key, or the one-column key of a latest stream reading this table.
+        std::string any = "key = " + sql::quote_literal(value);
+        if (!quarantine)
+          for (const Stream* s : pipeline_.in_dependency_order())
+            if (s->kind == StreamKind::Latest && s->from == ingest.table && s->key.size() == 1 && has_column(columns, s->key[0]))
+              any += " OR " + q(s->key[0]) + "::VARCHAR = " + sql::quote_literal(value);
+        where += " AND (" + any + ")";
+      } else if (has_column(columns, name)) {
+        where += " AND " + q(name) + "::VARCHAR = " + sql::quote_literal(value);
+      } else {
+        if (!quarantine) unknown_fields.push_back(name);
+        return std::nullopt;
+      }
+    }
+    return where;
+  }
+
+  // The record's row in `table` as a relation.
+  std::string record_in(const std::string& table, const std::string& p, const std::string& o) {
+    return "(SELECT * FROM " + q(table) + " WHERE \"partition\" = " + p + " AND \"offset\" = " + o + ")";
+  }
+
+  bool holds(const std::string& table, const std::string& p, const std::string& o) {
+    if (!snapshots_.count(table)) return false;
+    const auto& columns = snapshots_.at(table).metadata.schema;
+    if (!has_column(columns, "partition") || !has_column(columns, "offset")) return false;
+    return con_.scalar_int("SELECT count(*) FROM " + record_in(table, p, o)) > 0;
+  }
+
+  void trace(const Stream& ingest, const std::string& p, const std::string& o, int64_t batch, RecordTrail& trail) {
+    const std::string& bronze = ingest.table;
+    auto& versions = batch_versions_[bronze];
+    if (versions.empty()) versions = versions_of_batches(pipeline_.table_path(bronze));
+    auto version = versions.find(batch);
+    trail.steps.push_back({bronze, "written",
+                           "by batch " + std::to_string(batch) + " of " + ingest.name +
+                               (version == versions.end() ? " (its commit has left the log)"
+                                                          : ", at version " + std::to_string(version->second))});
+    std::optional<int64_t> bronze_version;
+    if (version != versions.end()) bronze_version = version->second;
+    std::set<std::string> reached{bronze};  // tables the trail went through
+    for (const Stream* s : pipeline_.in_dependency_order()) {
+      if (s->kind == StreamKind::Ingest || !reached.count(s->from)) continue;
+      reached.insert(s->table);
+      if (!holds(s->from, p, o)) {
+        trail.steps.push_back({s->table, "not read", "it is not in " + s->from + " (above), which " + s->name + " reads"});
+        continue;
+      }
+      if (s->kind == StreamKind::Latest) trace_latest(*s, p, o, s->from == bronze ? bronze_version : std::nullopt, trail);
+      else trace_window(*s, p, o, s->from == bronze ? std::optional<int64_t>(batch) : std::nullopt, trail);
+    }
+  }
+
+  void trace_latest(const Stream& s, const std::string& p, const std::string& o, std::optional<int64_t> bronze_version,
+                    RecordTrail& trail) {
+    if (!snapshots_.count(s.table)) {
+      trail.steps.push_back({s.table, "waiting", s.name + " has not written " + s.table + " yet"});
+      return;
+    }
+    if (bronze_version) {
+      auto read = source_version_read(pipeline_.table_path(s.table));
+      if (read && *read < *bronze_version) {
+        trail.steps.push_back({s.table, "waiting", s.name + " has read " + s.from + " up to version " + std::to_string(*read) +
+                                                       "; this record came in version " + std::to_string(*bronze_version)});
+        return;
+      }
+    }
+    const auto& columns = snapshots_.at(s.table).metadata.schema;
+    const auto& source_columns = snapshots_.at(s.from).metadata.schema;
+    std::string record = record_in(s.from, p, o);
+    std::string on = "true";
+    for (const auto& k : s.key) on += " AND t." + q(k) + " IS NOT DISTINCT FROM r." + q(k);
+    std::string same_event = "true";
+    for (const auto& c : columns)
+      if (!is_lineage_column(c.name) && has_column(source_columns, c.name))
+        same_event += " AND t." + q(c.name) + " IS NOT DISTINCT FROM r." + q(c.name);
+    const bool positions = has_column(columns, "partition") && has_column(columns, "offset");
+    std::string ob = q(s.order_by);
+    bool is_delete = !s.deletes.empty() && con_.scalar("SELECT (" + s.deletes + ")::VARCHAR FROM " + record) == "true";
+    sql::Rows rows = con_.query(
+        "SELECT " + std::string(positions ? "t.\"partition\"::VARCHAR AS p, t.\"offset\"::VARCHAR AS o" : "NULL AS p, NULL AS o") +
+        ", (" + same_event + ") AS same_event, coalesce(t." + ob + " > r." + ob + ", t." + ob + " IS NOT NULL AND r." + ob +
+        " IS NULL) AS newer, t." + ob + " IS NOT DISTINCT FROM r." + ob + " AS same_order, t." + ob + "::VARCHAR AS t_order FROM " +
+        q(s.table) + " t JOIN " + record + " r ON " + on);
+    if (rows.size() == 0) {
+      if (is_delete) {
+        trail.steps.push_back({s.table, "deleted", "it is a delete of its key (" + s.deletes + "), and " + s.table + " has no row for it"});
+        return;
+      }
+      std::string deleted = s.deleted_table();
+      if (!deleted.empty() && snapshots_.count(deleted)) {
+        sql::Rows by = con_.query("SELECT t.\"partition\"::VARCHAR AS p, t.\"offset\"::VARCHAR AS o FROM " + q(deleted) +
+                                  " t JOIN " + record + " r ON " + on);
+        if (by.size() > 0) {
+          trail.steps.push_back({s.table, "deleted", "its key was deleted by " + position_text(by.text(0, "p"), by.text(0, "o"))});
+          return;
+        }
+      }
+      trail.steps.push_back({s.table, "PROBLEM", s.table + " has no row for its key; run lakestream check"});
+      return;
+    }
+    auto rp = rows.at(0, "p"), ro = rows.at(0, "o");
+    if (positions && rp == p && ro == o) {
+      trail.steps.push_back({s.table, "current", "it is the row of its " + s.entity});
+      return;
+    }
+    if (!positions && rows.text(0, "same_event") == "true") {
+      trail.steps.push_back({s.table, "current", "the row of its " + s.entity + " holds what it says"});
+      return;
+    }
+    std::string by = positions ? "by " + position_text(rp.value_or("?"), ro.value_or("?")) : "by another record";
+    std::string rule;
+    if (rows.text(0, "same_event") == "true") rule = "an identical copy of it, read first, stays the row (an identical resend changes nothing)";
+    else if (rows.text(0, "newer") == "true") rule = "a newer " + s.order_by + " (" + rows.at(0, "t_order").value_or("NULL") + ")";
+    else if (rows.text(0, "same_order") == "true") rule = "the same " + s.order_by + "; the later partition and offset win";
+    else rule = "a change read after it (the row's " + s.order_by + " is " + rows.at(0, "t_order").value_or("NULL") + ")";
+    trail.steps.push_back({s.table, is_delete ? "deleted" : "superseded", by + ": " + rule});
+  }
+
+  // The copies and the counted events of a window stream, made once per stream.
+  void prepare_window(const Stream& s, const std::optional<WindowProgress>& progress) {
+    if (prepared_.count(s.name)) return;
+    prepared_.insert(s.name);
+    MetWatermarks met;
+    if (progress) met = {progress->watermark_history, progress->watermark_us};
+    const auto& source_columns = snapshots_.at(s.from).metadata.schema;
+    std::string suffix = std::to_string(prepared_.size());
+    create_window_copies(con_, s, source_columns, q(s.from), met, "why_copies" + suffix);
+    // With dedup, the copies the stream's dedup state let through; without, every copy on time
+    // (an exact resend is counted again, as Spark counts it: check calls that a PROBLEM).
+    if (s.dedup.empty())
+      con_.exec("CREATE TEMP TABLE why_counted" + suffix + " AS SELECT * FROM why_copies" + suffix + " WHERE NOT _late");
+    else
+      create_window_events(con_, s, source_columns, "why_copies" + suffix, "NOT _late", "why_counted" + suffix);
+    copies_[s.name] = suffix;
+  }
+
+  void trace_window(const Stream& s, const std::string& p, const std::string& o, std::optional<int64_t> source_batch,
+                    RecordTrail& trail) {
+    auto progress = read_window_progress(pipeline_, s);
+    if (!progress || progress->last_batch < 0) {
+      trail.steps.push_back({s.table, "waiting", s.name + " has not run yet"});
+      return;
+    }
+    if (source_batch && *source_batch > progress->source_max_batch_id) {
+      trail.steps.push_back({s.table, "not read", s.name + " has read " + s.from + " up to batch " +
+                                                      std::to_string(progress->source_max_batch_id) + "; this record is in batch " +
+                                                      std::to_string(*source_batch)});
+      return;
+    }
+    const auto& source_columns = snapshots_.at(s.from).metadata.schema;
+    if (!has_column(source_columns, "partition") || !has_column(source_columns, "offset")) {
+      trail.steps.push_back({s.table, "not read", s.from + " keeps no partition and offset, so its records cannot be traced"});
+      return;
+    }
+    prepare_window(s, progress);
+    std::string copies = "why_copies" + copies_.at(s.name), counted = "why_counted" + copies_.at(s.name);
+    std::string noun = window_noun(s.window_us);
+    std::string at = " WHERE _position = [" + p + ", " + o + "]";
+    sql::Rows copy = con_.query("SELECT _late, _met, _batch, epoch_us(ws) AS ws_us, strftime(ws, '%Y-%m-%d %H:%M') AS label, epoch_us(" +
+                                q(s.event_time) + ") AS t FROM " + copies + at);
+    if (copy.size() == 0) {
+      // The filter comes first, as in the stream.
+      bool passes = s.filter.empty() ||
+                    con_.scalar("SELECT coalesce((" + s.filter + "), false)::VARCHAR FROM " + record_in(s.from, p, o)) == "true";
+      if (passes) trail.steps.push_back({s.table, "no time", "its " + s.event_time + " is NULL, so it belongs to no window"});
+      else trail.steps.push_back({s.table, "filtered", "the stream's filter (" + s.filter + ") is not true for it"});
+      return;
+    }
+    std::string label = copy.text(0, "label");
+    std::string batch = copy.at(0, "_batch").value_or("?");
+    int64_t met = std::stoll(copy.text(0, "_met"));
+    int64_t ws = std::stoll(copy.text(0, "ws_us"));
+    if (copy.text(0, "_late") == "true") {
+      if (s.dedup.empty())
+        trail.steps.push_back({s.table, "late", "the watermark was " + utc_text(met) + " when " + s.name + " read its batch " + batch +
+                                                    "; its " + noun + " " + label + " had ended at " + utc_text(ws + s.window_us)});
+      else
+        trail.steps.push_back({s.table, "late", "its " + s.event_time + " " + utc_text(std::stoll(copy.text(0, "t"))) +
+                                                    " was not after the watermark " + utc_text(met) + " when " + s.name +
+                                                    " read its batch " + batch});
+      return;
+    }
+    if (con_.scalar_int("SELECT count(*) FROM " + counted + at) == 0) {  // only with dedup
+      std::string same;
+      for (const auto& d : s.dedup) same += " AND c." + q(d) + " IS NOT DISTINCT FROM r." + q(d);
+      sql::Rows first = con_.query("SELECT c._position[1]::VARCHAR AS p, c._position[2]::VARCHAR AS o FROM " + counted +
+                                   " c, (SELECT * FROM " + copies + at + ") r WHERE true" + same +
+                                   " AND (c._batch < r._batch OR (c._batch = r._batch AND c._position < r._position)) ORDER BY c._batch DESC, c._position DESC LIMIT 1");
+      std::string of = first.size() ? position_text(first.text(0, "p"), first.text(0, "o")) : "a copy counted before it";
+      trail.steps.push_back({s.table, "duplicate", "a copy of " + of + " (the same dedup keys, within the watermark), counted in its place"});
+      return;
+    }
+    // Counted: in which window and group, and whether the table has that window yet.
+    std::string group_text, same_group;
+    for (const auto& g : s.group_by) {
+      group_text += " " + con_.scalar("SELECT coalesce(" + q(g) + "::VARCHAR, 'NULL') FROM " + copies + at).value_or("NULL");
+      same_group += " AND g." + q(g) + " IS NOT DISTINCT FROM r." + q(g);
+    }
+    std::string window = noun + " " + label + group_text;
+    if (!snapshots_.count(s.table)) {
+      trail.steps.push_back({s.table, "waiting", "counted in the " + window + ", which is not written yet: " + s.table + " does not exist yet"});
+      return;
+    }
+    const delta::Snapshot& gold = snapshots_.at(s.table);
+    sql::Rows written = con_.query("SELECT g._file_version::VARCHAR AS v FROM (" + delta::scan_sql(gold, true) + ") g, (SELECT * FROM " +
+                                   copies + at + ") r WHERE g." + q(s.window_column) + " = r.ws" + same_group);
+    if (written.size() > 0) {
+      trail.steps.push_back({s.table, "counted", "in the " + window + ", written at version " + written.text(0, "v")});
+    } else if (ws + s.window_us > progress->watermark_us) {
+      trail.steps.push_back({s.table, "waiting", "counted in the " + window + ", which is not written yet: the watermark (" +
+                                                     utc_text(progress->watermark_us) + ") has not passed its end (" +
+                                                     utc_text(ws + s.window_us) + ")"});
+    } else {
+      trail.steps.push_back({s.table, "PROBLEM", "counted in the " + window + ", which has closed but is not in " + s.table +
+                                                     "; run lakestream check"});
+    }
+  }
+
+  const Pipeline& pipeline_;
+  sql::Database db_;
+  sql::Connection con_;
+  std::map<std::string, delta::Snapshot> snapshots_;
+  std::map<std::string, std::map<int64_t, int64_t>> batch_versions_;
+  std::set<std::string> prepared_;
+  std::map<std::string, std::string> copies_;
+};
+
+}  // namespace
+
+WhyRequest parse_why_request(const std::vector<std::string>& arguments, const std::string& table) {
+  const std::string usage =
+      "; give a position (PARTITION:OFFSET, e.g. 3:1042), field values (order_id=1006 status=placed), or a key (1006)";
+  if (arguments.empty()) throw Error("which record?" + usage);
+  WhyRequest request;
+  request.table = table;
+  for (const auto& argument : arguments) {
+    auto colon = argument.find(':');
+    bool digits_around = colon != std::string::npos && colon > 0 && colon + 1 < argument.size() &&
+                         argument.find_first_not_of("0123456789") == colon &&
+                         argument.find_first_not_of("0123456789", colon + 1) == std::string::npos;
+    if (digits_around && argument.find('=') == std::string::npos) {
+      if (arguments.size() > 1) throw Error("a position (" + argument + ") names one record: give it alone" + usage);
+      try {
+        request.position = {std::stoi(argument.substr(0, colon)), std::stoll(argument.substr(colon + 1))};
+      } catch (const std::exception&) {
+        throw Error("'" + argument + "' is not a position" + usage);
+      }
+      return request;
+    }
+    auto equals = argument.find('=');
+    if (equals == 0) throw Error("'" + argument + "' has no column name before '='" + usage);
+    if (equals == std::string::npos) request.fields.emplace_back("", argument);
+    else request.fields.emplace_back(argument.substr(0, equals), argument.substr(equals + 1));
+  }
+  return request;
+}
+
+WhyAnswer why(const Pipeline& pipeline, const WhyRequest& request) { return Tracer(pipeline).run(request); }
+
+std::string format_why(const WhyAnswer& answer) {
+  if (answer.trails.empty()) return "no record of bronze or its quarantine matches\n";
+  std::string out;
+  for (const auto& trail : answer.trails) {
+    out += trail.topic + " " + position_text(std::to_string(trail.partition), std::to_string(trail.offset)) +
+           (trail.key ? ", key " + *trail.key : ", no key") + (trail.timestamp.empty() ? "" : ", sent " + trail.timestamp) + "\n";
+    for (const auto& step : trail.steps) {
+      std::string verdict = step.verdict;
+      verdict.resize(std::max<size_t>(verdict.size() + 1, 12), ' ');
+      out += "  " + verdict + step.table + ": " + step.text + "\n";
+    }
+  }
+  if (answer.more > 0)
+    out += "... and " + std::to_string(answer.more) + " more matching record" + (answer.more == 1 ? "" : "s") +
+           "; name one by its position (PARTITION:OFFSET), or raise --limit\n";
+  return out;
+}
+
+std::string why_json_lines(const WhyAnswer& answer) {
+  std::string out;
+  for (const auto& trail : answer.trails) {
+    nlohmann::json steps = nlohmann::json::array();
+    for (const auto& step : trail.steps) steps.push_back({{"table", step.table}, {"verdict", step.verdict}, {"why", step.text}});
+    nlohmann::json line = {{"topic", trail.topic}, {"partition", trail.partition}, {"offset", trail.offset},
+                           {"timestamp", trail.timestamp.empty() ? nlohmann::json(nullptr) : nlohmann::json(trail.timestamp)},
+                           {"key", trail.key ? nlohmann::json(*trail.key) : nlohmann::json(nullptr)}, {"steps", steps}};
+    out += line.dump() + "\n";
+  }
+  if (answer.more > 0) out += nlohmann::json{{"more", answer.more}}.dump() + "\n";
+  return out;
+}
+
+}  // namespace lakestream

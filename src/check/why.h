@@ -1,0 +1,64 @@
+// `lakestream why`: the trail of Kafka records through every table of the pipeline, and why each
+// table holds, drops or replaced them. A record is found by its position (partition:offset) or by
+// field values; its trail follows the pipeline's order:
+//   bronze     written by which batch at which version, or quarantined with its reason
+//   latest     the current row of its key, or superseded by which record and by which rule
+//              (a newer order_by, the same order_by and a later position, an identical resend),
+//              or deleted, or not read yet
+//   window     counted in which window and group, and the version that wrote that window; or not
+//              counted, and why: late (the watermark its batch met, the window's end), a duplicate
+//              of which record, filtered out, no event time; or its window not written yet
+// It reads what check reads (the tables, each window stream's watermarks per source batch), and
+// judges a record as check's recount does (check/window_recount.h).
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "pipeline/pipeline.h"
+
+namespace lakestream {
+
+struct WhyRequest {
+  std::optional<std::pair<int32_t, int64_t>> position;     // "partition:offset"
+  std::vector<std::pair<std::string, std::string>> fields;  // column=value; a bare value has no name
+  std::string table;                                        // only this bronze table's records
+  int64_t limit = 20;                                       // the most records traced
+};
+
+// What the command line gives: "3:1042" (a position), "order_id=1006 status=placed" (fields, all
+// to match), or "1006" (the Kafka key, or the key of a latest stream). Throws Error saying what
+// it takes.
+WhyRequest parse_why_request(const std::vector<std::string>& arguments, const std::string& table);
+
+struct TrailStep {
+  std::string table;
+  std::string verdict;  // written | quarantined | current | superseded | deleted | counted | late |
+                        // duplicate | filtered | no event time | waiting | not read | PROBLEM
+  std::string text;     // the reason, in words
+};
+
+struct RecordTrail {
+  std::string topic;
+  int32_t partition = 0;
+  int64_t offset = 0;
+  std::string timestamp;  // Kafka's, UTC
+  std::optional<std::string> key;
+  std::vector<TrailStep> steps;
+};
+
+struct WhyAnswer {
+  std::vector<RecordTrail> trails;  // in (bronze table, partition, offset) order
+  int64_t more = 0;                 // matching records left out (past the request's limit)
+};
+
+WhyAnswer why(const Pipeline& pipeline, const WhyRequest& request);
+
+std::string format_why(const WhyAnswer& answer);
+// One JSON object per line: {"topic", "partition", "offset", "timestamp", "key", "steps": [...]}.
+std::string why_json_lines(const WhyAnswer& answer);
+
+}  // namespace lakestream

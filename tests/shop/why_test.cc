@@ -1,0 +1,136 @@
+// `lakestream why` on the shop scenario: each record's trail through bronze, silver and the hourly
+// sales, against what the scenario says of it (tests/data/shop/README.md). Positions and versions
+// come from bronze itself (a query), not from why.
+#include <nlohmann/json.hpp>
+
+#include "shop/shop_scenario.h"
+
+namespace lakestream::testing {
+namespace {
+
+struct Copy {
+  std::string partition, offset, batch;
+};
+
+// The bronze copies of an order's events with `status`, in the order Kafka holds them.
+std::vector<Copy> copies_of(PipelineFixture& f, int order_id, const std::string& status) {
+  std::string csv = f.query("select \"partition\", \"offset\", _batch_id from bronze_orders where order_id = " +
+                            std::to_string(order_id) + " and status = '" + status + "' order by _batch_id, \"partition\", \"offset\"");
+  std::vector<Copy> copies;
+  std::istringstream lines(csv);
+  std::string line;
+  std::getline(lines, line);  // the header
+  while (std::getline(lines, line)) {
+    auto a = line.find(','), b = line.find(',', a + 1);
+    copies.push_back({line.substr(0, a), line.substr(a + 1, b - a - 1), line.substr(b + 1)});
+  }
+  return copies;
+}
+
+std::vector<nlohmann::json> trails(PipelineFixture& f, const std::vector<std::string>& args) {
+  std::vector<std::string> all{"-f", "json"};
+  all.insert(all.end(), args.begin(), args.end());
+  CommandResult r = f.lakestream("why", all);
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  std::vector<nlohmann::json> out;
+  std::istringstream lines(r.out);
+  std::string line;
+  while (std::getline(lines, line)) out.push_back(nlohmann::json::parse(line));
+  return out;
+}
+
+std::string step(const nlohmann::json& trail, const std::string& table) {
+  for (const auto& s : trail["steps"])
+    if (s["table"] == table) return s["verdict"].get<std::string>() + ": " + s["why"].get<std::string>();
+  return "(no step for " + table + ")";
+}
+
+std::string at(const Copy& c) { return "partition " + c.partition + " offset " + c.offset; }
+
+class WhyOnTheShop : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    play_shop(f, [&] {
+      CommandResult r = f.lakestream("run");
+      ASSERT_EQ(r.exit_code, 0) << r.err;
+    });
+  }
+  PipelineFixture f{shop_pipeline(), {{"orders", 3}}};
+};
+
+TEST_F(WhyOnTheShop, TheLateOrderIsLateAgainstTheWatermarkItsBatchMet) {
+  auto copies = copies_of(f, 1006, "placed");
+  ASSERT_EQ(copies.size(), 1u);
+  // The text form, whole: Kafka's position, then one line per table.
+  CommandResult r = f.lakestream("why", {"order_id=1006"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  size_t sent_at = r.out.find(", sent ") + 7;
+  std::string sent = r.out.substr(sent_at, r.out.find('\n') - sent_at);  // Kafka's timestamp: when the test sent it
+  EXPECT_EQ(r.out, "orders " + at(copies[0]) + ", key 1006, sent " + sent + "\n" +
+                       "  written     bronze_orders: by batch " + copies[0].batch + " of read_orders, at version " + copies[0].batch + "\n" +
+                       "  current     orders: it is the row of its order\n"
+                       "  late        hourly_sales: its event_time 2026-10-01 09:45:00 was not after the watermark "
+                       "2026-10-01 10:10:00 when hourly_sales read its batch " + copies[0].batch + "\n");
+  // Its position names the same record.
+  auto by_position = trails(f, {copies[0].partition + ":" + copies[0].offset});
+  ASSERT_EQ(by_position.size(), 1u);
+  EXPECT_EQ(by_position[0]["offset"].get<int64_t>(), std::stoll(copies[0].offset));
+  EXPECT_EQ(step(by_position[0], "hourly_sales").substr(0, 6), "late: ");
+}
+
+TEST_F(WhyOnTheShop, AnOrderShippedLaterIsSupersededInSilverAndItsShipmentFilteredOutOfTheSales) {
+  auto placed = copies_of(f, 1002, "placed"), shipped = copies_of(f, 1002, "shipped");
+  ASSERT_EQ(placed.size(), 1u);
+  ASSERT_EQ(shipped.size(), 1u);
+  auto found = trails(f, {"1002"});  // a bare key: the Kafka key, or silver's key
+  ASSERT_EQ(found.size(), 2u);
+  for (const auto& trail : found) {
+    bool is_placed = std::to_string(trail["offset"].get<int64_t>()) == placed[0].offset &&
+                     std::to_string(trail["partition"].get<int>()) == placed[0].partition;
+    if (is_placed) {
+      EXPECT_EQ(step(trail, "orders"), "superseded: by " + at(shipped[0]) + ": a newer event_time (2026-10-01 10:30:00+00)");
+      EXPECT_EQ(step(trail, "hourly_sales").substr(0, 34), "counted: in the hour 2026-10-01 09") << trail.dump();
+    } else {
+      EXPECT_EQ(step(trail, "orders"), "current: it is the row of its order");
+      EXPECT_EQ(step(trail, "hourly_sales"), "filtered: the stream's filter (status = 'placed') is not true for it");
+    }
+  }
+}
+
+TEST_F(WhyOnTheShop, TheResentBatchIsSupersededByItsFirstCopyAndNotCountedTwice) {
+  auto copies = copies_of(f, 1005, "placed");
+  ASSERT_EQ(copies.size(), 2u);  // batch 3 was sent twice
+  auto found = trails(f, {"order_id=1005", "status=placed"});
+  ASSERT_EQ(found.size(), 2u);
+  for (const auto& trail : found) {
+    bool first = std::to_string(trail["offset"].get<int64_t>()) == copies[0].offset &&
+                 std::to_string(trail["partition"].get<int>()) == copies[0].partition;
+    if (first) {
+      EXPECT_EQ(step(trail, "orders"), "current: it is the row of its order");
+      EXPECT_EQ(step(trail, "hourly_sales").substr(0, 31), "counted: in the hour 2026-10-01") << trail.dump();
+    } else {
+      EXPECT_EQ(step(trail, "orders"), "superseded: by " + at(copies[0]) +
+                                           ": an identical copy of it, read first, stays the row (an identical resend changes nothing)");
+      EXPECT_EQ(step(trail, "hourly_sales"), "duplicate: a copy of " + at(copies[0]) +
+                                                 " (the same dedup keys, within the watermark), counted in its place");
+    }
+  }
+}
+
+TEST_F(WhyOnTheShop, NoMatchOrABadRequestSaysSo) {
+  CommandResult none = f.lakestream("why", {"order_id=4242"});
+  EXPECT_EQ(none.exit_code, 1);
+  EXPECT_EQ(none.out, "no record of bronze or its quarantine matches\n");
+  CommandResult column = f.lakestream("why", {"colour=red"});
+  EXPECT_NE(column.exit_code, 0);
+  EXPECT_NE(column.err.find("no bronze table has the column colour"), std::string::npos) << column.err;
+  CommandResult nothing = f.lakestream("why", {});
+  EXPECT_NE(nothing.exit_code, 0);
+  EXPECT_NE(nothing.err.find("record"), std::string::npos) << nothing.err;
+  CommandResult two_positions = f.lakestream("why", {"1:2", "order_id=1"});
+  EXPECT_NE(two_positions.exit_code, 0);
+  EXPECT_NE(two_positions.err.find("names one record"), std::string::npos) << two_positions.err;
+}
+
+}  // namespace
+}  // namespace lakestream::testing
