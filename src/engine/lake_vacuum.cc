@@ -25,7 +25,7 @@ int64_t source_version_needed(const Pipeline& pipeline, const Stream& stream) {
 }  // namespace
 
 delta::VacuumPlan plan_table_vacuum(const Pipeline& pipeline, const std::string& table, std::optional<int64_t> retain_ms,
-                                    bool unsafe_retention) {
+                                    bool unsafe_retention, delta::VacuumScope scope) {
   auto tables = pipeline.table_names();
   if (std::find(tables.begin(), tables.end(), table) == tables.end()) {
     std::string list;
@@ -38,14 +38,12 @@ delta::VacuumPlan plan_table_vacuum(const Pipeline& pipeline, const std::string&
     int64_t version = source_version_needed(pipeline, stream);
     needed = needed ? std::min(*needed, version) : version;
   }
-  return delta::plan_vacuum(pipeline.table_path(table), retain_ms, needed, unsafe_retention);
+  return delta::plan_vacuum(pipeline.table_path(table), retain_ms, needed, unsafe_retention, scope);
 }
 
 int64_t clean_expired_log(const Pipeline& pipeline, const std::string& table) {
   if (!delta::load_snapshot(pipeline.table_path(table)).exists()) return 0;
-  delta::VacuumPlan plan = plan_table_vacuum(pipeline, table, std::nullopt);
-  plan.data_files.clear();
-  plan.data_bytes = 0;
+  delta::VacuumPlan plan = plan_table_vacuum(pipeline, table, std::nullopt, false, delta::VacuumScope::LogOnly);
   delta::run_vacuum(plan);
   return static_cast<int64_t>(plan.log_files.size());
 }

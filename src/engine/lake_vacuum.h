@@ -16,7 +16,8 @@ namespace lakestream {
 // finished with. Throws Error for an unknown table and for a retention shorter than the table's
 // unless `unsafe_retention` (delta::plan_vacuum).
 delta::VacuumPlan plan_table_vacuum(const Pipeline& pipeline, const std::string& table, std::optional<int64_t> retain_ms,
-                                    bool unsafe_retention = false);
+                                    bool unsafe_retention = false,
+                                    delta::VacuumScope scope = delta::VacuumScope::DataAndLog);
 
 // Deletes the log files of `table` that its retention lets go, as Delta does after a checkpoint:
 // the commits and checkpoints before the newest checkpoint older than delta.logRetentionDuration

@@ -86,6 +86,28 @@ bool is_data_file(const std::string& key) {
   }
 }
 
+// The data files no version from `keep_from` on references and older than `cutoff_ms`: the
+// oldest kept snapshot's files, and every file added after it, stay (a file's deletion vector
+// file as much as the file).
+void plan_data_files(VacuumPlan& plan, const TableListing& files, int64_t keep_from, int64_t latest, int64_t cutoff_ms) {
+  const std::string& table = plan.table_path;
+  std::set<std::string> referenced;
+  auto reference = [&](const AddFile& file) {
+    referenced.insert(file.path);
+    if (file.deletion_vector) referenced.insert(deletion_vector_key(table, *file.deletion_vector));
+  };
+  for (const auto& file : load_snapshot(table, keep_from).files) reference(file);
+  if (keep_from < latest)
+    for (const auto& entry : read_commits(table, keep_from + 1, latest))
+      for (const auto& added : entry.adds) reference(added);
+  for (const auto& [key, file] : files) {
+    if (!is_data_file(key) || referenced.count(key) || file.modified_ms >= cutoff_ms) continue;
+    plan.data_files.push_back(key);
+    plan.data_bytes += file.size;
+  }
+  std::sort(plan.data_files.begin(), plan.data_files.end());
+}
+
 }  // namespace
 
 int64_t deleted_file_retention_ms(const Metadata& metadata) {
@@ -97,7 +119,7 @@ int64_t log_retention_ms(const Metadata& metadata) {
 }
 
 VacuumPlan plan_vacuum(const std::string& table_path, std::optional<int64_t> retain_ms,
-                       std::optional<int64_t> needed_from_version, bool unsafe_retention) {
+                       std::optional<int64_t> needed_from_version, bool unsafe_retention, VacuumScope scope) {
   VacuumPlan plan;
   plan.table_path = normal_table_path(table_path);
   const std::string& table = plan.table_path;
@@ -119,7 +141,8 @@ VacuumPlan plan_vacuum(const std::string& table_path, std::optional<int64_t> ret
   const int64_t now = std::chrono::duration_cast<std::chrono::milliseconds>(
                           std::chrono::system_clock::now().time_since_epoch()).count();
   const int64_t cutoff = now - retain;
-  for (auto& file : list_table_files(table, "")) files[file.key] = std::move(file);
+  const bool log_only = scope == VacuumScope::LogOnly;
+  for (auto& file : list_table_files(table, log_only ? "_delta_log/" : "")) files[file.key] = std::move(file);
 
   int64_t keep_from = oldest_version_current_since(files, listing, cutoff);
   if (needed_from_version) keep_from = std::min(keep_from, std::max<int64_t>(*needed_from_version, 0));
@@ -129,25 +152,7 @@ VacuumPlan plan_vacuum(const std::string& table_path, std::optional<int64_t> ret
   if (base_checkpoint < 0 && keep_from < first_commit) keep_from = first_commit;
   plan.oldest_kept_version = keep_from;
 
-  // Every file some kept version references: the oldest kept snapshot's, and every file added after it.
-  // A file's deletion vector file is as needed as the file.
-  std::set<std::string> referenced;
-  auto reference = [&](const AddFile& file) {
-    referenced.insert(file.path);
-    if (file.deletion_vector) referenced.insert(deletion_vector_key(table, *file.deletion_vector));
-  };
-  for (const auto& file : load_snapshot(table, keep_from).files) reference(file);
-  if (keep_from < latest)
-    for (const auto& entry : read_commits(table, keep_from + 1, latest))
-      for (const auto& added : entry.adds) reference(added);
-
-  for (const auto& [key, file] : files) {
-    if (!is_data_file(key) || referenced.count(key) || file.modified_ms >= cutoff) continue;
-    plan.data_files.push_back(key);
-    plan.data_bytes += file.size;
-  }
-  std::sort(plan.data_files.begin(), plan.data_files.end());
-
+  if (!log_only) plan_data_files(plan, files, keep_from, latest, cutoff);
   // Log files go only past the log retention too: commits are the table's history (DESCRIBE
   // HISTORY, time travel by timestamp) even where no data file of theirs is left.
   int64_t log_keep_from = std::min(keep_from, oldest_version_current_since(files, listing, now - log_retain));

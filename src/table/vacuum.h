@@ -33,8 +33,14 @@ struct VacuumPlan {
 // read). Log files go only when older than the table's log retention as well. Throws Error when
 // there is no table, and when `retain_ms` is shorter than the table's deleted-file retention
 // unless `unsafe_retention` (which then also shortens the log retention to `retain_ms`).
+// `VacuumScope::LogOnly` plans only the log files, from a listing of the log alone: no data file
+// is listed and no version replayed, so it costs the same however long the log (a service cleans
+// its logs at start and hourly; on an object store, replaying every commit within the retention
+// took a GET per commit, and the service's restarts grew longer with the log).
+enum class VacuumScope { DataAndLog, LogOnly };
 VacuumPlan plan_vacuum(const std::string& table_path, std::optional<int64_t> retain_ms,
-                       std::optional<int64_t> needed_from_version, bool unsafe_retention = false);
+                       std::optional<int64_t> needed_from_version, bool unsafe_retention = false,
+                       VacuumScope scope = VacuumScope::DataAndLog);
 
 // Deletes the plan's files (data first, then log files oldest first), ignoring files already gone.
 void run_vacuum(const VacuumPlan& plan);

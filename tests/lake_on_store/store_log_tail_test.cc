@@ -8,6 +8,7 @@
 #include "table/delta_table.h"
 #include "table/log_files.h"
 #include "table/table_files.h"
+#include "table/vacuum.h"
 
 namespace lakestream::testing {
 namespace {
@@ -85,6 +86,28 @@ TEST_P(LogTailOnStore, ListsTenVersionsAtATimeFromTheHintAndMissesNoCommit) {
   hint("{\"version\":40,\"size\":24}");
   EXPECT_EQ(delta::load_snapshot(url, 12).version, 12);
   EXPECT_EQ(delta::load_snapshot(url, 12).txn_version("stream-a"), 12);
+}
+
+// A service cleans its tables' logs at start and hourly. The plan of that cleanup lists the log
+// and reads no commit: its requests stay the same as the log grows (a plan that replayed every
+// commit within the retention took a GET each, and the service's restarts on a store grew longer
+// with every batch). It plans the same log files as the whole vacuum's plan.
+TEST_P(LogTailOnStore, PlanningTheLogCleanupTakesTheSameRequestsHoweverLongTheLog) {
+  delta::configure_table_stores({store.settings(), cache.path(), 1 << 20});
+  auto requests_of_cleanup_plan = [&] {
+    storage::RequestCounts before = storage::request_counts();
+    delta::VacuumPlan plan = delta::plan_vacuum(url, std::nullopt, std::nullopt, false, delta::VacuumScope::LogOnly);
+    int64_t requests = storage::request_counts().total() - before.total();
+    EXPECT_EQ(plan.log_files, delta::plan_vacuum(url, std::nullopt, std::nullopt).log_files);
+    EXPECT_TRUE(plan.data_files.empty());
+    return requests;
+  };
+  commit_up_to(23);
+  int64_t short_log = requests_of_cleanup_plan();
+  commit_up_to(63);  // as far past its checkpoint (60) as 23 is past 20
+  EXPECT_EQ(requests_of_cleanup_plan(), short_log) << "the requests grew with the log";
+  // The log's listing twice (its versions, then its files' times) and the latest snapshot's tail.
+  EXPECT_LE(short_log, 8);
 }
 
 INSTANTIATE_TEST_SUITE_P(Emulators, LogTailOnStore, ::testing::Values(Emulator::S3rver, Emulator::Azurite),
