@@ -141,20 +141,31 @@ class Tracer {
     for (const auto& [name, value] : request.fields) {
       if (name.empty()) {
         // A bare value: the Kafka key, or the one-column key of a latest stream reading this table.
-        std::string any = "key = " + sql::quote_literal(value);
+        std::string any = "key = " + sql::quote_literal(value.value_or(""));
         if (!quarantine)
           for (const Stream* s : pipeline_.in_dependency_order())
             if (s->kind == StreamKind::Latest && s->from == ingest.table && s->key.size() == 1 && has_column(columns, s->key[0]))
-              any += " OR " + q(s->key[0]) + "::VARCHAR = " + sql::quote_literal(value);
+              any += " OR " + same_value(columns, s->key[0], value);
         where += " AND (" + any + ")";
       } else if (has_column(columns, name)) {
-        where += " AND " + q(name) + "::VARCHAR = " + sql::quote_literal(value);
+        where += " AND " + same_value(columns, name, value);
       } else {
         if (!quarantine) unknown_fields.push_back(name);
         return std::nullopt;
       }
     }
     return where;
+  }
+
+  // Whether column `name` holds `value`: as the column's type ("22" finds the decimal 22.00, an
+  // ISO time a timestamp), or as its text; NULL for none.
+  static std::string same_value(const std::vector<delta::Column>& columns, const std::string& name,
+                                const std::optional<std::string>& value) {
+    if (!value) return q(name) + " IS NULL";
+    std::string typed;
+    for (const auto& c : columns)
+      if (c.name == name) typed = " OR " + q(name) + " = TRY_CAST(" + sql::quote_literal(*value) + " AS " + delta::duckdb_type_of(c.type) + ")";
+    return "(" + q(name) + "::VARCHAR = " + sql::quote_literal(*value) + typed + ")";
   }
 
   // The record's row in `table` as a relation.
@@ -370,19 +381,33 @@ class Tracer {
 
 }  // namespace
 
-WhyRequest parse_why_request(const std::vector<std::string>& arguments, const std::string& table) {
+WhyRequest parse_why_request(const std::vector<std::string>& arguments, const std::string& table, const std::string& event) {
   const std::string usage =
-      "; give a position (PARTITION:OFFSET, e.g. 3:1042), field values (order_id=1006 status=placed), or a key (1006)";
-  if (arguments.empty()) throw Error("which record?" + usage);
+      "; give a position (PARTITION:OFFSET, e.g. 3:1042), field values (order_id=1006 status=placed), a key (1006), "
+      "or --event '{\"order_id\": 1006}'";
+  if (arguments.empty() && event.empty()) throw Error("which record?" + usage);
   WhyRequest request;
   request.table = table;
+  if (!event.empty()) {
+    auto object = nlohmann::json::parse(event, nullptr, false);
+    if (object.is_discarded() || !object.is_object() || object.empty())
+      throw Error("--event '" + event + "' is not a JSON object with fields" + usage);
+    for (const auto& [name, value] : object.items()) {
+      if (value.is_object() || value.is_array())
+        throw Error("--event: field " + name + " holds " + std::string(value.is_object() ? "an object" : "a list") +
+                    "; match scalar fields only" + usage);
+      if (value.is_null()) request.fields.emplace_back(name, std::nullopt);
+      else request.fields.emplace_back(name, value.is_string() ? value.get<std::string>() : value.dump());
+    }
+  }
   for (const auto& argument : arguments) {
     auto colon = argument.find(':');
     bool digits_around = colon != std::string::npos && colon > 0 && colon + 1 < argument.size() &&
                          argument.find_first_not_of("0123456789") == colon &&
                          argument.find_first_not_of("0123456789", colon + 1) == std::string::npos;
     if (digits_around && argument.find('=') == std::string::npos) {
-      if (arguments.size() > 1) throw Error("a position (" + argument + ") names one record: give it alone" + usage);
+      if (arguments.size() > 1 || !event.empty())
+        throw Error("a position (" + argument + ") names one record: give it alone" + usage);
       try {
         request.position = {std::stoi(argument.substr(0, colon)), std::stoll(argument.substr(colon + 1))};
       } catch (const std::exception&) {

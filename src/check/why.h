@@ -24,15 +24,19 @@ namespace lakestream {
 
 struct WhyRequest {
   std::optional<std::pair<int32_t, int64_t>> position;     // "partition:offset"
-  std::vector<std::pair<std::string, std::string>> fields;  // column=value; a bare value has no name
+  // column=value, all to match (a value compares as the column's type, or as its text); a bare
+  // value has no name; nullopt: the column is NULL.
+  std::vector<std::pair<std::string, std::optional<std::string>>> fields;
   std::string table;                                        // only this bronze table's records
   int64_t limit = 20;                                       // the most records traced
 };
 
 // What the command line gives: "3:1042" (a position), "order_id=1006 status=placed" (fields, all
-// to match), or "1006" (the Kafka key, or the key of a latest stream). Throws Error saying what
-// it takes.
-WhyRequest parse_why_request(const std::vector<std::string>& arguments, const std::string& table);
+// to match), or "1006" (the Kafka key, or the key of a latest stream); and `event`, a JSON object
+// whose members are fields to match ({"order_id": 1006, "status": "placed"}, as a producer sent
+// them). Throws Error saying what it takes.
+WhyRequest parse_why_request(const std::vector<std::string>& arguments, const std::string& table,
+                             const std::string& event = "");
 
 struct TrailStep {
   std::string table;

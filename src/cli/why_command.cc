@@ -16,19 +16,20 @@ void add_why_command(CLI::App& app) {
   auto format = std::make_shared<std::string>("text");
   auto record = std::make_shared<std::vector<std::string>>();
   auto limit = std::make_shared<int64_t>(20);
+  auto event = std::make_shared<std::string>();
   cmd->add_option("-p,--pipeline", *pipeline_file, "the pipeline file")->capture_default_str();
   cmd->add_option("--table", *table, "only the records of this bronze table");
   cmd->add_option("-f,--format", *format, "text, or json (one object per record)")
       ->check(CLI::IsMember({"text", "json"}))
       ->capture_default_str();
   cmd->add_option("--limit", *limit, "the most records to trace")->check(CLI::PositiveNumber)->capture_default_str();
+  cmd->add_option("--event", *event, "the fields of an event as JSON, e.g. '{\"order_id\": 1006, \"status\": \"placed\"}'");
   cmd->add_option("record", *record,
-                  "PARTITION:OFFSET (3:1042), field values (order_id=1006 status=placed), or a key (1006)")
-      ->required();
-  cmd->callback([pipeline_file, table, format, record, limit] {
+                  "PARTITION:OFFSET (3:1042), field values (order_id=1006 status=placed), or a key (1006)");
+  cmd->callback([pipeline_file, table, format, record, limit, event] {
     Pipeline pipeline = load_pipeline_with_stores(*pipeline_file);
     refresh_checkpoint_copies(pipeline);
-    WhyRequest request = parse_why_request(*record, *table);
+    WhyRequest request = parse_why_request(*record, *table, *event);
     request.limit = *limit;
     WhyAnswer answer = why(pipeline, request);
     std::cout << (*format == "json" ? why_json_lines(answer) : format_why(answer));

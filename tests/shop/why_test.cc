@@ -117,6 +117,22 @@ TEST_F(WhyOnTheShop, TheResentBatchIsSupersededByItsFirstCopyAndNotCountedTwice)
   }
 }
 
+// An event as a producer sent it: numbers and times in JSON's forms compare as the columns' types
+// (22 finds the decimal 22.00; the ISO time the timestamp), a null finds only NULL.
+TEST_F(WhyOnTheShop, AnEventGivenAsJsonFindsItsRecord) {
+  auto copies = copies_of(f, 1006, "placed");
+  ASSERT_EQ(copies.size(), 1u);
+  auto found = trails(f, {"--event", "{\"order_id\": 1006, \"amount\": 22, \"event_time\": \"2026-10-01T09:45:00Z\"}"});
+  ASSERT_EQ(found.size(), 1u);
+  EXPECT_EQ(std::to_string(found[0]["offset"].get<int64_t>()), copies[0].offset);
+  EXPECT_EQ(trails(f, {"amount=22.0", "order_id=1006"}).size(), 1u);
+  CommandResult null_customer = f.lakestream("why", {"--event", "{\"order_id\": 1006, \"customer_id\": null}"});
+  EXPECT_EQ(null_customer.exit_code, 1) << null_customer.out << null_customer.err;
+  CommandResult not_object = f.lakestream("why", {"--event", "[1006]"});
+  EXPECT_NE(not_object.exit_code, 0);
+  EXPECT_NE(not_object.err.find("is not a JSON object with fields"), std::string::npos) << not_object.err;
+}
+
 TEST_F(WhyOnTheShop, NoMatchOrABadRequestSaysSo) {
   CommandResult none = f.lakestream("why", {"order_id=4242"});
   EXPECT_EQ(none.exit_code, 1);
