@@ -173,6 +173,8 @@ class Tracer {
     return "(SELECT * FROM " + q(table) + " WHERE \"partition\" = " + p + " AND \"offset\" = " + o + ")";
   }
 
+  // Whether `table` holds the record at partition p, offset o (a table that keeps no positions
+  // holds none that why can name).
   bool holds(const std::string& table, const std::string& p, const std::string& o) {
     if (!snapshots_.count(table)) return false;
     const auto& columns = snapshots_.at(table).metadata.schema;
