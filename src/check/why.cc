@@ -16,6 +16,7 @@
 #include "table/commit_record.h"
 #include "table/delta_table.h"
 #include "table/parquet_file.h"
+#include "table/schema_columns.h"
 #include "util/error.h"
 
 namespace lakestream {
@@ -23,12 +24,6 @@ namespace lakestream {
 namespace {
 
 std::string q(const std::string& name) { return sql::quote_ident(name); }
-
-bool has_column(const std::vector<delta::Column>& columns, const std::string& name) {
-  for (const auto& c : columns)
-    if (c.name == name) return true;
-  return false;
-}
 
 // Microseconds since the epoch as "2026-10-01 09:59:00" (UTC), with the fraction when there is one.
 std::string utc_text(int64_t us) {
@@ -144,10 +139,10 @@ class Tracer {
         std::string any = "key = " + sql::quote_literal(value.value_or(""));
         if (!quarantine)
           for (const Stream* s : pipeline_.in_dependency_order())
-            if (s->kind == StreamKind::Latest && s->from == ingest.table && s->key.size() == 1 && has_column(columns, s->key[0]))
+            if (s->kind == StreamKind::Latest && s->from == ingest.table && s->key.size() == 1 && delta::has_column(columns, s->key[0]))
               any += " OR " + same_value(columns, s->key[0], value);
         where += " AND (" + any + ")";
-      } else if (has_column(columns, name)) {
+      } else if (delta::has_column(columns, name)) {
         where += " AND " + same_value(columns, name, value);
       } else {
         if (!quarantine) unknown_fields.push_back(name);
@@ -178,7 +173,7 @@ class Tracer {
   bool holds(const std::string& table, const std::string& p, const std::string& o) {
     if (!snapshots_.count(table)) return false;
     const auto& columns = snapshots_.at(table).metadata.schema;
-    if (!has_column(columns, "partition") || !has_column(columns, "offset")) return false;
+    if (!delta::has_column(columns, "partition") || !delta::has_column(columns, "offset")) return false;
     return con_.scalar_int("SELECT count(*) FROM " + record_in(table, p, o)) > 0;
   }
 
@@ -213,7 +208,8 @@ class Tracer {
       return;
     }
     if (bronze_version) {
-      auto read = source_version_read(pipeline_.table_path(s.table));
+      if (!version_read_.count(s.name)) version_read_[s.name] = source_version_read(pipeline_.table_path(s.table));
+      const auto& read = version_read_.at(s.name);
       if (read && *read < *bronze_version) {
         trail.steps.push_back({s.table, "waiting", s.name + " has read " + s.from + " up to version " + std::to_string(*read) +
                                                        "; this record came in version " + std::to_string(*bronze_version)});
@@ -227,9 +223,9 @@ class Tracer {
     for (const auto& k : s.key) on += " AND t." + q(k) + " IS NOT DISTINCT FROM r." + q(k);
     std::string same_event = "true";
     for (const auto& c : columns)
-      if (!is_lineage_column(c.name) && has_column(source_columns, c.name))
+      if (!is_lineage_column(c.name) && delta::has_column(source_columns, c.name))
         same_event += " AND t." + q(c.name) + " IS NOT DISTINCT FROM r." + q(c.name);
-    const bool positions = has_column(columns, "partition") && has_column(columns, "offset");
+    const bool positions = delta::has_column(columns, "partition") && delta::has_column(columns, "offset");
     std::string ob = q(s.order_by);
     bool is_delete = !s.deletes.empty() && con_.scalar("SELECT (" + s.deletes + ")::VARCHAR FROM " + record) == "true";
     sql::Rows rows = con_.query(
@@ -272,14 +268,13 @@ class Tracer {
     trail.steps.push_back({s.table, is_delete ? "deleted" : "superseded", by + ": " + rule});
   }
 
-  // The copies and the counted events of a window stream, made once per stream.
-  void prepare_window(const Stream& s, const std::optional<WindowProgress>& progress) {
-    if (prepared_.count(s.name)) return;
-    prepared_.insert(s.name);
-    MetWatermarks met;
-    if (progress) met = {progress->watermark_history, progress->watermark_us};
+  // The copies and the counted events of a window stream, made once per stream; returns the
+  // suffix of their temporary tables' names.
+  const std::string& prepare_window(const Stream& s, const WindowProgress& progress) {
+    if (copies_.count(s.name)) return copies_.at(s.name);
+    MetWatermarks met{progress.watermark_history, progress.watermark_us};
     const auto& source_columns = snapshots_.at(s.from).metadata.schema;
-    std::string suffix = std::to_string(prepared_.size());
+    std::string suffix = std::to_string(copies_.size() + 1);
     create_window_copies(con_, s, source_columns, q(s.from), met, "why_copies" + suffix);
     // With dedup, the copies the stream's dedup state let through; without, every copy on time
     // (an exact resend is counted again, as Spark counts it: check calls that a PROBLEM).
@@ -287,12 +282,13 @@ class Tracer {
       con_.exec("CREATE TEMP TABLE why_counted" + suffix + " AS SELECT * FROM why_copies" + suffix + " WHERE NOT _late");
     else
       create_window_events(con_, s, source_columns, "why_copies" + suffix, "NOT _late", "why_counted" + suffix);
-    copies_[s.name] = suffix;
+    return copies_[s.name] = suffix;
   }
 
   void trace_window(const Stream& s, const std::string& p, const std::string& o, std::optional<int64_t> source_batch,
                     RecordTrail& trail) {
-    auto progress = read_window_progress(pipeline_, s);
+    if (!progress_.count(s.name)) progress_[s.name] = read_window_progress(pipeline_, s);
+    const auto& progress = progress_.at(s.name);
     if (!progress || progress->last_batch < 0) {
       trail.steps.push_back({s.table, "waiting", s.name + " has not run yet"});
       return;
@@ -304,12 +300,12 @@ class Tracer {
       return;
     }
     const auto& source_columns = snapshots_.at(s.from).metadata.schema;
-    if (!has_column(source_columns, "partition") || !has_column(source_columns, "offset")) {
+    if (!delta::has_column(source_columns, "partition") || !delta::has_column(source_columns, "offset")) {
       trail.steps.push_back({s.table, "not read", s.from + " keeps no partition and offset, so its records cannot be traced"});
       return;
     }
-    prepare_window(s, progress);
-    std::string copies = "why_copies" + copies_.at(s.name), counted = "why_counted" + copies_.at(s.name);
+    const std::string& suffix = prepare_window(s, *progress);
+    std::string copies = "why_copies" + suffix, counted = "why_counted" + suffix;
     std::string noun = window_noun(s.window_us);
     std::string at = " WHERE _position = [" + p + ", " + o + "]";
     sql::Rows copy = con_.query("SELECT _late, _met, _batch, epoch_us(ws) AS ws_us, strftime(ws, '%Y-%m-%d %H:%M') AS label, epoch_us(" +
@@ -376,9 +372,11 @@ class Tracer {
   sql::Database db_;
   sql::Connection con_;
   std::map<std::string, delta::Snapshot> snapshots_;
-  std::map<std::string, std::map<int64_t, int64_t>> batch_versions_;
-  std::set<std::string> prepared_;
-  std::map<std::string, std::string> copies_;
+  // Read once per table or stream, not per record traced:
+  std::map<std::string, std::map<int64_t, int64_t>> batch_versions_;  // bronze table -> batch -> version
+  std::map<std::string, std::optional<int64_t>> version_read_;        // latest stream -> source version read
+  std::map<std::string, std::optional<WindowProgress>> progress_;     // window stream -> its progress
+  std::map<std::string, std::string> copies_;                         // window stream -> its tables' suffix
 };
 
 }  // namespace

@@ -41,7 +41,7 @@ WhyRequest parse_why_request(const std::vector<std::string>& arguments, const st
 struct TrailStep {
   std::string table;
   std::string verdict;  // written | quarantined | current | superseded | deleted | counted | late |
-                        // duplicate | filtered | no event time | waiting | not read | PROBLEM
+                        // duplicate | filtered | no time | waiting | not read | PROBLEM
   std::string text;     // the reason, in words
 };
 
