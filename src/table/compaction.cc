@@ -182,7 +182,7 @@ MergedFiles merge_groups(sql::Connection& con, const std::string& table_path, co
     AddFile file = write_data_file(con, table_path, snapshot.metadata, rows, snapshot.metadata.schema,
                                    partition_values_by_name(snapshot.metadata, group.front().partition_values));
     if (keep_seen_batches) {
-      con.exec("DROP TABLE IF EXISTS compaction_rows");
+      con.exec("DROP TABLE IF EXISTS compaction_rows; DROP TABLE IF EXISTS compaction_runs");
       if (!runs.empty()) file.tags[kSeenBatchesTag] = seen_batches_text(runs);
     }
     int64_t expected = rows_in(con, group_files);
