@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include "broker/avro_compatibility.h"
+#include "util/percent_encoding.h"
 
 namespace lakestream {
 namespace {
@@ -23,20 +24,6 @@ HttpResponse reply(const json& body, int status = 200) { return {status, kConten
 
 HttpResponse error_reply(int status, int error_code, const std::string& message) {
   return reply({{"error_code", error_code}, {"message", message}}, status);
-}
-
-std::string percent_decoded(const std::string& text) {
-  std::string out;
-  for (size_t i = 0; i < text.size(); i++) {
-    if (text[i] == '%' && i + 2 < text.size() && std::isxdigit(static_cast<unsigned char>(text[i + 1])) &&
-        std::isxdigit(static_cast<unsigned char>(text[i + 2]))) {
-      out += static_cast<char>(std::stoi(text.substr(i + 1, 2), nullptr, 16));
-      i += 2;
-    } else {
-      out += text[i];
-    }
-  }
-  return out;
 }
 
 // The path's segments, percent-decoded, without the query string.

@@ -1,5 +1,6 @@
 #include "check/check.h"
 
+#include <filesystem>
 #include <set>
 
 #include "check/check_wording.h"
@@ -33,12 +34,17 @@ bool CheckResult::has_error() const {
 
 int CheckResult::exit_code() const { return has_problem() ? 1 : has_error() ? 2 : 0; }
 
-std::string format_check(const CheckResult& result) {
+std::string format_check(const CheckResult& result, bool examples) {
   std::string out;
   for (const auto& l : result.lines) {
     std::string verdict = l.verdict;
     if (verdict.size() < 8) verdict += std::string(8 - verdict.size(), ' ');
     out += verdict + l.text + "\n";
+    if (!examples || (l.examples.empty() && l.why.empty())) continue;
+    std::string records;
+    for (const auto& e : l.examples) records += (records.empty() ? "" : ", ") + e;
+    if (!records.empty()) records = std::string(l.examples.size() == 1 ? "e.g. record " : "e.g. records ") + records;
+    out += std::string(8, ' ') + records + (l.why.empty() ? "" : (records.empty() ? "" : "; ") + l.why + " lists them all") + "\n";
   }
   return out;
 }
@@ -46,6 +52,25 @@ std::string format_check(const CheckResult& result) {
 namespace {
 
 std::string q(const std::string& name) { return sql::quote_ident(name); }
+
+// `text` as one word of a shell command: as it is when it is safe, else in single quotes.
+std::string shell_word(const std::string& text) {
+  bool safe = !text.empty();
+  for (char c : text)
+    if (!std::isalnum(static_cast<unsigned char>(c)) && std::string("-_./:=@%+,").find(c) == std::string::npos) safe = false;
+  if (safe) return text;
+  std::string quoted = "'";
+  for (char c : text) quoted += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return quoted + "'";
+}
+
+// The command that lists the records of a window (check/why.h), named as `window` says.
+std::string why_window_command(const Pipeline& pipeline, const std::string& window) {
+  std::error_code no_cwd;
+  bool default_file = pipeline.path.empty() || pipeline.path == "lakestream.toml" ||
+                      pipeline.path == (std::filesystem::current_path(no_cwd) / "lakestream.toml").string();
+  return "lakestream why" + (default_file ? std::string() : " -p " + shell_word(pipeline.path)) + " --window " + shell_word(window);
+}
 
 // The medallion layer a table belongs to, by the kind of stream that writes it.
 std::string layer_of(const Pipeline& pipeline, const std::string& table) {
@@ -477,6 +502,26 @@ void Checker::check_window(const Stream& stream) {
       g.push_back(value_text(types[a], rows.at(i, "g" + std::to_string(a))));
       r.push_back(value_text(types[a], rows.at(i, "r" + std::to_string(a))));
     }
+    // Up to 3 of the window's events that pass `which` (over e, the event, and g, the written
+    // window), and the command that lists them all, for the line just added.
+    auto point_at = [&](const std::string& which) {
+      std::string window = stream.table + " " + (stream.window_us % kDayUs == 0 ? rows.text(i, "ymd") : rows.text(i, "ymdhm"));
+      std::string in_window = "epoch_us(e.ws) = " + rows.text(i, "ws_us");
+      for (const auto& gname : stream.group_by) {
+        auto value = rows.at(i, "k_" + gname);
+        window += " " + value.value_or("NULL");
+        in_window += " AND e." + q(gname) + (value ? "::VARCHAR = " + sql::quote_literal(*value) : " IS NULL");
+      }
+      CheckLine& line = result_.lines.back();
+      line.window = window;
+      line.why = why_window_command(pipeline_, window);
+      sql::Rows found = con_.query("SELECT e._position[1]::VARCHAR || ':' || e._position[2]::VARCHAR AS at FROM check_events e "
+                                   "LEFT JOIN check_gold g ON " + same + " WHERE " + in_window + " AND e._position IS NOT NULL AND (" +
+                                   which + ") ORDER BY e._position LIMIT 3");
+      for (size_t f = 0; f < found.size(); f++) line.examples.push_back(found.text(f, "at"));
+    };
+    // Late in a written window: what was late against the watermark, or came after the window was written.
+    const std::string late_in_written = "e._late OR NOT coalesce(e._batch <= g.boundary, false)";
     bool written = rows.text(i, "written") == "true", counted = rows.text(i, "counted") == "true";
     int64_t end_us = std::stoll(rows.text(i, "ws_us")) + stream.window_us;
     bool final = end_us <= watermark;
@@ -485,8 +530,11 @@ void Checker::check_window(const Stream& stream) {
     if (!written && final) late_by_window.push_back({label, {r_events, r_events}});
     if (!written) {
       if (!final) add("waiting", label + " is not written yet: the watermark has not passed its end");
-      else add("late", label + " was not written: its " + values_phrase(stream, r) + (r_events == 1 ? "" : " all") +
-                           " arrived after the watermark passed its end");
+      else {
+        add("late", label + " was not written: its " + values_phrase(stream, r) + (r_events == 1 ? "" : " all") +
+                        " arrived after the watermark passed its end");
+        point_at("true");
+      }
       continue;
     }
     std::string counted_phrase = "counted " + values_phrase(stream, g);
@@ -504,6 +552,7 @@ void Checker::check_window(const Stream& stream) {
       if (why.empty()) why = "a later copy of a dedup key was counted in place of one older than the watermark";
       add("late", label + " " + counted_phrase + "; " + source +
                       (counted ? " has " + values_phrase(stream, r) : std::string(" has no events for it")) + ": " + why);
+      point_at(late_in_written);
     } else if (!counted) {
       add("PROBLEM", label + " " + counted_phrase + ", but " + source + " has no events for it");
     } else if (stream.output == OutputMode::Update && !final) {
@@ -513,9 +562,11 @@ void Checker::check_window(const Stream& stream) {
       const auto& name = stream.aggregates[count_index].name;
       add("PROBLEM", label + " " + counted_phrase + ", but " + source + " has " + count_of(std::stoll(*r[count_index]), name) +
                          ": " + (extra == 1 ? std::string("an event") : std::to_string(extra) + " events") + " counted twice");
+      point_at("true");
     } else {
       add("PROBLEM", label + " " + counted_phrase + ", but " + source + " has " + values_phrase(stream, r) +
                          ": the written values are wrong");
+      point_at("true");
     }
   }
   check_late_share(stream, late_by_window);

@@ -16,6 +16,12 @@ struct CheckLine {
   // could not check a table: the line names it and says why)
   std::string verdict;
   std::string text;
+  // Behind a window's late or PROBLEM line: up to 3 of the records that make it up
+  // ("PARTITION:OFFSET"), the window as `lakestream why --window` takes it
+  // ("hourly_sales 2026-10-01 09:00"), and that command, which lists them all.
+  std::vector<std::string> examples;
+  std::string window;
+  std::string why;
 };
 
 struct CheckResult {
@@ -35,14 +41,16 @@ struct CheckResult {
 CheckResult check_pipeline(const Pipeline& pipeline, const delta::TimeRange& range = {}, int64_t memory_limit = 0);
 
 // "ok      bronze_orders has 11 events, each offset once\n...": the verdict padded to 8 columns.
-std::string format_check(const CheckResult& result);
+// With `examples`, a line with records behind it is followed by one naming them:
+// "        e.g. 0:2; lakestream why --window \"hourly_sales 2026-10-01 09:00\"".
+std::string format_check(const CheckResult& result, bool examples = false);
 
 }  // namespace lakestream
 
 namespace lakestream {
 
 // The latest check result is kept beside the checkpoints (check-latest.json), for the status
-// dashboard: {"at": "...Z", "problem": bool, "lines": [{"verdict", "text"}, ...]}.
+// dashboard: {"at": "...Z", "problem": bool, "lines": [{"verdict", "text", "examples"?, "window"?, "why"?}, ...]}.
 void save_check_result(const Pipeline& pipeline, const CheckResult& result, const std::string& at);
 // Where it is kept.
 std::string check_result_path(const Pipeline& pipeline);

@@ -4,6 +4,7 @@
 #include <ctime>
 #include <map>
 #include <set>
+#include <sstream>
 
 #include <nlohmann/json.hpp>
 
@@ -123,7 +124,161 @@ class Tracer {
     return answer;
   }
 
+ // The records of one window (request.window): those it did not count first, then those it did.
+  WhyAnswer run_window(const WhyRequest& request) {
+    WindowName name = window_named(request.window);
+    const Stream& s = *name.stream;
+    if (!snapshots_.count(s.from)) throw Error(s.from + ", which " + s.name + " reads, does not exist yet: no record to list");
+    const auto& source_columns = snapshots_.at(s.from).metadata.schema;
+    if (!delta::has_column(source_columns, "partition") || !delta::has_column(source_columns, "offset"))
+      throw Error(s.from + " keeps no partition and offset, so the records of " + s.table + "'s windows cannot be named");
+    if (!progress_.count(s.name)) progress_[s.name] = read_window_progress(pipeline_, s);
+    const auto& progress = progress_.at(s.name);
+    if (!progress || progress->last_batch < 0) throw Error(s.name + " has not run yet, so it has judged no record; run lakestream run first");
+    std::string suffix = prepare_window(s, *progress);
+    std::string copies = "why_copies" + suffix;
+
+    // The window: its start as given (a date, a time of day, or both), and its group values.
+    std::string when = "true", groups = "true";
+    if (!name.date.empty()) when += " AND strftime(ws, '%Y-%m-%d') = " + sql::quote_literal(name.date);
+    if (!name.time.empty())
+      when += " AND strftime(ws, '" + std::string(name.time.size() > 5 ? "%H:%M:%S" : "%H:%M") + "') = " + sql::quote_literal(name.time);
+    for (size_t i = 0; i < name.groups.size(); i++)
+      groups += " AND coalesce(" + q(s.group_by[i]) + "::VARCHAR, 'NULL') = " + sql::quote_literal(name.groups[i]);
+    sql::Rows starts = con_.query("SELECT DISTINCT epoch_us(ws) AS ws_us, strftime(ws, '%Y-%m-%d %H:%M') AS label FROM " + copies +
+                                  " WHERE " + when + " AND " + groups + " ORDER BY 1");
+    std::string noun = window_noun(s.window_us);
+    WhyAnswer answer;
+    if (starts.size() == 0) {
+      answer.window = s.table + ": no " + noun + " starting at " + name.given +
+                      " holds a record of " + s.from;
+      return answer;
+    }
+    if (starts.size() > 1) {
+      std::string some;
+      for (size_t i = 0; i < starts.size() && i < 4; i++) some += (i ? ", " : "") + starts.text(i, "label");
+      throw Error("--window \"" + request.window + "\" names " + std::to_string(starts.size()) + " " + noun + "s of " + s.table +
+                  " (" + some + (starts.size() > 4 ? ", ..." : "") + "); give its date too, e.g. \"" + starts.text(0, "label") + "\"");
+    }
+    std::string ws_us = starts.text(0, "ws_us");
+    answer.window = s.table + ", the " + noun + " " + starts.text(0, "label");
+    for (const auto& g : name.groups) answer.window += " " + g;
+
+    // Its records: every copy in it, and the source's records its filter left out.
+    std::string kafka_columns = std::string(delta::has_column(source_columns, "kafka_timestamp") ? "epoch_us(kafka_timestamp)" : "NULL::BIGINT") +
+                                " AS ts, " + (delta::has_column(source_columns, "key") ? "key::VARCHAR" : "NULL::VARCHAR") + " AS key";
+    std::string batch = delta::has_column(source_columns, "_batch_id") ? "_batch_id" : "NULL::BIGINT";
+    std::string in_window = "epoch_us(" + q(s.event_time) + ") >= " + ws_us + " AND epoch_us(" + q(s.event_time) + ") < " + ws_us +
+                            " + " + std::to_string(s.window_us);
+    std::string records = "SELECT _position[1] AS p, _position[2] AS o, _batch AS b, " + kafka_columns + ", _position IN (SELECT _position FROM why_counted" +
+                          suffix + ") AS counted FROM " + copies + " WHERE epoch_us(ws) = " + ws_us + " AND " + groups;
+    if (!s.filter.empty())
+      records += " UNION ALL SELECT \"partition\", \"offset\", " + batch + ", " + kafka_columns + ", false FROM " + q(s.from) + " WHERE " +
+                 in_window + " AND " + groups + " AND NOT coalesce((" + s.filter + "), false)";
+    sql::Rows rows = con_.query("SELECT p::VARCHAR AS p, o::VARCHAR AS o, b::VARCHAR AS b, ts::VARCHAR AS ts, key FROM (" + records +
+                                ") ORDER BY counted, p, o");
+    std::string topic = topic_of(s.from);
+    for (size_t i = 0; i < rows.size(); i++) {
+      if (static_cast<int64_t>(answer.trails.size()) >= request.limit) {
+        answer.more++;
+        continue;
+      }
+      RecordTrail trail;
+      trail.topic = topic;
+      trail.partition = std::stoi(rows.text(i, "p"));
+      trail.offset = std::stoll(rows.text(i, "o"));
+      if (auto ts = rows.at(i, "ts")) trail.timestamp = utc_text(std::stoll(*ts));
+      trail.key = rows.at(i, "key");
+      std::optional<int64_t> source_batch;
+      if (auto b = rows.at(i, "b")) source_batch = std::stoll(*b);
+      trace_window(s, rows.text(i, "p"), rows.text(i, "o"), source_batch, trail);
+      const std::string& verdict = trail.steps.back().verdict;
+      auto counted = std::find_if(answer.verdicts.begin(), answer.verdicts.end(), [&](const auto& v) { return v.first == verdict; });
+      if (counted == answer.verdicts.end()) answer.verdicts.push_back({verdict, 1});
+      else counted->second++;
+      answer.trails.push_back(std::move(trail));
+    }
+    return answer;
+  }
+
  private:
+  // A window as check's lines name it: the window stream (named first, or the only one), its
+  // start's date and time of day (either may be left out), and the values of its first groups.
+  struct WindowName {
+    const Stream* stream = nullptr;
+    std::string date, time;
+    std::vector<std::string> groups;
+    std::string given;  // the words after the table's name
+  };
+
+  WindowName window_named(const std::string& text) const {
+    std::vector<std::string> words;
+    std::istringstream in(text);
+    for (std::string w; in >> w;) words.push_back(w);
+    std::vector<const Stream*> windows;
+    for (const Stream* s : pipeline_.in_dependency_order())
+      if (s->kind == StreamKind::Window) windows.push_back(s);
+    if (windows.empty()) throw Error("the pipeline has no window stream, so no window to open");
+    WindowName name;
+    for (const Stream* s : windows)
+      if (!words.empty() && (words[0] == s->table || words[0] == s->name)) name.stream = s;
+    if (name.stream) words.erase(words.begin());
+    else if (windows.size() == 1) name.stream = windows[0];
+    else {
+      std::string tables;
+      for (const Stream* s : windows) tables += (tables.empty() ? "" : ", ") + s->table;
+      throw Error("--window \"" + text + "\": name the window table first, one of " + tables + " (e.g. --window \"" +
+                  windows[0]->table + " 09:00\")");
+    }
+    for (const auto& w : words) name.given += (name.given.empty() ? "" : " ") + w;
+    auto digits = [](const std::string& w, const std::string& shape) {
+      if (w.size() != shape.size()) return false;
+      for (size_t i = 0; i < w.size(); i++)
+        if (shape[i] == '9' ? !std::isdigit(static_cast<unsigned char>(w[i])) : w[i] != shape[i]) return false;
+      return true;
+    };
+    if (!words.empty() && words[0].size() > 11 && words[0][10] == 'T' && digits(words[0].substr(0, 10), "9999-99-99")) {
+      std::string time = words[0].substr(11);  // 2026-10-01T09:00, as ISO writes it
+      words[0] = words[0].substr(0, 10);
+      words.insert(words.begin() + 1, time);
+    }
+    if (!words.empty() && digits(words[0], "9999-99-99")) {
+      name.date = words[0];
+      words.erase(words.begin());
+    }
+    if (!words.empty()) {
+      std::string time = words[0];
+      if (!time.empty() && time.back() == 'Z') time.pop_back();
+      if (digits(time, "99:99") || digits(time, "99:99:99")) {
+        name.time = time;
+        words.erase(words.begin());
+      }
+    }
+    if (name.date.empty() && name.time.empty())
+      throw Error("--window \"" + text + "\": give the window's start as check names it: 09:00, \"2026-10-01 09:00\" or 2026-10-01" +
+                  std::string(name.stream->group_by.empty() ? "" : ", then its group values"));
+    // A group value may hold spaces: the last group takes the words left.
+    while (!name.stream->group_by.empty() && words.size() > name.stream->group_by.size()) {
+      words[words.size() - 2] += " " + words.back();
+      words.pop_back();
+    }
+    if (words.size() > name.stream->group_by.size())  // no group columns
+      throw Error("--window \"" + text + "\": " + name.stream->table + " has no group columns, so nothing follows the window's start");
+    name.groups = words;
+    return name;
+  }
+
+  // The Kafka topic whose records `table` holds: its ingest stream's, through any latest streams.
+  std::string topic_of(const std::string& table) const {
+    for (const Stream* s : pipeline_.in_dependency_order()) {
+      if (s->table != table) continue;
+      if (s->kind != StreamKind::Ingest) return topic_of(s->from);
+      const Source* source = pipeline_.find_source(s->source);
+      return source ? source->topic : "";
+    }
+    return "";
+  }
+
   // The SQL condition that finds the request's records in `table` (bronze or its quarantine);
   // none when the table cannot hold them (a field it does not have).
   std::optional<std::string> match_condition(const WhyRequest& request, const Stream& ingest,
@@ -282,7 +437,52 @@ class Tracer {
       con_.exec("CREATE TEMP TABLE why_counted" + suffix + " AS SELECT * FROM why_copies" + suffix + " WHERE NOT _late");
     else
       create_window_events(con_, s, source_columns, "why_copies" + suffix, "NOT _late", "why_counted" + suffix);
+    prepare_recount(s, source_columns, suffix);
     return copies_[s.name] = suffix;
+  }
+
+  // The written windows whose values are the batch recount of all their events, late ones too
+  // (what `lakestream recount` writes), with the version that wrote each: temp table
+  // why_recounted<suffix>, and why_all<suffix>, the events the recount counts. None when the
+  // table is not written or lacks an aggregate's column.
+  void prepare_recount(const Stream& s, const std::vector<delta::Column>& source_columns, const std::string& suffix) {
+    if (!snapshots_.count(s.table)) return;
+    const delta::Snapshot& gold = snapshots_.at(s.table);
+    std::vector<std::string> types = aggregate_types(s, gold.metadata.schema);
+    for (const auto& t : types)
+      if (t.empty()) return;
+    create_window_events(con_, s, source_columns, "why_copies" + suffix, "true", "why_all" + suffix);
+    con_.exec("CREATE TEMP TABLE why_recount" + suffix + " AS SELECT " + window_key_sql(s) + ", " + window_aggregates_sql(s, types) +
+              " FROM why_all" + suffix + " GROUP BY " + window_key_sql(s));
+    std::string columns = q(s.window_column) + " AS ws, _file_version";
+    std::string on = "g.ws = r.ws";
+    for (const auto& g : s.group_by) {
+      columns += ", " + q(g);
+      on += " AND g." + q(g) + " IS NOT DISTINCT FROM r." + q(g);
+    }
+    for (size_t i = 0; i < s.aggregates.size(); i++) {
+      columns += ", " + q(s.aggregates[i].name);
+      on += " AND " + same_aggregate_sql(s, i, types[i], "g", "r");
+    }
+    con_.exec("CREATE TEMP TABLE why_recounted" + suffix + " AS SELECT " + window_key_sql(s, "r") +
+              ", g._file_version AS _version FROM (SELECT " + columns + " FROM (" + delta::scan_sql(gold, true) + ")) g JOIN why_recount" +
+              suffix + " r ON " + on);
+    recounts_.insert(suffix);
+  }
+
+  // A record the stream did not count (`not_counted` says how) that is in its window all the same:
+  // the written window's values are the recount of its events, this one included.
+  std::optional<TrailStep> recounted(const Stream& s, const std::string& suffix, const std::string& at, const std::string& not_counted) {
+    if (!recounts_.count(suffix)) return std::nullopt;
+    std::string same = "w.ws = r.ws";
+    for (const auto& g : s.group_by) same += " AND w." + q(g) + " IS NOT DISTINCT FROM r." + q(g);
+    sql::Rows rows = con_.query("SELECT w._version::VARCHAR AS v, strftime(r.ws, '%Y-%m-%d %H:%M') AS label FROM why_recounted" + suffix +
+                                " w, (SELECT * FROM why_all" + suffix + at + ") r WHERE " + same);
+    if (rows.size() == 0) return std::nullopt;
+    return TrailStep{s.table, "recounted",
+                     not_counted + ", but the " + window_noun(s.window_us) + " " + rows.text(0, "label") +
+                         " as written counts it: its values are the recount of all its events (lakestream recount), written at version " +
+                         rows.text(0, "v")};
   }
 
   void trace_window(const Stream& s, const std::string& p, const std::string& o, std::optional<int64_t> source_batch,
@@ -323,6 +523,10 @@ class Tracer {
     int64_t met = std::stoll(copy.text(0, "_met"));
     int64_t ws = std::stoll(copy.text(0, "ws_us"));
     if (copy.text(0, "_late") == "true") {
+      if (auto step = recounted(s, suffix, at, "late for " + s.name)) {
+        trail.steps.push_back(*step);
+        return;
+      }
       if (s.dedup.empty())
         trail.steps.push_back({s.table, "late", "the watermark was " + utc_text(met) + " when " + s.name + " read its batch " + batch +
                                                     "; its " + noun + " " + label + " had ended at " + utc_text(ws + s.window_us)});
@@ -333,6 +537,10 @@ class Tracer {
       return;
     }
     if (con_.scalar_int("SELECT count(*) FROM " + counted + at) == 0) {  // only with dedup
+      if (auto step = recounted(s, suffix, at, "not counted by " + s.name + " (a copy of its dedup keys was)")) {
+        trail.steps.push_back(*step);
+        return;
+      }
       std::string same;
       for (const auto& d : s.dedup) same += " AND c." + q(d) + " IS NOT DISTINCT FROM r." + q(d);
       sql::Rows first = con_.query("SELECT c._position[1]::VARCHAR AS p, c._position[2]::VARCHAR AS o FROM " + counted +
@@ -377,17 +585,25 @@ class Tracer {
   std::map<std::string, std::optional<int64_t>> version_read_;        // latest stream -> source version read
   std::map<std::string, std::optional<WindowProgress>> progress_;     // window stream -> its progress
   std::map<std::string, std::string> copies_;                         // window stream -> its tables' suffix
+  std::set<std::string> recounts_;                                    // suffixes with why_recounted tables
 };
 
 }  // namespace
 
-WhyRequest parse_why_request(const std::vector<std::string>& arguments, const std::string& table, const std::string& event) {
+WhyRequest parse_why_request(const std::vector<std::string>& arguments, const std::string& table, const std::string& event,
+                             const std::string& window) {
   const std::string usage =
       "; give a position (PARTITION:OFFSET, e.g. 3:1042), field values (order_id=1006 status=placed), a key (1006), "
-      "or --event '{\"order_id\": 1006}'";
-  if (arguments.empty() && event.empty()) throw Error("which record?" + usage);
+      "--event '{\"order_id\": 1006}', or a window (--window \"hourly_sales 09:00\")";
   WhyRequest request;
   request.table = table;
+  if (!window.empty()) {
+    if (!arguments.empty() || !event.empty() || !table.empty())
+      throw Error("--window lists the records of one window: give it alone, without records, --event or --table");
+    request.window = window;
+    return request;
+  }
+  if (arguments.empty() && event.empty()) throw Error("which record?" + usage);
   if (!event.empty()) {
     auto object = nlohmann::json::parse(event, nullptr, false);
     if (object.is_discarded() || !object.is_object() || object.empty())
@@ -423,11 +639,25 @@ WhyRequest parse_why_request(const std::vector<std::string>& arguments, const st
   return request;
 }
 
-WhyAnswer why(const Pipeline& pipeline, const WhyRequest& request) { return Tracer(pipeline).run(request); }
+WhyAnswer why(const Pipeline& pipeline, const WhyRequest& request) {
+  Tracer tracer(pipeline);
+  return request.window.empty() ? tracer.run(request) : tracer.run_window(request);
+}
 
 std::string format_why(const WhyAnswer& answer) {
-  if (answer.trails.empty()) return "no record of bronze or its quarantine matches\n";
   std::string out;
+  if (!answer.window.empty()) {
+    // "hourly_sales, the hour 2026-10-01 09:00: 4 records, 3 counted, 1 late"
+    out = answer.window;
+    if (!answer.trails.empty()) {
+      out += ": " + count_of(static_cast<int64_t>(answer.trails.size()) + answer.more, "records");
+      for (const auto& [verdict, n] : answer.verdicts) out += ", " + std::to_string(n) + " " + verdict;
+      if (answer.more > 0) out += " (of the " + std::to_string(answer.trails.size()) + " shown)";
+    }
+    out += "\n";
+  } else if (answer.trails.empty()) {
+    return "no record of bronze or its quarantine matches\n";
+  }
   for (const auto& trail : answer.trails) {
     out += trail.topic + " " + position_text(std::to_string(trail.partition), std::to_string(trail.offset)) +
            (trail.key ? ", key " + *trail.key : ", no key") + (trail.timestamp.empty() ? "" : ", sent " + trail.timestamp) + "\n";
@@ -443,18 +673,41 @@ std::string format_why(const WhyAnswer& answer) {
   return out;
 }
 
+namespace {
+
+nlohmann::json trail_json(const RecordTrail& trail) {
+  nlohmann::json steps = nlohmann::json::array();
+  for (const auto& step : trail.steps) steps.push_back({{"table", step.table}, {"verdict", step.verdict}, {"why", step.text}});
+  return {{"topic", trail.topic}, {"partition", trail.partition}, {"offset", trail.offset},
+          {"timestamp", trail.timestamp.empty() ? nlohmann::json(nullptr) : nlohmann::json(trail.timestamp)},
+          {"key", trail.key ? nlohmann::json(*trail.key) : nlohmann::json(nullptr)}, {"steps", steps}};
+}
+
+nlohmann::json verdicts_json(const WhyAnswer& answer) {
+  nlohmann::json verdicts = nlohmann::json::object();
+  for (const auto& [verdict, n] : answer.verdicts) verdicts[verdict] = n;
+  return verdicts;
+}
+
+}  // namespace
+
 std::string why_json_lines(const WhyAnswer& answer) {
   std::string out;
-  for (const auto& trail : answer.trails) {
-    nlohmann::json steps = nlohmann::json::array();
-    for (const auto& step : trail.steps) steps.push_back({{"table", step.table}, {"verdict", step.verdict}, {"why", step.text}});
-    nlohmann::json line = {{"topic", trail.topic}, {"partition", trail.partition}, {"offset", trail.offset},
-                           {"timestamp", trail.timestamp.empty() ? nlohmann::json(nullptr) : nlohmann::json(trail.timestamp)},
-                           {"key", trail.key ? nlohmann::json(*trail.key) : nlohmann::json(nullptr)}, {"steps", steps}};
-    out += line.dump() + "\n";
-  }
+  for (const auto& trail : answer.trails) out += trail_json(trail).dump() + "\n";
   if (answer.more > 0) out += nlohmann::json{{"more", answer.more}}.dump() + "\n";
+  if (!answer.window.empty()) out += nlohmann::json{{"window", answer.window}, {"verdicts", verdicts_json(answer)}}.dump() + "\n";
   return out;
+}
+
+std::string why_json(const WhyAnswer& answer) {
+  nlohmann::json trails = nlohmann::json::array();
+  for (const auto& trail : answer.trails) trails.push_back(trail_json(trail));
+  nlohmann::json out = {{"trails", trails}, {"more", answer.more}};
+  if (!answer.window.empty()) {
+    out["window"] = answer.window;
+    out["verdicts"] = verdicts_json(answer);
+  }
+  return out.dump();
 }
 
 }  // namespace lakestream

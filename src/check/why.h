@@ -7,7 +7,12 @@
 //              or deleted, or not read yet
 //   window     counted in which window and group, and the version that wrote that window; or not
 //              counted, and why: late (the watermark its batch met, the window's end), a duplicate
-//              of which record, filtered out, no event time; or its window not written yet
+//              of which record, filtered out, no event time; or its window not written yet;
+//              or late for the stream but in the window all the same, as `lakestream recount`
+//              wrote it (the window's values are the recount of every event, this one included)
+// A replay (`lakestream replay`) is one more window table on the trail.
+// From the other side, a window ("hourly_sales 09:00", as check names it) gives every record of
+// its time and group: those it counted and those it did not, each with the reason.
 // It reads what check reads (the tables, each window stream's watermarks per source batch), and
 // judges a record as check's recount does (check/window_recount.h).
 #pragma once
@@ -28,6 +33,9 @@ struct WhyRequest {
   // value has no name; nullopt: the column is NULL.
   std::vector<std::pair<std::string, std::optional<std::string>>> fields;
   std::string table;                                        // only this bronze table's records
+  // A window, as check's lines name it: "[TABLE] [DATE] [TIME] [GROUP VALUE...]"; the records of
+  // that window of a window stream, instead of a trail through every table.
+  std::string window;
   int64_t limit = 20;                                       // the most records traced
 };
 
@@ -36,12 +44,12 @@ struct WhyRequest {
 // whose members are fields to match ({"order_id": 1006, "status": "placed"}, as a producer sent
 // them). Throws Error saying what it takes.
 WhyRequest parse_why_request(const std::vector<std::string>& arguments, const std::string& table,
-                             const std::string& event = "");
+                             const std::string& event = "", const std::string& window = "");
 
 struct TrailStep {
   std::string table;
   std::string verdict;  // written | quarantined | current | superseded | deleted | counted | late |
-                        // duplicate | filtered | no time | waiting | not read | PROBLEM
+                        // duplicate | recounted | filtered | no time | waiting | not read | PROBLEM
   std::string text;     // the reason, in words
 };
 
@@ -55,8 +63,13 @@ struct RecordTrail {
 };
 
 struct WhyAnswer {
-  std::vector<RecordTrail> trails;  // in (bronze table, partition, offset) order
-  int64_t more = 0;                 // matching records left out (past the request's limit)
+  // In (bronze table, partition, offset) order; for a window, those it did not count first.
+  std::vector<RecordTrail> trails;
+  int64_t more = 0;  // matching records left out (past the request's limit)
+  // For a window: what it is ("hourly_sales, the hour 2026-10-01 09:00") and how many of the
+  // traced records had each verdict, in the order first met.
+  std::string window;
+  std::vector<std::pair<std::string, int64_t>> verdicts;
 };
 
 WhyAnswer why(const Pipeline& pipeline, const WhyRequest& request);
@@ -64,5 +77,7 @@ WhyAnswer why(const Pipeline& pipeline, const WhyRequest& request);
 std::string format_why(const WhyAnswer& answer);
 // One JSON object per line: {"topic", "partition", "offset", "timestamp", "key", "steps": [...]}.
 std::string why_json_lines(const WhyAnswer& answer);
+// The whole answer as one JSON object: {"trails": [...], "more": n, "window"?, "verdicts"?}.
+std::string why_json(const WhyAnswer& answer);
 
 }  // namespace lakestream

@@ -20,13 +20,16 @@ void add_check_command(CLI::App& app) {
   cmd->add_option("--since", *since, "only windows from this time on (e.g. 2026-03-02, \"2026-03-02 09:00\"; UTC)");
   cmd->add_option("--until", *until, "only windows before this time");
   auto memory_limit = add_memory_limit_option(cmd);
+  auto examples = std::make_shared<bool>(false);
+  cmd->add_flag("--examples", *examples,
+                "under each late or PROBLEM window, name up to 3 of its records and the lakestream why command that lists them");
   cmd->footer("Exit status: 0 when nothing is wrong (late events dropped by the watermark are by design), 1 on any PROBLEM or broken LIMIT (docs/pipeline-file.md, Limits), 2 when check could not check a table (an error line says which and why).");
-  cmd->callback([pipeline_file, since, until, memory_limit] {
+  cmd->callback([pipeline_file, since, until, memory_limit, examples] {
     int64_t limit = memory_limit_bytes(*memory_limit);
     Pipeline pipeline = with_replays(load_pipeline_with_stores(*pipeline_file));
     refresh_checkpoint_copies(pipeline);
     CheckResult result = check_pipeline(pipeline, parse_time_range(*since, *until), limit);
-    std::cout << format_check(result);
+    std::cout << format_check(result, *examples);
     save_check_result(pipeline, result, iso_timestamp(wall_clock_us()));
     set_exit_status(result.exit_code());
   });

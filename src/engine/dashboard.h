@@ -5,6 +5,9 @@
 //   /api/status    status_json (engine/status.h)
 //   /api/progress  per stream, one point per batch of its progress log
 //   /api/check     the latest check result (check/check.h), {} when check never ran
+//   /api/why?q=TEXT[&mode=window]  `lakestream why` (check/why.h): TEXT is what the command takes
+//                  (a position, field values, a key, or an event's JSON), or with mode=window a
+//                  window as check names it; {"error": ...} (status 400) for a request it refuses
 #pragma once
 
 #include <string>
@@ -14,7 +17,7 @@
 
 namespace lakestream {
 
-// The response to GET `path`; 404 for anything else.
+// The response to GET `path` (with its query string); 404 for anything else.
 HttpResponse dashboard_response(const Pipeline& pipeline, const std::string& path);
 
 }  // namespace lakestream

@@ -21,6 +21,9 @@ const std::string& dashboard_page() {
   .chart { background: #fff; border: 1px solid #e3e6eb; padding: 8px; }
   .chart h3 { font-size: 13px; margin: 0 0 4px; font-weight: 600; }
   pre { background: #fff; border: 1px solid #e3e6eb; padding: 8px; margin: 0; }
+  .recounted, .duplicate, .filtered { color: #b06000; } .superseded, .deleted, .quarantined { color: #5f6368; }
+  #why-form input { width: 560px; padding: 4px; } #why-form { margin-bottom: 8px; }
+  a.why { margin-left: 8px; color: #1a73e8; cursor: pointer; }
 </style>
 </head>
 <body>
@@ -29,6 +32,13 @@ const std::string& dashboard_page() {
 <div id="streams"></div>
 <h2>latest check</h2>
 <pre id="check">check has not run yet</pre>
+<h2>where did my record go</h2>
+<form id="why-form">
+  <select id="why-mode"><option value="record">record</option><option value="window">window</option></select>
+  <input id="why-q" placeholder="3:1042 &middot; order_id=1006 &middot; 1006 &middot; {&quot;order_id&quot;: 1006} &middot; window: hourly_sales 2026-10-01 09:00">
+  <button>why</button>
+</form>
+<pre id="why">a record's trail through every table, or the records of a window, as lakestream why shows them</pre>
 <script>
 "use strict";
 const palette = ["#1a73e8", "#e8710a", "#188038", "#9334e6"];
@@ -131,12 +141,48 @@ async function load() {
       const line = document.createElement("div");
       line.className = l.verdict;
       line.textContent = l.verdict.padEnd(8) + l.text;
+      // A late or PROBLEM window opens in the search box: its example records, and all of them.
+      for (const e of l.examples || []) line.appendChild(whyLink(e, "record", e));
+      if (l.window) line.appendChild(whyLink("all records", "window", l.window));
       pre.appendChild(line);
     }
   }
   document.body.dataset.rendered = "yes";
 }
 load().catch(e => { document.body.dataset.rendered = "error: " + e; });
+
+function whyLink(text, mode, q) {
+  const a = document.createElement("a");
+  a.className = "why";
+  a.textContent = text;
+  a.onclick = () => { document.getElementById("why-mode").value = mode; document.getElementById("why-q").value = q; ask(); };
+  return a;
+}
+
+// Shows `lakestream why`'s answer: per record, its Kafka position, then one line per table.
+async function ask() {
+  const out = document.getElementById("why");
+  const mode = document.getElementById("why-mode").value, q = document.getElementById("why-q").value;
+  out.textContent = "tracing...";
+  const answer = await fetch("/api/why?mode=" + mode + "&q=" + encodeURIComponent(q)).then(r => r.json());
+  out.textContent = "";
+  const say = (text, cls) => { const d = document.createElement("div"); d.textContent = text; if (cls) d.className = cls; out.appendChild(d); return d; };
+  if (answer.error) { say(answer.error, "PROBLEM"); out.dataset.answered = "error"; return; }
+  if (answer.window) {
+    const counts = Object.entries(answer.verdicts).map(([v, n]) => n + " " + v).join(", ");
+    say(answer.window + (counts ? ": " + counts : ""));
+  } else if (!answer.trails.length) {
+    say("no record of bronze or its quarantine matches");
+  }
+  for (const t of answer.trails) {
+    say(t.topic + " partition " + t.partition + " offset " + t.offset + (t.key === null ? ", no key" : ", key " + t.key) +
+        (t.timestamp ? ", sent " + t.timestamp : ""));
+    for (const s of t.steps) say("  " + s.verdict.padEnd(12) + s.table + ": " + s.why, s.verdict);
+  }
+  if (answer.more) say("... and " + answer.more + " more; name one by its position (PARTITION:OFFSET)");
+  out.dataset.answered = "yes";
+}
+document.getElementById("why-form").onsubmit = e => { e.preventDefault(); ask().catch(err => { document.getElementById("why").textContent = "error: " + err; }); };
 </script>
 </body>
 </html>

@@ -10,6 +10,7 @@
 #include "storage/http_client.h"
 #include "storage/xml_fields.h"
 #include "util/error.h"
+#include "util/percent_encoding.h"
 
 namespace lakestream::storage {
 namespace {
@@ -42,20 +43,6 @@ std::string http_date() {
   gmtime_r(&now, &tm);
   std::strftime(buf, sizeof buf, "%a, %d %b %Y %H:%M:%S GMT", &tm);
   return buf;
-}
-
-// Decodes %XX in a query value (Shared Key signs the decoded values).
-std::string url_decode(const std::string& s) {
-  std::string out;
-  for (size_t i = 0; i < s.size(); ++i) {
-    if (s[i] == '%' && i + 2 < s.size()) {
-      out += static_cast<char>(std::stoi(s.substr(i + 1, 2), nullptr, 16));
-      i += 2;
-    } else {
-      out += s[i];
-    }
-  }
-  return out;
 }
 
 class AzureStore : public ObjectStore {
@@ -189,7 +176,7 @@ class AzureStore : public ObjectStore {
       size_t end = query.find('&', start);
       std::string kv = query.substr(start, end == std::string::npos ? std::string::npos : end - start);
       size_t eq = kv.find('=');
-      params.emplace_back(kv.substr(0, eq), eq == std::string::npos ? "" : url_decode(kv.substr(eq + 1)));
+      params.emplace_back(kv.substr(0, eq), eq == std::string::npos ? "" : percent_decoded(kv.substr(eq + 1)));
       if (end == std::string::npos) break;
       start = end + 1;
     }

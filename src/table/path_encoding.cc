@@ -5,6 +5,8 @@
 #include <cctype>
 #include <cstdio>
 
+#include "util/percent_encoding.h"
+
 namespace lakestream::delta {
 
 namespace {
@@ -39,13 +41,6 @@ std::string percent(unsigned char c) {
   return buf;
 }
 
-int hex_value(char c) {
-  if (c >= '0' && c <= '9') return c - '0';
-  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
-  return -1;
-}
-
 }  // namespace
 
 std::string hive_escape_partition_value(const std::optional<std::string>& value) {
@@ -65,17 +60,6 @@ std::string url_encode_path(const std::string& path) {
   return out;
 }
 
-std::string url_decode_path(const std::string& path) {
-  std::string out;
-  for (size_t i = 0; i < path.size(); i++) {
-    if (path[i] == '%' && i + 2 < path.size() && hex_value(path[i + 1]) >= 0 && hex_value(path[i + 2]) >= 0) {
-      out += static_cast<char>(hex_value(path[i + 1]) * 16 + hex_value(path[i + 2]));
-      i += 2;
-    } else {
-      out += path[i];
-    }
-  }
-  return out;
-}
+std::string url_decode_path(const std::string& path) { return percent_decoded(path); }
 
 }  // namespace lakestream::delta
