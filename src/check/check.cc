@@ -502,9 +502,10 @@ void Checker::check_window(const Stream& stream) {
       g.push_back(value_text(types[a], rows.at(i, "g" + std::to_string(a))));
       r.push_back(value_text(types[a], rows.at(i, "r" + std::to_string(a))));
     }
-    // Up to 3 of the window's events that pass `which` (over e, the event, and g, the written
-    // window), and the command that lists them all, for the line just added.
-    auto point_at = [&](const std::string& which) {
+    // Up to 3 of the window's records in `records` (check_events: each event once; check_copies:
+    // every copy) that pass `which` (over e, the record, and g, the written window), and the
+    // command that lists them all, for the line just added.
+    auto point_at = [&](const std::string& records, const std::string& which) {
       std::string window = stream.table + " " + (stream.window_us % kDayUs == 0 ? rows.text(i, "ymd") : rows.text(i, "ymdhm"));
       std::string in_window = "epoch_us(e.ws) = " + rows.text(i, "ws_us");
       for (const auto& gname : stream.group_by) {
@@ -515,8 +516,8 @@ void Checker::check_window(const Stream& stream) {
       CheckLine& line = result_.lines.back();
       line.window = window;
       line.why = why_window_command(pipeline_, window);
-      sql::Rows found = con_.query("SELECT e._position[1]::VARCHAR || ':' || e._position[2]::VARCHAR AS at FROM check_events e "
-                                   "LEFT JOIN check_gold g ON " + same + " WHERE " + in_window + " AND e._position IS NOT NULL AND (" +
+      sql::Rows found = con_.query("SELECT e._position[1]::VARCHAR || ':' || e._position[2]::VARCHAR AS at FROM " + records +
+                                   " e LEFT JOIN check_gold g ON " + same + " WHERE " + in_window + " AND e._position IS NOT NULL AND (" +
                                    which + ") ORDER BY e._position LIMIT 3");
       for (size_t f = 0; f < found.size(); f++) line.examples.push_back(found.text(f, "at"));
     };
@@ -533,7 +534,7 @@ void Checker::check_window(const Stream& stream) {
       else {
         add("late", label + " was not written: its " + values_phrase(stream, r) + (r_events == 1 ? "" : " all") +
                         " arrived after the watermark passed its end");
-        point_at("true");
+        point_at("check_events", "true");
       }
       continue;
     }
@@ -552,7 +553,7 @@ void Checker::check_window(const Stream& stream) {
       if (why.empty()) why = "a later copy of a dedup key was counted in place of one older than the watermark";
       add("late", label + " " + counted_phrase + "; " + source +
                       (counted ? " has " + values_phrase(stream, r) : std::string(" has no events for it")) + ": " + why);
-      point_at(late_in_written);
+      point_at("check_events", late_in_written);
     } else if (!counted) {
       add("PROBLEM", label + " " + counted_phrase + ", but " + source + " has no events for it");
     } else if (stream.output == OutputMode::Update && !final) {
@@ -562,11 +563,11 @@ void Checker::check_window(const Stream& stream) {
       const auto& name = stream.aggregates[count_index].name;
       add("PROBLEM", label + " " + counted_phrase + ", but " + source + " has " + count_of(std::stoll(*r[count_index]), name) +
                          ": " + (extra == 1 ? std::string("an event") : std::to_string(extra) + " events") + " counted twice");
-      point_at("true");
+      point_at("check_copies", "NOT e._late");
     } else {
       add("PROBLEM", label + " " + counted_phrase + ", but " + source + " has " + values_phrase(stream, r) +
                          ": the written values are wrong");
-      point_at("true");
+      point_at("check_copies", "NOT e._late");
     }
   }
   check_late_share(stream, late_by_window);

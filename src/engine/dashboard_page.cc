@@ -142,10 +142,17 @@ async function load() {
       line.className = l.verdict;
       line.textContent = l.verdict.padEnd(8) + l.text;
       // A late or PROBLEM window opens in the search box: its example records, and all of them.
-      for (const e of l.examples || []) line.appendChild(whyLink(e, "record", e));
+      for (const e of l.examples || []) line.appendChild(whyLink("record " + e, "record", e));
       if (l.window) line.appendChild(whyLink("all records", "window", l.window));
       pre.appendChild(line);
     }
+  }
+  // A link to an answer: /#mode=window&q=hourly_sales%2009:00 opens with it asked.
+  const asked = new URLSearchParams(location.hash.slice(1));
+  if (asked.has("q")) {
+    document.getElementById("why-mode").value = asked.get("mode") === "window" ? "window" : "record";
+    document.getElementById("why-q").value = asked.get("q");
+    await ask();
   }
   document.body.dataset.rendered = "yes";
 }
@@ -164,6 +171,7 @@ async function ask() {
   const out = document.getElementById("why");
   const mode = document.getElementById("why-mode").value, q = document.getElementById("why-q").value;
   out.textContent = "tracing...";
+  history.replaceState(null, "", "#" + new URLSearchParams({ mode, q }));
   const answer = await fetch("/api/why?mode=" + mode + "&q=" + encodeURIComponent(q)).then(r => r.json());
   out.textContent = "";
   const say = (text, cls) => { const d = document.createElement("div"); d.textContent = text; if (cls) d.className = cls; out.appendChild(d); return d; };

@@ -24,8 +24,8 @@ std::string render(const std::string& url, const std::string& profile, const std
                       " --disable-sync --no-first-run --hide-scrollbars --user-data-dir=" + profile +
                       " --window-size=1160,1640 --virtual-time-budget=5000 ";
   std::string dom = dir + "/dom.html";
-  std::system(("timeout 90 " + chromium() + flags + "--dump-dom " + url + " > " + dom + " 2>/dev/null").c_str());
-  std::system(("timeout 90 " + chromium() + flags + "--screenshot=" + png + " " + url + " > /dev/null 2>&1").c_str());
+  std::system(("timeout 90 " + chromium() + flags + "--dump-dom '" + url + "' > " + dom + " 2>/dev/null").c_str());
+  std::system(("timeout 90 " + chromium() + flags + "--screenshot=" + png + " '" + url + "' > /dev/null 2>&1").c_str());
   return read_text(dom);
 }
 
@@ -70,6 +70,24 @@ TEST(Dashboard, ChromiumRendersTheChartsAndTheLatestCheck) {
   std::string header = read_text(png).substr(0, 8);
   EXPECT_EQ(header, "\x89PNG\r\n\x1a\n");
   EXPECT_GT(std::filesystem::file_size(png), 20000u) << "a page with charts, not a blank one";
+
+  // The search box: why's answer over HTTP, and drawn by the page from a link to it. Order 5
+  // (09:10) came after 11:30 had moved the watermark past the hour 09:00: late.
+  nlohmann::json record = nlohmann::json::parse(http_get(port, "/api/why?q=order_id%3D5"));
+  ASSERT_EQ(record["trails"].size(), 1u) << record.dump();
+  EXPECT_EQ(record["trails"][0]["steps"].back()["table"], "hourly_sales");
+  EXPECT_EQ(record["trails"][0]["steps"].back()["verdict"], "late") << record.dump();
+  nlohmann::json window = nlohmann::json::parse(http_get(port, "/api/why?mode=window&q=hourly_sales+09%3A00"));
+  EXPECT_EQ(window["verdicts"], nlohmann::json::parse(R"({"late": 1, "counted": 2})")) << window.dump();
+  std::string refused = http_get(port, "/api/why?q=", &api);
+  EXPECT_EQ(api, "HTTP/1.0 400 Bad Request");
+  EXPECT_NE(refused.find("which record?"), std::string::npos) << refused;
+  std::string asked = render("http://127.0.0.1:" + std::to_string(port) + "/#mode=window&q=09%3A00", f.dir() + "/chromium-profile-why",
+                             artifacts + "/dashboard-why.png", f.dir());
+  EXPECT_NE(asked.find("data-answered=\"yes\""), std::string::npos) << asked;
+  EXPECT_NE(asked.find("hourly_sales, the hour 2026-10-01 09:00: 2 counted, 1 late"), std::string::npos) << asked;
+  EXPECT_NE(asked.find("<div class=\"late\">  late        hourly_sales: the watermark was "), std::string::npos) << asked;
+  EXPECT_NE(asked.find("<a class=\"why\">all records</a>"), std::string::npos) << "the late line opens its window: " << asked;
 
   server.send_signal(SIGTERM);
   EXPECT_EQ(server.wait(10000).exit_code, 0);

@@ -255,9 +255,23 @@ void ReferenceModel::run_window(size_t index, const std::vector<const Record*>& 
   close_windows(w, s, s.watermark);
 }
 
-std::string ReferenceModel::fate(size_t window, int partition, int64_t offset) const {
-  auto it = windows_[window].fates.find({partition, offset});
-  return it == windows_[window].fates.end() ? "not read" : it->second;
+std::map<std::pair<int, int64_t>, std::string> ReferenceModel::fates(size_t window) const {
+  auto fates = windows_[window].fates;
+  Rows written = gold(window);
+  for (const auto& [key, truth] : recount_of(window)) {
+    auto row = written.find(key);
+    if (row == written.end()) continue;
+    std::vector<Value> values = aggregate(pipeline_.windows[window], truth.events);
+    bool same = true;
+    for (size_t i = 0; i < values.size(); i++)
+      same = same && row->second[i].matches(values[i].null ? std::nullopt : std::optional<std::string>(values[i].show()));
+    if (!same) continue;
+    for (const Record* r : truth.events) {
+      std::string& fate = fates[{r->partition, r->offset}];
+      if (fate == "late" || fate == "duplicate") fate = "recounted";
+    }
+  }
+  return fates;
 }
 
 void ReferenceModel::close_windows(const WindowSpec& w, WindowState& s, int64_t watermark) {

@@ -60,9 +60,12 @@ class ReferenceModel {
   Rows gold(size_t window) const;       // the window stream's table
   int64_t watermark(size_t window) const { return windows_[window].watermark; }
   CheckVerdicts check() const;
-  // What window stream `window` did with the bronze record at (partition, offset) when it read it:
-  // "counted", "late", "duplicate", "filtered", "no time"; "not read" when it has not read it.
-  std::string fate(size_t window, int partition, int64_t offset) const;
+  // What window stream `window` did with each bronze record it read, by (partition, offset):
+  // "counted", "late", "duplicate", "filtered", "no time"; and "recounted" for a record it did not
+  // count (late, duplicate) that its window as written counts all the same: the window's values
+  // are those of the batch truth, which counts the record (as `lakestream recount` writes them).
+  // A record it has not read is not in the map.
+  std::map<std::pair<int, int64_t>, std::string> fates(size_t window) const;
 
   // The key text of a row, as the driver builds it from the engine's columns.
   static std::string key_text(const std::vector<std::optional<std::string>>& parts);
@@ -80,7 +83,7 @@ class ReferenceModel {
     std::map<std::string, Counted> written;           // what the table holds (append: closed windows)
     std::map<std::string, std::vector<Value>> recounted;  // values recount wrote over `written`
     std::vector<int64_t> met;  // the watermark each run's batch met (what the batch before ended with)
-    std::map<std::pair<int, int64_t>, std::string> fates;  // by (partition, offset): see fate()
+    std::map<std::pair<int, int64_t>, std::string> fates;  // by (partition, offset), as the stream judged them
   };
 
   void run_window(size_t index, const std::vector<const Record*>& batch);

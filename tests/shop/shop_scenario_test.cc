@@ -53,6 +53,16 @@ TEST(ShopScenario, WithoutDedupCheckCatchesTheDoubleCount) {
   CommandResult check = f.lakestream("check");
   EXPECT_EQ(check.out, expected_check("expected-check-without-dedup.txt")) << check.err;
   EXPECT_EQ(check.exit_code, 1);
+  // --examples names the records behind the PROBLEM: the two copies of order 1005, counted both.
+  std::string copies = f.query("select string_agg(\"partition\" || ':' || \"offset\", ', ' order by \"partition\", \"offset\") "
+                               "as c from bronze_orders where order_id = 1005");
+  copies = copies.substr(copies.find('\n') + 1);
+  copies = copies.substr(0, copies.find('\n'));
+  if (copies.front() == '"') copies = copies.substr(1, copies.size() - 2);
+  CommandResult examples = f.lakestream("check", {"--examples"});
+  EXPECT_NE(examples.out.find("an event counted twice\n        e.g. records " + copies + "; lakestream why --window 'hourly_sales 2026-10-01 11:00' lists them all\n"),
+            std::string::npos)
+      << examples.out;
   expect_other_readers_accept(f.dir() + "/lake");
 }
 

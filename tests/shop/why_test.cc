@@ -1,6 +1,8 @@
 // `lakestream why` on the shop scenario: each record's trail through bronze, silver and the hourly
 // sales, against what the scenario says of it (tests/data/shop/README.md). Positions and versions
 // come from bronze itself (a query), not from why.
+#include <set>
+
 #include <nlohmann/json.hpp>
 
 #include "shop/shop_scenario.h"
@@ -146,6 +148,127 @@ TEST_F(WhyOnTheShop, NoMatchOrABadRequestSaysSo) {
   CommandResult two_positions = f.lakestream("why", {"1:2", "order_id=1"});
   EXPECT_NE(two_positions.exit_code, 0);
   EXPECT_NE(two_positions.err.find("names one record"), std::string::npos) << two_positions.err;
+}
+
+// The placed orders of the hour 09:00 (1001, 1002, 1003 on time; 1006 late), as bronze holds them.
+std::vector<Copy> placed_at_nine(PipelineFixture& f) {
+  std::vector<Copy> all;
+  for (int id : {1001, 1002, 1003, 1006})
+    for (const auto& c : copies_of(f, id, "placed")) all.push_back(c);
+  return all;
+}
+
+std::string position_of(const nlohmann::json& trail) {
+  return std::to_string(trail["partition"].get<int>()) + ":" + std::to_string(trail["offset"].get<int64_t>());
+}
+
+// The other side: the records of one window, as check names it; the one it did not count first.
+TEST_F(WhyOnTheShop, TheHourAtNineListsItsRecordsTheLateOneFirst) {
+  auto late = copies_of(f, 1006, "placed");
+  ASSERT_EQ(late.size(), 1u);
+  auto found = trails(f, {"--window", "09:00"});
+  ASSERT_EQ(found.size(), 5u);  // 4 records and the summary
+  EXPECT_EQ(position_of(found[0]), late[0].partition + ":" + late[0].offset);
+  EXPECT_EQ(step(found[0], "hourly_sales").substr(0, 6), "late: ");
+  std::set<std::string> listed, expected;
+  for (size_t i = 0; i < 4; i++) {
+    listed.insert(position_of(found[i]));
+    ASSERT_EQ(found[i]["steps"].size(), 1u) << "one step: the window's";
+    if (i > 0) EXPECT_EQ(step(found[i], "hourly_sales"), "counted: in the hour 2026-10-01 09:00, written at version 0");
+  }
+  for (const auto& c : placed_at_nine(f)) expected.insert(c.partition + ":" + c.offset);
+  EXPECT_EQ(listed, expected);
+  EXPECT_EQ(found[4], nlohmann::json::parse(R"({"window": "hourly_sales, the hour 2026-10-01 09:00", "verdicts": {"late": 1, "counted": 3}})"));
+  // The same window by its date and time, ISO's form, or with the table's name.
+  for (const std::string& name : {"2026-10-01 09:00", "hourly_sales 2026-10-01T09:00:00Z", "hourly_sales 09:00"}) {
+    CommandResult r = f.lakestream("why", {"--window", name});
+    EXPECT_EQ(r.exit_code, 0) << name << ": " << r.err;
+    EXPECT_EQ(r.out.substr(0, r.out.find('\n')), "hourly_sales, the hour 2026-10-01 09:00: 4 records, 1 late, 3 counted") << name;
+  }
+  // The hour 10:00 also holds an event the filter left out: 1002 shipped at 10:30.
+  auto ten = trails(f, {"--window", "10:00"});
+  auto shipped = copies_of(f, 1002, "shipped");
+  ASSERT_EQ(shipped.size(), 1u);
+  ASSERT_GE(ten.size(), 2u);
+  EXPECT_EQ(position_of(ten[0]), shipped[0].partition + ":" + shipped[0].offset);
+  EXPECT_EQ(step(ten[0], "hourly_sales"), "filtered: the stream's filter (status = 'placed') is not true for it");
+  // The resent order is a duplicate in the hour 11:00, named by the copy counted in its place.
+  auto eleven = trails(f, {"--window", "11:00"});
+  auto resent = copies_of(f, 1005, "placed");
+  ASSERT_EQ(resent.size(), 2u);
+  ASSERT_EQ(eleven.size(), 3u);
+  EXPECT_EQ(step(eleven[0], "hourly_sales"), "duplicate: a copy of " + at(resent[0]) +
+                                                 " (the same dedup keys, within the watermark), counted in its place");
+}
+
+TEST_F(WhyOnTheShop, AWindowThatIsNotThereOrIsNotNamedRightSaysSo) {
+  CommandResult none = f.lakestream("why", {"--window", "08:00"});
+  EXPECT_EQ(none.exit_code, 1);
+  EXPECT_EQ(none.out, "hourly_sales: no hour starting at 08:00 holds a record of bronze_orders\n");
+  CommandResult no_time = f.lakestream("why", {"--window", "nine"});
+  EXPECT_NE(no_time.exit_code, 0);
+  EXPECT_NE(no_time.err.find("give the window's start as check names it"), std::string::npos) << no_time.err;
+  CommandResult groups = f.lakestream("why", {"--window", "09:00 EU"});
+  EXPECT_NE(groups.err.find("hourly_sales has no group columns"), std::string::npos) << groups.err;
+  CommandResult both = f.lakestream("why", {"--window", "09:00", "1006"});
+  EXPECT_NE(both.err.find("give it alone"), std::string::npos) << both.err;
+}
+
+// After the nightly recount the late order is in its hour after all, and why says who put it there.
+TEST_F(WhyOnTheShop, AfterTheRecountTheLateOrderIsInItsHour) {
+  ASSERT_EQ(f.lakestream("recount").exit_code, 0);
+  auto found = trails(f, {"1006"});
+  ASSERT_EQ(found.size(), 1u);
+  std::string said = step(found[0], "hourly_sales");
+  EXPECT_EQ(said.substr(0, said.find(", written at")),
+            "recounted: late for hourly_sales, but the hour 2026-10-01 09:00 as written counts it: its values are the recount "
+            "of all its events (lakestream recount)");
+  auto hour = trails(f, {"--window", "09:00"});
+  ASSERT_EQ(hour.size(), 5u);
+  EXPECT_EQ(hour[4]["verdicts"], nlohmann::json::parse(R"({"recounted": 1, "counted": 3})"));
+}
+
+// A replay with a longer watermark counts what the stream dropped: one more table on the trail.
+TEST_F(WhyOnTheShop, AReplayWithALongerWatermarkCountsTheLateOrder) {
+  CommandResult replay = f.lakestream("replay", {"hourly_sales", "--into", "sales_2h", "--watermark", "2 hours"});
+  ASSERT_EQ(replay.exit_code, 0) << replay.err;
+  auto found = trails(f, {"1006"});
+  ASSERT_EQ(found.size(), 1u);
+  EXPECT_EQ(step(found[0], "hourly_sales").substr(0, 6), "late: ");
+  EXPECT_EQ(step(found[0], "sales_2h"), "counted: in the hour 2026-10-01 09:00, written at version 0");
+  CommandResult which = f.lakestream("why", {"--window", "09:00"});
+  EXPECT_NE(which.err.find("name the window table first, one of hourly_sales, sales_2h"), std::string::npos) << which.err;
+  EXPECT_EQ(trails(f, {"--window", "sales_2h 09:00"}).back()["verdicts"], nlohmann::json::parse(R"({"counted": 4})"));
+}
+
+// check --examples points at the late hour's record, and the command it prints lists it.
+TEST_F(WhyOnTheShop, CheckNamesTheLateRecordAndTheCommandThatOpensIt) {
+  auto late = copies_of(f, 1006, "placed");
+  ASSERT_EQ(late.size(), 1u);
+  CommandResult check = f.lakestream("check", {"--examples"});
+  ASSERT_EQ(check.exit_code, 0) << check.err;
+  // It runs in the pipeline file's folder, so the command needs no -p.
+  std::string command = "lakestream why --window 'hourly_sales 2026-10-01 09:00'";
+  EXPECT_NE(check.out.find("1 arrived after the hour was written\n        e.g. record " + late[0].partition + ":" + late[0].offset +
+                           "; " + command + " lists them all\n"),
+            std::string::npos)
+      << check.out;
+  EXPECT_EQ(f.lakestream("check").out, expected_check("expected-check.txt")) << "without --examples, as the scenario says";
+  // The command as printed (its quotes as a shell reads them) lists the late record first.
+  auto listed = trails(f, {"--window", "hourly_sales 2026-10-01 09:00"});
+  ASSERT_FALSE(listed.empty());
+  EXPECT_EQ(position_of(listed[0]), late[0].partition + ":" + late[0].offset);
+  // The dashboard's copy of the result has them too.
+  auto saved = nlohmann::json::parse(read_text(f.dir() + "/checkpoints/check-latest.json"));
+  bool found = false;
+  for (const auto& line : saved["lines"])
+    if (line["verdict"] == "late") {
+      found = true;
+      EXPECT_EQ(line["examples"], nlohmann::json::array({late[0].partition + ":" + late[0].offset}));
+      EXPECT_EQ(line["window"], "hourly_sales 2026-10-01 09:00");
+      EXPECT_EQ(line["why"], command);
+    }
+  EXPECT_TRUE(found) << saved.dump();
 }
 
 }  // namespace
