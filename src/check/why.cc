@@ -49,15 +49,39 @@ std::string position_text(const std::string& partition, const std::string& offse
   return "partition " + partition + " offset " + offset;
 }
 
-// The bronze version each batch id was committed at, from the commits still in the log.
-std::map<int64_t, int64_t> versions_of_batches(const std::string& table_path) {
-  std::map<int64_t, int64_t> versions;
-  int64_t latest = delta::latest_version(table_path);
-  if (latest < 0) return versions;
-  for (const auto& commit : delta::read_commits(table_path, delta::oldest_commit(table_path), latest))
-    if (auto record = commit_record_of(commit.commit_info); record && record->batch_id)
-      versions[*record->batch_id] = commit.version;
-  return versions;
+// What why has read of a bronze log: its span, and the version of each batch met so far.
+struct BronzeLog {
+  bool listed = false;
+  int64_t oldest = 0, latest = -1;
+  std::map<int64_t, int64_t> known;  // batch id -> version
+};
+
+// The bronze version batch `batch` was committed at, when its commit is still in the log. Each
+// commit holds at most one batch and batch ids grow with versions (a worker's batch id is its
+// version), so batch b is at version b or later: the search reads from there up, a few commits
+// at a time, not the whole log (a service's bronze log is long).
+std::optional<int64_t> version_of_batch(const std::string& table_path, int64_t batch, BronzeLog& log) {
+  if (!log.listed) {
+    log.latest = delta::latest_version(table_path);
+    log.oldest = delta::oldest_commit(table_path);
+    log.listed = true;
+  }
+  std::map<int64_t, int64_t>& known = log.known;
+  if (auto it = known.find(batch); it != known.end()) return it->second;
+  constexpr int64_t kCommitsPerRead = 16;
+  const int64_t latest = log.latest;
+  for (int64_t from = std::max(batch, log.oldest); from <= latest; from += kCommitsPerRead) {
+    bool past = false;
+    for (const auto& commit : delta::read_commits(table_path, from, std::min(latest, from + kCommitsPerRead - 1))) {
+      auto record = commit_record_of(commit.commit_info);
+      if (!record || !record->batch_id) continue;
+      known[*record->batch_id] = commit.version;
+      if (*record->batch_id >= batch) past = true;
+    }
+    if (past) break;
+  }
+  if (auto it = known.find(batch); it != known.end()) return it->second;
+  return std::nullopt;
 }
 
 // The newest source version a latest stream's table says it read (its newest commit that says).
@@ -334,15 +358,10 @@ class Tracer {
 
   void trace(const Stream& ingest, const std::string& p, const std::string& o, int64_t batch, RecordTrail& trail) {
     const std::string& bronze = ingest.table;
-    auto& versions = batch_versions_[bronze];
-    if (versions.empty()) versions = versions_of_batches(pipeline_.table_path(bronze));
-    auto version = versions.find(batch);
+    std::optional<int64_t> bronze_version = version_of_batch(pipeline_.table_path(bronze), batch, bronze_logs_[bronze]);
     trail.steps.push_back({bronze, "written",
                            "by batch " + std::to_string(batch) + " of " + ingest.name +
-                               (version == versions.end() ? " (its commit has left the log)"
-                                                          : ", at version " + std::to_string(version->second))});
-    std::optional<int64_t> bronze_version;
-    if (version != versions.end()) bronze_version = version->second;
+                               (bronze_version ? ", at version " + std::to_string(*bronze_version) : " (its commit has left the log)")});
     std::set<std::string> reached{bronze};  // tables the trail went through
     for (const Stream* s : pipeline_.in_dependency_order()) {
       if (s->kind == StreamKind::Ingest || !reached.count(s->from)) continue;
@@ -581,7 +600,7 @@ class Tracer {
   sql::Connection con_;
   std::map<std::string, delta::Snapshot> snapshots_;
   // Read once per table or stream, not per record traced:
-  std::map<std::string, std::map<int64_t, int64_t>> batch_versions_;  // bronze table -> batch -> version
+  std::map<std::string, BronzeLog> bronze_logs_;                   // bronze table -> what is read of its log
   std::map<std::string, std::optional<int64_t>> version_read_;        // latest stream -> source version read
   std::map<std::string, std::optional<WindowProgress>> progress_;     // window stream -> its progress
   std::map<std::string, std::string> copies_;                         // window stream -> its tables' suffix

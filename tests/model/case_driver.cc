@@ -2,7 +2,9 @@
 
 #include <librdkafka/rdkafka.h>
 
+#include <algorithm>
 #include <chrono>
+#include <cstdio>
 #include <filesystem>
 #include <nlohmann/json.hpp>
 #include <sstream>
@@ -193,13 +195,29 @@ class CasePlay {
     return r;
   }
 
-  // `lakestream why` for every bronze record: what it says each window stream did with the
-  // record (counted, late, duplicate, recounted, filtered, no time) must be what the model did.
+  // The position why names after "partition " in `text` ("by partition 2 offset 7: ..."); none
+  // when it names none.
+  static std::optional<std::pair<int, int64_t>> named_position(const std::string& text) {
+    int p = 0;
+    long long o = 0;
+    size_t at = text.find("partition ");
+    if (at == std::string::npos || std::sscanf(text.c_str() + at, "partition %d offset %lld", &p, &o) != 2) return std::nullopt;
+    return std::make_pair(p, static_cast<int64_t>(o));
+  }
+
+  static std::string position_text(const std::optional<std::pair<int, int64_t>>& at) {
+    return at ? std::to_string(at->first) + ":" + std::to_string(at->second) : "none";
+  }
+
+  // `lakestream why` for every record of bronze and its quarantine must say what the model did
+  // with it: per window stream the verdict (counted, late, duplicate of which copy, recounted,
+  // filtered, no time); in silver, current or superseded by a copy of its key's newest event, by
+  // the rule the times give; and each invalid record quarantined.
   std::string compare_why() {
-    if (case_.pipeline.windows.empty() || !table_exists("bronze")) return "";
+    if ((case_.pipeline.windows.empty() && !case_.pipeline.latest) || !table_exists("bronze")) return "";
     std::vector<std::map<std::pair<int, int64_t>, std::string>> fates;
     for (size_t i = 0; i < case_.pipeline.windows.size(); i++) fates.push_back(model_.fates(i));
-    int traced = 0;
+    int traced = 0, quarantined = 0;
     for (int partition = 0; partition < case_.pipeline.partitions; partition++) {
       CommandResult r = lakestream("why", {"-f", "json", "--limit", "1000000", "partition=" + std::to_string(partition)});
       if (r.exit_code > 1) return "lakestream why exited with " + std::to_string(r.exit_code) + ":\n" + r.err;
@@ -207,30 +225,58 @@ class CasePlay {
       std::string line;
       while (std::getline(lines, line)) {
         auto trail = nlohmann::json::parse(line);
-        if (!trail.contains("steps") || trail["steps"].empty() || trail["steps"][0]["verdict"] != "written") continue;
+        if (!trail.contains("steps") || trail["steps"].empty()) continue;
+        if (trail["steps"][0]["verdict"] == "quarantined") quarantined++;
+        if (trail["steps"][0]["verdict"] != "written") continue;
         traced++;
         int p = trail["partition"].get<int>();
         int64_t o = trail["offset"].get<int64_t>();
-        for (size_t i = 0; i < case_.pipeline.windows.size(); i++) {
-          std::string table = case_.pipeline.windows[i].name + "_t", said = "(no step)", why;
+        auto step_of = [&](const std::string& table, std::string& why) {
+          std::string said = "(no step)";
           for (const auto& step : trail["steps"])
             if (step["table"] == table) {
               said = step["verdict"].get<std::string>();
               why = step["why"].get<std::string>();
             }
+          return said;
+        };
+        auto differs = [&](const std::string& table, const std::string& said, const std::string& why, const std::string& expected) {
+          return "lakestream why says the record at partition " + std::to_string(p) + " offset " + std::to_string(o) + " was " +
+                 said + " in " + table + " (" + why + "); the model says " + expected + "\n  " + line;
+        };
+        for (size_t i = 0; i < case_.pipeline.windows.size(); i++) {
+          std::string table = case_.pipeline.windows[i].name + "_t", why;
+          std::string said = step_of(table, why);
           // Counted in a window not written yet is counted all the same.
           if (said == "waiting" && why.rfind("counted in", 0) == 0) said = "counted";
           auto fate = fates[i].find({p, o});
           std::string expected = fate == fates[i].end() ? "not read" : fate->second;
-          if (said != expected)
-            return "lakestream why says the record at partition " + std::to_string(p) + " offset " + std::to_string(o) +
-                   " was " + said + " in " + table + " (" + why + "); the model says " + expected + "\n  " + line;
+          if (said != expected) return differs(table, said, why, expected);
+          if (said == "duplicate" && named_position(why) != model_.duplicate_of(i, p, o))
+            return differs(table, said, why, "a duplicate of " + position_text(model_.duplicate_of(i, p, o)));
+        }
+        if (auto latest = model_.latest_fate(p, o)) {
+          std::string why, said = step_of("silver", why);
+          if (latest->same_as_newest) {
+            bool identical = said == "superseded" && why.find("an identical copy of it") != std::string::npos;
+            if (said != "current" && !identical) return differs("silver", said, why, "current (it holds its key's newest event)");
+          } else {
+            auto by = named_position(why);
+            bool a_copy = by && std::find(latest->newest_copies.begin(), latest->newest_copies.end(), *by) != latest->newest_copies.end();
+            std::string rule = latest->newer_time ? "a newer ts" : "the same ts; the later partition and offset win";
+            if (said != "superseded" || !a_copy || why.find(rule) == std::string::npos)
+              return differs("silver", said, why, "superseded by a copy of its key's newest event (" +
+                                                      position_text(latest->newest_copies.front()) + "), by " + rule);
+          }
         }
       }
     }
     if (traced != static_cast<int>(model_.bronze().size()))
       return "lakestream why traced " + std::to_string(traced) + " bronze records; the model's bronze has " +
              std::to_string(model_.bronze().size());
+    if (quarantined != model_.quarantined())
+      return "lakestream why found " + std::to_string(quarantined) + " records quarantined; the model quarantined " +
+             std::to_string(model_.quarantined());
     return "";
   }
 

@@ -234,8 +234,12 @@ void ReferenceModel::run_window(size_t index, const std::vector<const Record*>& 
     if (!w.dedup.empty()) {
       std::string key = key_text(columns_text(e, w.dedup));
       fate = "duplicate";
-      if (s.remembered.count(key)) continue;  // a duplicate within the watermark
+      if (s.remembered.count(key)) {  // a duplicate within the watermark
+        s.duplicate_of[{r->partition, r->offset}] = s.remembered_copy.at(key);
+        continue;
+      }
       s.remembered[key] = *e.ts_us;
+      s.remembered_copy[key] = {r->partition, r->offset};
     }
     fate = "counted";
     auto groups = columns_text(e, w.group_by);
@@ -253,6 +257,36 @@ void ReferenceModel::run_window(size_t index, const std::vector<const Record*>& 
   if (newest) s.watermark = std::max(s.watermark, *newest - w.delay_us);
   // The trailing no-data batch: what the moved watermark closes is written in this run.
   close_windows(w, s, s.watermark);
+}
+
+std::optional<std::pair<int, int64_t>> ReferenceModel::duplicate_of(size_t window, int partition, int64_t offset) const {
+  auto it = windows_[window].duplicate_of.find({partition, offset});
+  if (it == windows_[window].duplicate_of.end()) return std::nullopt;
+  return it->second;
+}
+
+std::optional<ReferenceModel::LatestFate> ReferenceModel::latest_fate(int partition, int64_t offset) const {
+  if (!pipeline_.latest) return std::nullopt;
+  const Record* record = nullptr;
+  for (const auto& run : runs_)
+    for (const auto& r : run)
+      if (r.partition == partition && r.offset == offset) record = &r;
+  if (!record) return std::nullopt;
+  // The newest by (order_by, partition, offset), as silver() picks it.
+  std::string key = key_text(columns_text(record->event, pipeline_.latest->key));
+  const Record* newest = nullptr;
+  for (const auto& run : runs_)
+    for (const auto& r : run)
+      if (key_text(columns_text(r.event, pipeline_.latest->key)) == key &&
+          (!newest || std::tie(*r.event.ts_us, r.partition, r.offset) > std::tie(*newest->event.ts_us, newest->partition, newest->offset)))
+        newest = &r;
+  LatestFate fate;
+  fate.same_as_newest = content_of(record->event) == content_of(newest->event);
+  fate.newer_time = *newest->event.ts_us > *record->event.ts_us;
+  for (const auto& run : runs_)
+    for (const auto& r : run)
+      if (content_of(r.event) == content_of(newest->event)) fate.newest_copies.push_back({r.partition, r.offset});
+  return fate;
 }
 
 std::map<std::pair<int, int64_t>, std::string> ReferenceModel::fates(size_t window) const {

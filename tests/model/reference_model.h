@@ -66,6 +66,19 @@ class ReferenceModel {
   // are those of the batch truth, which counts the record (as `lakestream recount` writes them).
   // A record it has not read is not in the map.
   std::map<std::pair<int, int64_t>, std::string> fates(size_t window) const;
+  // For a record window stream `window` called a duplicate: the counted copy it was a duplicate of.
+  std::optional<std::pair<int, int64_t>> duplicate_of(size_t window, int partition, int64_t offset) const;
+
+  // What the latest stream's table makes of the bronze record at (partition, offset): whether it
+  // holds what the newest event of its key holds (then it or an identical copy is the row), the
+  // positions of the copies of that newest event (one of them is the row), and whether that
+  // event's time is after the record's. None for a record not in bronze.
+  struct LatestFate {
+    bool same_as_newest = false;
+    std::vector<std::pair<int, int64_t>> newest_copies;
+    bool newer_time = false;
+  };
+  std::optional<LatestFate> latest_fate(int partition, int64_t offset) const;
 
   // The key text of a row, as the driver builds it from the engine's columns.
   static std::string key_text(const std::vector<std::optional<std::string>>& parts);
@@ -80,6 +93,8 @@ class ReferenceModel {
     int64_t watermark = 0;
     std::map<std::string, Counted> open;              // windows still in the state
     std::map<std::string, int64_t> remembered;        // dedup key -> event time of its first copy
+    std::map<std::string, std::pair<int, int64_t>> remembered_copy;  // dedup key -> that copy's position
+    std::map<std::pair<int, int64_t>, std::pair<int, int64_t>> duplicate_of;  // duplicate -> the copy counted
     std::map<std::string, Counted> written;           // what the table holds (append: closed windows)
     std::map<std::string, std::vector<Value>> recounted;  // values recount wrote over `written`
     std::vector<int64_t> met;  // the watermark each run's batch met (what the batch before ended with)
