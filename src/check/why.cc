@@ -122,12 +122,7 @@ class Tracer {
             answer.more++;
             continue;
           }
-          RecordTrail trail;
-          trail.topic = topic;
-          trail.partition = std::stoi(rows.text(i, "p"));
-          trail.offset = std::stoll(rows.text(i, "o"));
-          if (auto ts = rows.at(i, "ts")) trail.timestamp = utc_text(std::stoll(*ts));
-          trail.key = rows.at(i, "key");
+          RecordTrail trail = record_of(topic, rows, i);
           if (quarantine) {
             trail.steps.push_back({table, "quarantined", rows.at(i, "reason").value_or("(no reason recorded)")});
           } else {
@@ -207,12 +202,7 @@ class Tracer {
         answer.more++;
         continue;
       }
-      RecordTrail trail;
-      trail.topic = topic;
-      trail.partition = std::stoi(rows.text(i, "p"));
-      trail.offset = std::stoll(rows.text(i, "o"));
-      if (auto ts = rows.at(i, "ts")) trail.timestamp = utc_text(std::stoll(*ts));
-      trail.key = rows.at(i, "key");
+      RecordTrail trail = record_of(topic, rows, i);
       std::optional<int64_t> source_batch;
       if (auto b = rows.at(i, "b")) source_batch = std::stoll(*b);
       trace_window(s, rows.text(i, "p"), rows.text(i, "o"), source_batch, trail);
@@ -226,6 +216,17 @@ class Tracer {
   }
 
  private:
+  // Row i of `rows` (its columns p, o, ts in microseconds, key) as the Kafka record a trail begins with.
+  static RecordTrail record_of(const std::string& topic, const sql::Rows& rows, size_t i) {
+    RecordTrail trail;
+    trail.topic = topic;
+    trail.partition = std::stoi(rows.text(i, "p"));
+    trail.offset = std::stoll(rows.text(i, "o"));
+    if (auto ts = rows.at(i, "ts")) trail.timestamp = utc_text(std::stoll(*ts));
+    trail.key = rows.at(i, "key");
+    return trail;
+  }
+
   // A window as check's lines name it: the window stream (named first, or the only one), its
   // start's date and time of day (either may be left out), and the values of its first groups.
   struct WindowName {
