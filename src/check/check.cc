@@ -3,6 +3,7 @@
 #include <filesystem>
 #include <set>
 
+#include "check/change_feed.h"
 #include "check/check_wording.h"
 #include "check/lake_views.h"
 #include "check/window_recount.h"
@@ -137,6 +138,9 @@ class Checker {
         break;
       case StreamKind::Window: check_window(stream); break;
     }
+    // A table whose change data feed is on: the feed must replay to its rows (whole tables only).
+    if (range_.is_everything() && !slices_.count(stream.table))
+      for (auto& line : check_change_feed(con_, stream.table, snapshots_.at(stream.table))) result_.lines.push_back(std::move(line));
   }
 
   // Why a table is not there yet: its stream has not run, or (a window table in append mode) ran
@@ -147,7 +151,12 @@ class Checker {
     return "run `lakestream run` first";
   }
 
-  void add(const std::string& verdict, const std::string& text) { result_.lines.push_back({verdict, text}); }
+  void add(const std::string& verdict, const std::string& text) {
+    CheckLine line;
+    line.verdict = verdict;
+    line.text = text;
+    result_.lines.push_back(std::move(line));
+  }
 
   void report_missing_files() {
     for (const auto& table : pipeline_.table_names()) {

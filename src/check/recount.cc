@@ -14,6 +14,7 @@
 #include "table/delta_types.h"
 #include "table/parquet_file.h"
 #include "table/seen_batches.h"
+#include "table/table_features.h"
 #include "util/error.h"
 #include "util/fault.h"
 
@@ -145,6 +146,18 @@ std::vector<RecountChange> recount_table(sql::Connection& con, const Pipeline& p
         con, table_path, commit.metadata_after(), "SELECT " + select + " " + joined + " UNION ALL SELECT " + unwritten_select + " " + unwritten,
         columns);
     if (!added.path.empty()) commit.add(added);
+    if (delta::change_data_feed_enabled(commit.metadata_after())) {
+      // The change data feed: each window changed, before and after; each window written anew.
+      std::string before;
+      for (const auto& c : columns) before += (before.empty() ? "g." : ", g.") + q(c.name);
+      std::string changed_windows = " " + joined + " WHERE r.ws IS NOT NULL AND (" + differs + ")";
+      delta::ChangeDataFile file = delta::write_change_data_file(
+          con, table_path, commit.metadata_after(),
+          "SELECT " + before + ", 'update_preimage' AS _change_type" + changed_windows + " UNION ALL SELECT " + select +
+              ", 'update_postimage'" + changed_windows + " UNION ALL SELECT " + unwritten_select + ", 'insert' " + unwritten,
+          columns);
+      if (!file.path.empty()) commit.add_change_data(file);
+    }
     commit.tag_new_files(delta::kSeenBatchesTag, delta::seen_batches_text({{0, max_batch}}));
     commit.set_operation("RECOUNT");
     // The recount saw every source batch so far: check compares later arrivals against this.

@@ -103,10 +103,12 @@ std::vector<std::string> Stream::tables_written() const {
 }
 
 std::map<std::string, std::string> Pipeline::table_properties(const Stream& stream) const {
+  std::map<std::string, std::string> properties;
+  if (stream.change_data_feed) properties["delta.enableChangeDataFeed"] = "true";
   const std::string& mode = stream.column_mapping.empty() ? column_mapping : stream.column_mapping;
   // "none" asks nothing: a table another writer gave column mapping keeps it.
-  if (mode == "none") return {};
-  return {{"delta.columnMapping.mode", mode}};
+  if (mode != "none") properties["delta.columnMapping.mode"] = mode;
+  return properties;
 }
 
 std::vector<std::string> Pipeline::table_names() const {

@@ -161,6 +161,9 @@ struct Stream {
   // Merge-on-read: the table gets delta.enableDeletionVectors, and a batch marks the rows it
   // replaces in deletion vectors instead of rewriting their files (sinks/upsert.h).
   bool deletion_vectors = false;
+  // Latest and window streams: the table's change data feed on (delta.enableChangeDataFeed): each
+  // commit that changes rows writes them with their change type (sinks/upsert.h, recount).
+  bool change_data_feed = false;
   // Delta column mapping for the tables it creates: "none", "name" or "id"; empty: the
   // pipeline's [lake] column_mapping.
   std::string column_mapping;
@@ -222,7 +225,8 @@ struct Pipeline {
   int64_t compact_min_files = 10;
   // [lake] column_mapping: "none", "name" or "id", for the tables of streams that do not say.
   std::string column_mapping = "none";
-  // The Delta table properties the tables `stream` writes must have (column mapping), beyond
+  // The Delta table properties the tables `stream` writes must have (column mapping, the change
+  // data feed), beyond
   // those a stream kind adds itself.
   std::map<std::string, std::string> table_properties(const Stream& stream) const;
   // [service] target_latency: each stream's target_latency unless it sets its own; 0: none, a

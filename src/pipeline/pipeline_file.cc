@@ -34,11 +34,11 @@ const std::vector<std::string> kIngestKeys{"kind", "table", "source", "derived",
                                            "target_latency", "column_mapping"};
 const std::vector<std::string> kLatestKeys{"kind", "table", "from", "key", "order_by", "entity", "max_staleness",
                                            "max_files_per_trigger", "deletes", "deletes_retention", "target_latency", "deletion_vectors",
-                                           "column_mapping"};
+                                           "column_mapping", "change_data_feed"};
 const std::vector<std::string> kWindowKeys{"kind",   "table",    "from",          "filter",   "event_time",
                                            "watermark", "dedup", "window",        "window_column", "window_end_column", "group_by",
                                            "output", "aggregates", "max_late_share", "max_staleness",
-                                           "max_files_per_trigger", "target_latency", "column_mapping"};
+                                           "max_files_per_trigger", "target_latency", "column_mapping", "change_data_feed"};
 const std::pair<const char*, const std::vector<std::string>*> kKindKeys[] = {
     {"ingest", &kIngestKeys}, {"latest", &kLatestKeys}, {"window", &kWindowKeys}};
 constexpr const char* kDurationHint = "write e.g. \"1 hour\", \"15 minutes\", \"90s\"";
@@ -243,6 +243,9 @@ void read_window_settings(const TomlSection& section, Stream& stream, PipelineMi
   auto read = [&](const char* setting, const std::function<void()>& read_it) {
     return mistakes.read(section.key_of(setting), read_it);
   };
+  read("change_data_feed", [&] {
+    if (auto on = section.boolean("change_data_feed")) stream.change_data_feed = *on;
+  });
   read("filter", [&] {
     if (auto filter = section.string("filter")) {
       stream.filter = trim(*filter);
@@ -478,6 +481,9 @@ Stream read_stream(const TomlSection& section, const std::string& name, const Pi
     if (section.has("deletes_retention")) read("deletes_retention", [&] { stream.deletes_retention = deletes_retention_setting(section); });
     read("deletion_vectors", [&] {
       if (auto on = section.boolean("deletion_vectors")) stream.deletion_vectors = *on;
+    });
+    read("change_data_feed", [&] {
+      if (auto on = section.boolean("change_data_feed")) stream.change_data_feed = *on;
     });
     return stream;
   }

@@ -143,6 +143,28 @@ MarkedFiles mark_replaced_rows(sql::Connection& con, const std::string& table_pa
   return marked_files;
 }
 
+// The change data feed of a merge that replaced (or removed) existing rows: each replaced row as
+// update_preimage (delete when the incoming row removes it), each incoming row that replaced one
+// as update_postimage, each new key's row as insert. A merge that only inserts writes none: a
+// reader takes its added rows as inserts.
+void write_changes(sql::Connection& con, const std::string& table_path, delta::Commit& commit, const delta::Metadata& table,
+                   const std::string& existing, const std::vector<delta::Column>& columns, const std::string& match,
+                   const std::string& removes) {
+  std::string t_list, s_list;
+  for (const auto& c : columns) {
+    t_list += (t_list.empty() ? "t." : ", t.") + sql::quote_ident(c.name);
+    s_list += (s_list.empty() ? "s." : ", s.") + sql::quote_ident(c.name);
+  }
+  std::string removed = removes.empty() ? "false" : "(" + removes + ")";
+  std::string changes =
+      "SELECT " + t_list + ", CASE WHEN " + removed + " THEN 'delete' ELSE 'update_preimage' END AS _change_type FROM " + existing +
+      " t JOIN upsert_winners s ON " + match + " UNION ALL SELECT " + s_list + ", 'update_postimage' FROM upsert_winners s SEMI JOIN " +
+      existing + " t ON " + match + " WHERE NOT " + removed + " UNION ALL SELECT " + s_list +
+      ", 'insert' FROM upsert_winners s ANTI JOIN " + existing + " t ON " + match + " WHERE NOT " + removed;
+  delta::ChangeDataFile file = delta::write_change_data_file(con, table_path, table, changes, columns);
+  if (!file.path.empty()) commit.add_change_data(file);
+}
+
 }  // namespace
 
 UpsertResult upsert_rows(sql::Connection& con, const std::string& table_path, delta::Commit& commit,
@@ -218,6 +240,8 @@ UpsertResult upsert_rows(sql::Connection& con, const std::string& table_path, de
     if (!removes.empty())
       result.rows_removed = con.scalar_int("SELECT count(*) FROM upsert_winners s SEMI JOIN " + existing_matches + " t ON " +
                                            match + " WHERE (" + removes + ")");
+    if (matched > 0 && delta::change_data_feed_enabled(table_after))
+      write_changes(con, table_path, commit, table_after, existing, columns, match, removes);
     if (matched > 0 && merge_on_read) {
       MarkedFiles marked = mark_replaced_rows(con, table_path, commit, affected_only, match);
       result.vectors_written = marked.vectors_written;

@@ -90,6 +90,8 @@ void Commit::remove(const AddFile& file, bool data_change) {
   removes_.push_back(std::move(removed));
 }
 
+void Commit::add_change_data(const ChangeDataFile& file) { change_data_.push_back(file); }
+
 void Commit::set_txn(const std::string& app_id, int64_t version) { txns_.emplace_back(app_id, version); }
 
 void Commit::set_operation(const std::string& operation) { operation_ = operation; }
@@ -118,6 +120,15 @@ int64_t Commit::publish() {
   std::optional<Protocol> new_protocol = protocol_needed(read_protocol_, metadata);
   const Protocol& protocol = new_protocol ? *new_protocol : *read_protocol_;
   check_removes_allowed(protocol, metadata, removes_, operation_, table_path_);
+  // The change data feed: a commit of lakestream's that takes rows out says which, in cdc files.
+  // Without them a reader of the feed takes every row of a removed file as deleted and every row
+  // of an added one as inserted: true of a whole-file delete, false of a rewrite (a MERGE's),
+  // whose unchanged rows would come out deleted and inserted again.
+  if (change_data_feed_enabled(metadata) && change_data_.empty() &&
+      std::any_of(removes_.begin(), removes_.end(), [](const RemoveFile& r) { return r.data_change; }))
+    throw Error("table " + table_path_ + " has the change data feed on (delta.enableChangeDataFeed = true), and this " +
+                operation_ + " takes rows out without writing its changes; nothing was committed. Turn the feed off "
+                "with Spark (ALTER TABLE ... SET TBLPROPERTIES ('delta.enableChangeDataFeed' = 'false')) to write it here");
   // A file added again with a new deletion vector (merge-on-read) brings no new rows: only the
   // files with rows new to the table are checked.
   std::vector<AddFile> new_rows;
@@ -152,6 +163,7 @@ int64_t Commit::publish() {
   for (const auto& [app_id, txn_version] : txns_) text += txn_action(app_id, txn_version, now).dump() + "\n";
   for (const auto& removed : removes_) text += remove_action(removed).dump() + "\n";
   for (const auto& added : adds_) text += add_action(added).dump() + "\n";
+  for (const auto& changed : change_data_) text += cdc_action(changed).dump() + "\n";
 
   std::string path = commit_file_path(table_path_, version);
   if (!put_table_file_if_absent(table_path_, commit_key(version), text))

@@ -179,6 +179,12 @@ void read_action(const json& action, LogActions& into, const std::string& where)
           into.txn_last_updated[app_id] = as_int64(*last, "lastUpdated", where);
       } else if (kind == "commitInfo") {
         into.commit_info = body;
+      } else if (kind == "cdc") {
+        ChangeDataFile file;
+        file.path = url_decode_path(required(body, "path", where, "cdc").get<std::string>());
+        if (body.contains("partitionValues") && body["partitionValues"].is_object()) file.partition_values = read_partition_values(body);
+        file.size = as_int64(required(body, "size", where, "cdc"), "size", where);
+        into.change_data.push_back(std::move(file));
       } else if (kind == "sidecar") {
         into.sidecars.push_back({required(body, "path", where, "sidecar").get<std::string>(),
                                  as_int64(required(body, "sizeInBytes", where, "sidecar"), "sizeInBytes", where)});
@@ -189,7 +195,7 @@ void read_action(const json& action, LogActions& into, const std::string& where)
         else
           into.domains[domain] = required(body, "configuration", where, "domainMetadata").get<std::string>();
       }
-      // cdc, checkpointMetadata, ...: nothing a reader or writer of the table's rows acts on.
+      // checkpointMetadata, ...: nothing a reader or writer of the table's rows acts on.
     } catch (const json::exception& e) {
       malformed(where, kind + " action has a field of the wrong type (" + e.what() + ")");
     }
@@ -298,6 +304,12 @@ json remove_action(const RemoveFile& file) {
   if (file.base_row_id) remove["baseRowId"] = *file.base_row_id;
   if (file.default_row_commit_version) remove["defaultRowCommitVersion"] = *file.default_row_commit_version;
   return {{"remove", remove}};
+}
+
+json cdc_action(const ChangeDataFile& file) {
+  json partition_values = json::object();
+  for (const auto& [name, value] : file.partition_values) partition_values[name] = value ? json(*value) : json(nullptr);
+  return {{"cdc", {{"path", url_encode_path(file.path)}, {"partitionValues", partition_values}, {"size", file.size}, {"dataChange", false}}}};
 }
 
 json domain_metadata_action(const std::string& domain, const std::string& configuration) {

@@ -20,6 +20,7 @@ struct LogActions {
   std::optional<Metadata> metadata;
   std::vector<AddFile> adds;      // paths URL-decoded
   std::vector<RemoveFile> removes;
+  std::vector<ChangeDataFile> change_data;  // cdc actions
   std::map<std::string, int64_t> txns;
   std::map<std::string, int64_t> txn_last_updated;  // for the txns that carry lastUpdated
   nlohmann::json commit_info = nlohmann::json::object();
@@ -51,6 +52,7 @@ nlohmann::json protocol_action(const Protocol& protocol);
 nlohmann::json metadata_action(const Metadata& metadata);
 nlohmann::json add_action(const AddFile& file);
 nlohmann::json remove_action(const RemoveFile& file);
+nlohmann::json cdc_action(const ChangeDataFile& file);
 // lastUpdated is left out when nullopt (it is optional in the protocol).
 nlohmann::json txn_action(const std::string& app_id, int64_t version, std::optional<int64_t> last_updated_ms);
 nlohmann::json domain_metadata_action(const std::string& domain, const std::string& configuration);

@@ -105,6 +105,16 @@ struct RemoveFile {
   std::string logical_key() const { return path + (deletion_vector ? "\n" + deletion_vector->unique_id() : ""); }
 };
 
+// A file of the change data feed (the cdc action; delta.enableChangeDataFeed): the rows a commit
+// changed, each with its _change_type (insert, update_preimage, update_postimage, delete), in
+// `_change_data/`. A commit with such files is read through them; for one without, a reader of
+// the feed takes the rows of its added files as inserts and of its removed files as deletes.
+struct ChangeDataFile {
+  std::string path;  // relative to the table folder, URL-decoded
+  std::map<std::string, std::optional<std::string>> partition_values;
+  int64_t size = 0;
+};
+
 // The table as of one version.
 struct Snapshot {
   std::string table_path;
@@ -174,6 +184,7 @@ struct CommitEntry {
   std::vector<AddFile> adds;
   std::vector<RemoveFile> removes;
   std::map<std::string, int64_t> txns;  // appId -> version set in this commit
+  std::vector<ChangeDataFile> change_data;
   bool changes_metadata = false;
   nlohmann::json commit_info;             // {} when absent
 };
@@ -211,6 +222,10 @@ class Commit {
   // Removes a live file: with its deletion vector, partition values and size, as the protocol
   // asks of a writer to a table with deletion vectors.
   void remove(const AddFile& file, bool data_change = true);
+  // The rows this commit changes, for the change data feed (write_change_data_file). A commit to
+  // a table with delta.enableChangeDataFeed on that takes rows out (a remove with dataChange)
+  // must have them: publish() refuses it otherwise.
+  void add_change_data(const ChangeDataFile& file);
   // txn action: appId with its version (the stream's batch id), lastUpdated now.
   void set_txn(const std::string& app_id, int64_t version);
   // Extra fields merged into commitInfo (which always gets timestamp, operation, engineInfo).
@@ -248,6 +263,7 @@ class Commit {
   std::optional<Metadata> metadata_;
   std::vector<AddFile> adds_;
   std::vector<RemoveFile> removes_;
+  std::vector<ChangeDataFile> change_data_;
   std::vector<std::pair<std::string, int64_t>> txns_;
   std::string operation_ = "WRITE";
   nlohmann::json commit_info_ = nlohmann::json::object();

@@ -12,6 +12,7 @@
 #include <cstring>
 #include <filesystem>
 #include <set>
+#include <tuple>
 
 #include "table/column_mapping.h"
 #include "table/file_stats.h"
@@ -24,11 +25,26 @@
 
 namespace lakestream::delta {
 
-AddFile write_data_file(sql::Connection& con, const std::string& table_path, const Metadata& table_metadata,
-                        const std::string& select_sql, const std::vector<Column>& columns,
-                        const std::map<std::string, std::optional<std::string>>& partition_values,
-                        int64_t expected_rows) {
-  CpuScope cpu_scope("write_data_file");
+namespace {
+
+// What write_rows wrote: the path relative to the table, the staged file (published by the
+// caller), and its row count and DuckDB's stats; no path when it wrote no file.
+struct WrittenRows {
+  std::string relative;
+  std::string staged;
+  std::vector<Column> stored_columns;
+  sql::CopyStats copy;
+};
+
+// Writes the rows of `select_sql` as one Parquet file at `relative_folder` + the partition
+// folders + a fresh name, staged: the columns the table holds (partition columns left out) in
+// its physical shape, then `extra` (more SELECT items over q, the query's rows). Discards it
+// and returns no path when it holds no rows, or another number than `expected_rows` (>= 0).
+WrittenRows write_rows(sql::Connection& con, const std::string& table_path, const Metadata& table_metadata,
+                       const std::string& select_sql, const std::vector<Column>& columns,
+                       const std::map<std::string, std::optional<std::string>>& partition_values,
+                       const std::string& relative_folder, const std::string& name_prefix, const std::string& extra,
+                       int64_t expected_rows) {
   std::set<std::string> known;
   for (const auto& column : columns) known.insert(column.name);
   for (const auto& [name, value] : partition_values)
@@ -49,7 +65,7 @@ AddFile write_data_file(sql::Connection& con, const std::string& table_path, con
   }
 
   // Hive-style folders in schema order; partition columns stay out of the file, as Delta requires.
-  std::string folder;
+  std::string folder = relative_folder;
   std::vector<Column> file_columns;
   for (const auto& column : table_columns) {
     auto it = partition_values.find(column.name);
@@ -63,46 +79,75 @@ AddFile write_data_file(sql::Connection& con, const std::string& table_path, con
   if (file_columns.empty())
     throw Error("cannot write a data file to " + table_path + ": every column is a partition column");
 
-  std::string relative = folder + "part-00000-" + new_uuid() + "-c000.zstd.parquet";
+  WrittenRows written;
+  written.relative = folder + name_prefix + "-00000-" + new_uuid() + "-c000.zstd.parquet";
   std::string table = normal_table_path(table_path);
-  std::string path = staging_path(table, relative);
+  std::string path = staging_path(table, written.relative);
 
   std::string projection;
-  std::vector<Column> stored_columns;  // as the file names and types them
   for (const auto& column : file_columns) {
     Column stored{physical_name(table_metadata, column), physical_type(table_metadata, column.type), column.nullable};
     projection += (projection.empty() ? "" : ", ") + std::string("CAST(") +
                   physical_value_sql(table_metadata, "q." + sql::quote_ident(column.name), column.type) + " AS " +
                   duckdb_type_of(stored.type) + ") AS " + sql::quote_ident(stored.name);
-    stored_columns.push_back(std::move(stored));
+    written.stored_columns.push_back(std::move(stored));
   }
   std::string field_ids = field_ids_option(table_metadata, file_columns);
-  sql::CopyStats written;
   try {
-    written = sql::copy_returning_stats(
-        con, "COPY (SELECT " + projection + " FROM (" + select_sql + ") AS q) TO " + sql::quote_literal(path) +
+    written.copy = sql::copy_returning_stats(
+        con, "COPY (SELECT " + projection + extra + " FROM (" + select_sql + ") AS q) TO " + sql::quote_literal(path) +
                  " (FORMAT parquet, COMPRESSION zstd, COMPRESSION_LEVEL 1, DICTIONARY_SIZE_LIMIT 4096, RETURN_STATS" +
                  (field_ids.empty() ? "" : ", " + field_ids) + ")");
   } catch (const Error& e) {
     discard_staged_file(table, path);
     throw Error("cannot write a data file to table " + table + ": " + e.what());
   }
-  const int64_t rows = written.rows;
+  const int64_t rows = written.copy.rows;
   if (rows == 0 || (expected_rows >= 0 && rows != expected_rows)) {
     discard_staged_file(table, path);
-    return AddFile{};
+    return WrittenRows{};
   }
+  written.staged = path;
+  return written;
+}
 
-  AddFile file;
-  file.path = relative;
-  file.partition_values = partition_values_by_physical_name(table_metadata, partition_values);
-  file.stats = compute_file_stats(con, path, stored_columns, &written);
+// The size of the file at `path`, and its modification time in ms.
+std::pair<int64_t, int64_t> size_and_time(const std::string& path) {
   struct stat st;
   if (::stat(path.c_str(), &st) != 0) throw Error("cannot stat the data file just written, " + path + ": " + std::strerror(errno));
-  file.size = st.st_size;
-  file.modification_time = static_cast<int64_t>(st.st_mtim.tv_sec) * 1000 + st.st_mtim.tv_nsec / 1000000;
+  return {st.st_size, static_cast<int64_t>(st.st_mtim.tv_sec) * 1000 + st.st_mtim.tv_nsec / 1000000};
+}
+
+}  // namespace
+
+AddFile write_data_file(sql::Connection& con, const std::string& table_path, const Metadata& table_metadata,
+                        const std::string& select_sql, const std::vector<Column>& columns,
+                        const std::map<std::string, std::optional<std::string>>& partition_values,
+                        int64_t expected_rows) {
+  CpuScope cpu_scope("write_data_file");
+  WrittenRows written =
+      write_rows(con, table_path, table_metadata, select_sql, columns, partition_values, "", "part", "", expected_rows);
+  if (written.relative.empty()) return AddFile{};
+  AddFile file;
+  file.path = written.relative;
+  file.partition_values = partition_values_by_physical_name(table_metadata, partition_values);
+  file.stats = compute_file_stats(con, written.staged, written.stored_columns, &written.copy);
+  std::tie(file.size, file.modification_time) = size_and_time(written.staged);
   file.data_change = true;
-  publish_staged_file(table, relative, path);
+  publish_staged_file(normal_table_path(table_path), written.relative, written.staged);
+  return file;
+}
+
+ChangeDataFile write_change_data_file(sql::Connection& con, const std::string& table_path, const Metadata& table_metadata,
+                                      const std::string& select_sql, const std::vector<Column>& columns) {
+  CpuScope cpu_scope("write_change_data_file");
+  WrittenRows written = write_rows(con, table_path, table_metadata, select_sql, columns, {}, "_change_data/", "cdc",
+                                   ", q._change_type::VARCHAR AS _change_type", -1);
+  if (written.relative.empty()) return ChangeDataFile{};
+  ChangeDataFile file;
+  file.path = written.relative;
+  file.size = size_and_time(written.staged).first;
+  publish_staged_file(normal_table_path(table_path), written.relative, written.staged);
   return file;
 }
 

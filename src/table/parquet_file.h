@@ -25,6 +25,14 @@ AddFile write_data_file(sql::Connection& con, const std::string& table_path, con
                         const std::map<std::string, std::optional<std::string>>& partition_values = {},
                         int64_t expected_rows = -1);
 
+// Writes the changes of a commit to the change data feed: the rows of `select_sql`, which has the
+// `columns` of the table and `_change_type` (insert, update_preimage, update_postimage, delete),
+// as one Parquet file in the table's `_change_data/` folder, the table's columns as data files
+// hold them and `_change_type` as a string. Returns its cdc action (no path without rows). The
+// table is not partitioned (lakestream's merges write unpartitioned tables).
+ChangeDataFile write_change_data_file(sql::Connection& con, const std::string& table_path, const Metadata& table,
+                                      const std::string& select_sql, const std::vector<Column>& columns);
+
 // Writes the rows of `select_sql` as one file per distinct combination of `partition_columns`
 // (none: one file), each in its Hive folder (dt=2026-01-01/, a null as __HIVE_DEFAULT_PARTITION__)
 // with the partition values Delta keeps in the log. Returns their add actions (none without rows).

@@ -343,6 +343,7 @@ std::vector<CommitEntry> read_commits(const std::string& table_path, int64_t fro
     for (auto& added : actions.adds) added.version = v;
     entry.adds = std::move(actions.adds);
     entry.removes = std::move(actions.removes);
+    entry.change_data = std::move(actions.change_data);
     entry.txns = std::move(actions.txns);
     entry.changes_metadata = actions.metadata.has_value();
     entry.commit_info = std::move(actions.commit_info);

@@ -2,8 +2,9 @@
 // lakestream implements: reads reader 1, reader 2 (column mapping) and reader 3 with
 // timestampNtz, deletionVectors (table/deletion_vector.h), v2Checkpoint (table/checkpoint_reader.h),
 // columnMapping (table/column_mapping.h) and vacuumProtocolCheck (which asks nothing of readers);
-// writes writer 2 and 3 (append-only, invariants, CHECK constraints: table/write_rules.h), 4 to 6
-// while their features are unused, and writer 7 with those features, timestampNtz,
+// writes writer 2 and 3 (append-only, invariants, CHECK constraints: table/write_rules.h), 4 with
+// the change data feed (table/change_data.h), 5 and 6 while their other features are unused, and
+// writer 7 with those features, timestampNtz,
 // deletionVectors (files are removed with their vectors; rewrites drop the deleted rows),
 // v2Checkpoint (its checkpoints are classic-named ones of the v2 spec) and the features below.
 #include "table/table_features.h"
@@ -28,15 +29,16 @@ const std::set<std::string> kReaderFeatures = {"timestampNtz", "vacuumProtocolCh
 // would have to be materialized).
 // columnMapping: new columns get ids and physical names, data files, stats and partition values
 // use them (table/column_mapping.h).
+// changeDataFeed: with delta.enableChangeDataFeed on, a commit that changes rows writes them in
+// cdc files (table/change_data.h); one that would not is refused (Commit::publish).
 const std::set<std::string> kWriterFeatures = {"appendOnly",      "invariants",     "checkConstraints",
                                                "timestampNtz",    "deletionVectors", "v2Checkpoint",
                                                "domainMetadata",  "clustering",     "inCommitTimestamp",
-                                               "rowTracking",     "columnMapping"};
-// Writer features that ask nothing of a writer until the table uses them: the change data feed
-// until delta.enableChangeDataFeed is true, generated and identity columns until a column is one.
-// Databricks lists them on tables that never use them; lakestream writes such tables and refuses
-// the ones that use them (inactive_or_refused).
-const std::set<std::string> kWriterFeaturesWhileUnused = {"changeDataFeed", "generatedColumns", "identityColumns"};
+                                               "rowTracking",     "columnMapping",  "changeDataFeed"};
+// Writer features that ask nothing of a writer until the table uses them: generated and
+// identity columns until a column is one. Databricks lists them on tables that never use them;
+// lakestream writes such tables and refuses the ones that use them (inactive_or_refused).
+const std::set<std::string> kWriterFeaturesWhileUnused = {"generatedColumns", "identityColumns"};
 
 std::string joined(const std::vector<std::string>& names) {
   std::string out;
@@ -82,10 +84,6 @@ bool any_column_has(const Metadata& metadata, const std::string& key_prefix) {
 
 // Why the table uses `feature` (one of kWriterFeaturesWhileUnused), or "" when it does not.
 std::string use_of(const std::string& feature, const Metadata& metadata) {
-  if (feature == "changeDataFeed")
-    return table_property_is(metadata.configuration, "delta.enableChangeDataFeed", "true")
-               ? "delta.enableChangeDataFeed is true (lakestream does not write the change data feed yet)"
-               : "";
   if (feature == "generatedColumns")
     return any_column_has(metadata, "delta.generationExpression") ? "a column is generated (delta.generationExpression)" : "";
   return any_column_has(metadata, "delta.identity.") ? "a column is an identity column (delta.identity.*)" : "";
@@ -150,7 +148,7 @@ void check_writable(const Protocol& protocol, const Metadata& metadata, const st
     throw Error("table " + table_path + " uses the Delta writer feature(s) " + joined(missing) +
                 ", which lakestream does not implement (it writes: appendOnly, invariants, checkConstraints, "
                 "timestampNtz, deletionVectors, v2Checkpoint, domainMetadata, clustering, inCommitTimestamp, rowTracking, "
-                "columnMapping; and changeDataFeed, generatedColumns and identityColumns while the table does not use them)" + advice);
+                "columnMapping, changeDataFeed; and generatedColumns and identityColumns while the table does not use them)" + advice);
 }
 
 bool table_property_is(const std::map<std::string, std::string>& configuration, const char* property,
@@ -172,6 +170,8 @@ bool property_true(const Metadata& metadata, const char* property) {
 
 bool deletion_vectors_enabled(const Metadata& metadata) { return property_true(metadata, "delta.enableDeletionVectors"); }
 
+bool change_data_feed_enabled(const Metadata& metadata) { return property_true(metadata, "delta.enableChangeDataFeed"); }
+
 bool row_tracking_enabled(const Protocol& protocol, const Metadata& metadata) {
   return has_feature(protocol, "rowTracking") && property_true(metadata, "delta.enableRowTracking");
 }
@@ -187,11 +187,27 @@ std::optional<Protocol> protocol_needed(const std::optional<Protocol>& current, 
   if (uses_timestamp_ntz(metadata.schema)) features.push_back("timestampNtz");
   if (deletion_vectors_enabled(metadata)) features.push_back("deletionVectors");
   if (uses_column_mapping(metadata)) features.push_back("columnMapping");
-  bool missing = false;
+  // And the one writer feature: the change data feed when delta.enableChangeDataFeed is true.
+  const bool change_data = change_data_feed_enabled(metadata);
+  bool missing = change_data && (!current || !has_feature(*current, "changeDataFeed"));
   for (const auto& feature : features) missing = missing || !current || !has_feature(*current, feature);
   if (current && !missing) return std::nullopt;
   Protocol needed;
-  if (features.empty()) return needed;  // a new table: (1, 2)
+  if (features.empty()) {
+    if (!change_data) return needed;  // a new table: (1, 2)
+    // The feed alone: writer 4 (which implies it), or the feature listed under writer 7.
+    if (current && current->min_writer_version >= 7) {
+      needed = *current;
+      add_once(needed.writer_features, "changeDataFeed");
+      return needed;
+    }
+    if (current) {
+      needed.min_reader_version = current->min_reader_version;
+      needed.reader_features = current->reader_features;
+    }
+    needed.min_writer_version = 4;
+    return needed;
+  }
   // Reader-writer features need reader 3 / writer 7, listed in both lists; the features the
   // older versions implied are listed too, so none of their rules lapses.
   needed.min_reader_version = 3;
@@ -208,6 +224,7 @@ std::optional<Protocol> protocol_needed(const std::optional<Protocol>& current, 
     add_once(needed.reader_features, feature);
     add_once(needed.writer_features, feature);
   }
+  if (change_data) add_once(needed.writer_features, "changeDataFeed");
   return needed;
 }
 

@@ -37,6 +37,11 @@ bool table_property_is(const std::map<std::string, std::string>& configuration, 
 // True when the table property delta.enableDeletionVectors is true (in any case).
 bool deletion_vectors_enabled(const Metadata& metadata);
 
+// True when the table property delta.enableChangeDataFeed is true: every commit that changes or
+// takes out rows writes them with their change type (table/change_data.h), and the protocol
+// has the changeDataFeed writer feature (writer 4 or later).
+bool change_data_feed_enabled(const Metadata& metadata);
+
 // True when the table's commits carry in-commit timestamps: the inCommitTimestamp writer feature
 // and delta.enableInCommitTimestamps = true.
 bool in_commit_timestamps_enabled(const Protocol& protocol, const Metadata& metadata);

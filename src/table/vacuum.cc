@@ -73,8 +73,10 @@ int64_t oldest_version_current_since(const TableListing& files, const LogListing
 }
 
 // Data files lie anywhere under the table folder except the log; like Spark, names starting with
-// '_' or '.' are not data (temp files, _delta_log) unless they are a partition folder (a=b).
+// '_' or '.' are not data (temp files, _delta_log) unless they are a partition folder (a=b), or
+// the change data feed's files (_change_data/), which go as data files do.
 bool is_data_file(const std::string& key) {
+  if (key.starts_with("_change_data/")) return true;
   size_t start = 0;
   for (;;) {
     size_t slash = key.find('/', start);
@@ -88,7 +90,8 @@ bool is_data_file(const std::string& key) {
 
 // The data files no version from `keep_from` on references and older than `cutoff_ms`: the
 // oldest kept snapshot's files, and every file added after it, stay (a file's deletion vector
-// file as much as the file).
+// file as much as the file), and so do the change data files of the kept versions, which a
+// reader of the feed from the oldest kept version on reads.
 void plan_data_files(VacuumPlan& plan, const TableListing& files, int64_t keep_from, int64_t latest, int64_t cutoff_ms) {
   const std::string& table = plan.table_path;
   std::set<std::string> referenced;
@@ -97,9 +100,13 @@ void plan_data_files(VacuumPlan& plan, const TableListing& files, int64_t keep_f
     if (file.deletion_vector) referenced.insert(deletion_vector_key(table, *file.deletion_vector));
   };
   for (const auto& file : load_snapshot(table, keep_from).files) reference(file);
-  if (keep_from < latest)
-    for (const auto& entry : read_commits(table, keep_from + 1, latest))
-      for (const auto& added : entry.adds) reference(added);
+  const int64_t first_commit = std::max(keep_from, oldest_commit(table));
+  if (first_commit <= latest)
+    for (const auto& entry : read_commits(table, first_commit, latest)) {
+      if (entry.version > keep_from)
+        for (const auto& added : entry.adds) reference(added);
+      for (const auto& changed : entry.change_data) referenced.insert(changed.path);
+    }
   for (const auto& [key, file] : files) {
     if (!is_data_file(key) || referenced.count(key) || file.modified_ms >= cutoff_ms) continue;
     plan.data_files.push_back(key);

@@ -401,6 +401,19 @@ class TableState {
         f.must(!paths.has(file.key), at, `file ${file.path} is removed and added with the same vector in this version`);
         paths.add(file.key);
         this.files.set(file.key, { ...file, schema: this.meta.fields, partitionColumns: this.meta.raw.partitionColumns });
+      } else if (kind === 'cdc') {
+        // PROTOCOL.md, "Add CDC File" and "Change Data Files": a file of the feed in the table
+        // folder, dataChange false, only in commits, only with the feature (writer 4, or 7 listing it).
+        const writer = this.protocol.minWriterVersion;
+        f.must(!isCheckpoint, at, 'a checkpoint holds no cdc action');
+        f.must(writer >= 4 && (writer < 7 || (this.protocol.writerFeatures || []).includes('changeDataFeed')), at,
+          'cdc action without the changeDataFeed feature');
+        if (f.must(typeof body.path === 'string' && isObject(body.partitionValues) && isLong(body.size) && body.dataChange === false,
+          at, 'cdc needs path, partitionValues, size and dataChange = false')) {
+          const file = path.join(f.table, decodeURIComponent(body.path));
+          if (f.must(fs.existsSync(file), at, `change data file ${body.path} is not on disk`))
+            f.must(fs.statSync(file).size === Number(body.size), at, `change data file ${body.path} is not ${body.size} bytes`);
+        }
       } else if (kind === 'domainMetadata') {
         // PROTOCOL.md, "Domain Metadata": the writer feature, a domain and its configuration string.
         f.must(((this.protocol && this.protocol.writerFeatures) || []).includes('domainMetadata'), at,
@@ -410,12 +423,21 @@ class TableState {
         if (body.removed) this.domains.delete(body.domain); else this.domains.set(body.domain, body.configuration);
       } else if (kind === 'commitInfo') {
         f.must(isObject(body), at, 'commitInfo must be an object');
+        // (the change data feed's rule is checked below, over the whole commit)
         // Spark reads operationParameters as map<string,string>; lakestream promises that form.
         if (isObject(body.operationParameters) && String(body.engineInfo).startsWith('lakestream'))
           f.must(Object.values(body.operationParameters).every((v) => typeof v === 'string'), at,
             'commitInfo.operationParameters values must be strings');
       }
     }
+    // With the change data feed on, lakestream's commits that take rows out say which in cdc
+    // files: without them a reader of the feed takes the removed files' rows as deleted and the
+    // added ones' as inserted, wrong for a rewrite (another engine's whole-file delete may omit them).
+    const feedOn = String((this.meta.raw.configuration || {})['delta.enableChangeDataFeed']).toLowerCase() === 'true';
+    const ours = actions.some((a) => a.kind === 'commitInfo' && String(a.body.engineInfo).startsWith('lakestream'));
+    if (feedOn && ours && !isCheckpoint)
+      f.must(!actions.some((a) => a.kind === 'remove' && a.body.dataChange !== false) || actions.some((a) => a.kind === 'cdc'), where,
+        'the change data feed is on and this commit of lakestream removes rows without cdc files');
   }
 }
 

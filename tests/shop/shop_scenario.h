@@ -50,6 +50,12 @@ inline std::map<std::string, std::string> shop_batches() {
   return group_json_lines_by(read_text(test_data_dir() + "/shop/batches.jsonl"), "batch");
 }
 
+// One `lakestream run` that must succeed.
+inline void run_ok(PipelineFixture& f) {
+  CommandResult r = f.lakestream("run");
+  ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+}
+
 // Sends 1 2 3 3 4 5, calling `run_streams` after each send.
 inline void play_shop(PipelineFixture& f, const std::function<void()>& run_streams) {
   auto batches = shop_batches();

@@ -9,11 +9,6 @@
 namespace lakestream::testing {
 namespace {
 
-void run_ok(PipelineFixture& f) {
-  CommandResult r = f.lakestream("run");
-  ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
-}
-
 TEST(ShopScenario, CheckPrintsTheExpectedLines) {
   PipelineFixture f(shop_pipeline(), {{"orders", 3}});
   play_shop(f, [&] { run_ok(f); });

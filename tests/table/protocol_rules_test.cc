@@ -129,9 +129,9 @@ TEST_F(ProtocolRules, TablesWithFeaturesLakestreamDoesNotImplementAreRefused) {
   message = error_of([&] { load_snapshot(unknown_mode); });
   EXPECT_NE(message.find("delta.columnMapping.mode = position"), std::string::npos) << message;
 
-  // The change data feed, generated and identity columns are refused once the table uses them
-  // (writer 4 and 6, or the features listed under writer 7); while it does not, they ask
-  // nothing of a writer, and the table is written (the next test).
+  // Generated and identity columns are refused once the table uses them (writer 4 and 6, or the
+  // features listed under writer 7); while it does not, they ask nothing of a writer, and the
+  // table is written (the next test).
   auto refused = [&](const std::string& name, const json& protocol, const json& metadata, const std::string& why) {
     std::string path = dir / name;
     other_writer_creates(path, protocol, metadata);
@@ -143,8 +143,22 @@ TEST_F(ProtocolRules, TablesWithFeaturesLakestreamDoesNotImplementAreRefused) {
     EXPECT_EQ(latest_version(path), 0) << name;
   };
   const json writer4 = {{"minReaderVersion", 1}, {"minWriterVersion", 4}};
-  refused("cdf", writer4, n_metadata(json::object(), {{"delta.enableChangeDataFeed", "true"}}),
-          "writer feature changeDataFeed: delta.enableChangeDataFeed is true");
+  // The change data feed on: an append needs no change data and is written; a commit that takes
+  // rows out without writing them is refused with nothing written (tests/check/change_feed_test.cc
+  // writes them).
+  {
+    std::string path = dir / "cdf";
+    other_writer_creates(path, writer4, n_metadata(json::object(), {{"delta.enableChangeDataFeed", "true"}}));
+    Commit append(load_snapshot(path));
+    AddFile added = write_n(con, path, "1");
+    append.add(added);
+    append.publish();
+    Commit remove(load_snapshot(path));
+    remove.remove(added);
+    std::string error = error_of([&] { remove.publish(); });
+    EXPECT_NE(error.find("has the change data feed on"), std::string::npos) << error;
+    EXPECT_EQ(latest_version(path), 1);
+  }
   refused("generated", writer4, n_metadata({{"delta.generationExpression", "1 + 1"}}),
           "writer feature generatedColumns: a column is generated");
   refused("identity",
