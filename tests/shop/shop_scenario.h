@@ -50,9 +50,9 @@ inline std::map<std::string, std::string> shop_batches() {
   return group_json_lines_by(read_text(test_data_dir() + "/shop/batches.jsonl"), "batch");
 }
 
-// One `lakestream run` that must succeed.
-inline void run_ok(PipelineFixture& f) {
-  CommandResult r = f.lakestream("run");
+// One `lakestream run` (of `streams` only, when given) that must succeed.
+inline void run_ok(PipelineFixture& f, const std::vector<std::string>& streams = {}) {
+  CommandResult r = f.lakestream("run", streams);
   ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
 }
 

@@ -7,11 +7,6 @@
 namespace lakestream::testing {
 namespace {
 
-void run_ok(PipelineFixture& f, const std::vector<std::string>& streams = {}) {
-  CommandResult r = f.lakestream("run", streams);
-  ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
-}
-
 std::string bronze_path(const PipelineFixture& f) { return f.dir() + "/lake/bronze_orders"; }
 
 int count_lines_with(const std::string& text, const std::string& part) {
