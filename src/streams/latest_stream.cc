@@ -158,6 +158,7 @@ class LatestRun {
     sink.record = record;
     sink.replay = replay;
     sink.properties = ctx_.pipeline.table_properties(s);
+    sink.properties.erase("delta.enableChangeDataFeed");  // the stream's own memory, no one reads its changes
     commit_once(sink, [&](delta::Commit& commit, const delta::Snapshot& snapshot) {
       std::string incoming = "latest_newest";
       std::string keep_existing = existing_row_stays(columns);

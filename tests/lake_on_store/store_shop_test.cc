@@ -16,7 +16,8 @@ namespace fs = std::filesystem;
 
 class ShopOnStore : public ::testing::TestWithParam<Emulator> {};
 
-std::string run_ok(PipelineFixture& f) {
+// A run that must succeed; what it printed.
+std::string run_printing(PipelineFixture& f) {
   CommandResult r = f.lakestream("run");
   EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
   return r.out + r.err;
@@ -40,7 +41,7 @@ TEST_P(ShopOnStore, TablesEqualALocalRunAndCheckPrintsTheShopsLines) {
   StoreEmulator store(GetParam());
   PipelineFixture f(with_lake(shop_pipeline(), store.lake_section("shop")), {{"orders", 3}});
   std::string printed;
-  play_shop(f, [&] { printed += run_ok(f); });
+  play_shop(f, [&] { printed += run_printing(f); });
 
   CommandResult check = f.lakestream("check");
   EXPECT_EQ(check.out, expected_check("expected-check.txt")) << check.err;
