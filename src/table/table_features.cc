@@ -3,7 +3,7 @@
 // timestampNtz, deletionVectors (table/deletion_vector.h), v2Checkpoint (table/checkpoint_reader.h),
 // columnMapping (table/column_mapping.h) and vacuumProtocolCheck (which asks nothing of readers);
 // writes writer 2 and 3 (append-only, invariants, CHECK constraints: table/write_rules.h), 4 with
-// the change data feed (table/change_data.h), 5 and 6 while their other features are unused, and
+// the change data feed (write_change_data_file, table/parquet_file.h), 5 and 6 while their other features are unused, and
 // writer 7 with those features, timestampNtz,
 // deletionVectors (files are removed with their vectors; rewrites drop the deleted rows),
 // v2Checkpoint (its checkpoints are classic-named ones of the v2 spec) and the features below.
@@ -30,7 +30,7 @@ const std::set<std::string> kReaderFeatures = {"timestampNtz", "vacuumProtocolCh
 // columnMapping: new columns get ids and physical names, data files, stats and partition values
 // use them (table/column_mapping.h).
 // changeDataFeed: with delta.enableChangeDataFeed on, a commit that changes rows writes them in
-// cdc files (table/change_data.h); one that would not is refused (Commit::publish).
+// cdc files (write_change_data_file, table/parquet_file.h); one that would not is refused (Commit::publish).
 const std::set<std::string> kWriterFeatures = {"appendOnly",      "invariants",     "checkConstraints",
                                                "timestampNtz",    "deletionVectors", "v2Checkpoint",
                                                "domainMetadata",  "clustering",     "inCommitTimestamp",

@@ -38,7 +38,7 @@ bool table_property_is(const std::map<std::string, std::string>& configuration, 
 bool deletion_vectors_enabled(const Metadata& metadata);
 
 // True when the table property delta.enableChangeDataFeed is true: every commit that changes or
-// takes out rows writes them with their change type (table/change_data.h), and the protocol
+// takes out rows writes them with their change type (write_change_data_file, table/parquet_file.h), and the protocol
 // has the changeDataFeed writer feature (writer 4 or later).
 bool change_data_feed_enabled(const Metadata& metadata);
 
