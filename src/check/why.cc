@@ -177,7 +177,8 @@ class Tracer {
       std::string some;
       for (size_t i = 0; i < starts.size() && i < 4; i++) some += (i ? ", " : "") + starts.text(i, "label");
       throw Error("--window \"" + request.window + "\" names " + std::to_string(starts.size()) + " " + noun + "s of " + s.table +
-                  " (" + some + (starts.size() > 4 ? ", ..." : "") + "); give its date too, e.g. \"" + starts.text(0, "label") + "\"");
+                  " (" + some + (starts.size() > 4 ? ", ..." : "") + "); give its " + (name.date.empty() ? "date" : "time") +
+                  " too, e.g. \"" + starts.text(0, "label") + "\"");
     }
     std::string ws_us = starts.text(0, "ws_us");
     answer.window = s.table + ", the " + noun + " " + starts.text(0, "label");
