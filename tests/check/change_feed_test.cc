@@ -19,6 +19,7 @@
 #include "support/other_readers.h"
 #include "support/test_support.h"
 #include "table/parquet_file.h"
+#include "table/table_fixtures.h"
 #include "table/vacuum.h"
 #include "util/error.h"
 #include "util/files.h"
@@ -148,13 +149,7 @@ TEST(ChangeDataFeed, EachMergeWritesWhatAModelSaysChangedCopyOnWriteAndMergeOnRe
   EXPECT_GT(inserts_only, 0);
 }
 
-class ChangeDataFeedTable : public ::testing::Test {
- protected:
-  testing::TempDir dir;
-  std::string table = dir / "t";
-  sql::Database db;
-  sql::Connection con{db};
-};
+class ChangeDataFeedTable : public delta::fixtures::TableTest {};
 
 // A commit of lakestream's that would take rows out of a table with the feed on without saying
 // which is refused with nothing written; another engine's whole-file delete without cdc files is
