@@ -57,6 +57,15 @@ AddFile write_n(sql::Connection& con, const std::string& table, const std::strin
   return write_data_file(con, table, Metadata{}, "SELECT unnest([" + values + "]) AS n", {{"n", "long"}});
 }
 
+// Appends a file of `values` to the table in a commit of its own; returns the file.
+AddFile append_n(sql::Connection& con, const std::string& table, const std::string& values) {
+  Commit append(load_snapshot(table));
+  AddFile added = write_n(con, table, values);
+  append.add(added);
+  append.publish();
+  return added;
+}
+
 class ProtocolRules : public fixtures::TableTest {};
 
 // 1. A column DuckDB types as plain TIMESTAMP is written as Delta's timestamp (a UTC instant),
@@ -149,10 +158,7 @@ TEST_F(ProtocolRules, TablesWithFeaturesLakestreamDoesNotImplementAreRefused) {
   {
     std::string path = dir / "cdf";
     other_writer_creates(path, writer4, n_metadata(json::object(), {{"delta.enableChangeDataFeed", "true"}}));
-    Commit append(load_snapshot(path));
-    AddFile added = write_n(con, path, "1");
-    append.add(added);
-    append.publish();
+    AddFile added = append_n(con, path, "1");
     Commit remove(load_snapshot(path));
     remove.remove(added);
     std::string error = error_of([&] { remove.publish(); });
@@ -191,10 +197,7 @@ TEST_F(ProtocolRules, UnusedChangeFeedGeneratedAndIdentityFeaturesAreWritten) {
 TEST_F(ProtocolRules, AppendOnlyTablesLoseNoRows) {
   other_writer_creates(table, {{"minReaderVersion", 1}, {"minWriterVersion", 2}},
                        n_metadata(json::object(), {{"delta.appendOnly", "true"}}));
-  Commit first(load_snapshot(table));
-  AddFile a = write_n(con, table, "1");
-  first.add(a);
-  first.publish();
+  AddFile a = append_n(con, table, "1");
   Commit upsert(load_snapshot(table));
   upsert.remove(a);
   upsert.add(write_n(con, table, "2"));
