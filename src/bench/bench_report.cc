@@ -35,11 +35,12 @@ std::string format_bench(const BenchResult& result) {
     if (m.bytes_written >= 0) {
       double batches = static_cast<double>(std::max<int64_t>(1, m.batches));
       std::snprintf(line, sizeof line,
-                    "%-12s %-20s   %lld batches: %.0f CPU-ms, %.2f MB of data (%.1fx the batch's rows) and %.3f MB of vectors a batch\n",
+                    "%-12s %-20s   %lld batches: %.0f CPU-ms, %.2f MB of data (%.1fx the batch's rows), %.3f MB of vectors "
+                    "and %.2f MB of change data a batch\n",
                     "", "", static_cast<long long>(m.batches), m.cpu_seconds * 1000 / batches,
                     static_cast<double>(m.bytes_written) / batches / 1e6,
                     static_cast<double>(m.bytes_written) / static_cast<double>(std::max<int64_t>(1, m.batch_bytes)),
-                    static_cast<double>(m.vector_bytes) / batches / 1e6);
+                    static_cast<double>(m.vector_bytes) / batches / 1e6, static_cast<double>(m.change_bytes) / batches / 1e6);
       text += line;
     }
     if (m.bronze_files >= 0) {
@@ -93,6 +94,7 @@ nlohmann::json bench_json(const BenchResult& result) {
           nlohmann::json{{"batches", m.batches},
                          {"bytes_written", m.bytes_written},
                          {"vector_bytes", m.vector_bytes},
+                         {"change_bytes", m.change_bytes},
                          {"batch_bytes", m.batch_bytes},
                          {"cpu_ms_per_batch", m.batches > 0 ? m.cpu_seconds * 1000 / static_cast<double>(m.batches) : 0}});
     if (m.bronze_files >= 0) {

@@ -204,8 +204,9 @@ std::string wide_pipeline(const BenchOptions& o, const std::string& bootstrap) {
          "key = [\"user_id\"]\norder_by = \"event_time\"\n";
 }
 
-// Random-key updates into bronze, a batch a second of them, and two silver streams merging them
-// into seeded tables of the same keys: one copy-on-write, one merge-on-read (deletion vectors).
+// Random-key updates into bronze, a batch a second of them, and three silver streams merging them
+// into seeded tables of the same keys: one copy-on-write, one merge-on-read (deletion vectors),
+// and one merge-on-read with the change data feed on (each batch also writes its changes).
 // Each silver batch reads one bronze batch (one file); compaction is off, so that what a batch
 // writes is the batch's alone.
 std::string upserts_pipeline(const BenchOptions& o, const std::string& bootstrap) {
@@ -214,10 +215,10 @@ std::string upserts_pipeline(const BenchOptions& o, const std::string& bootstrap
                      "max_offsets_per_trigger = " + std::to_string(o.upsert_rate) + "\n\n[sources.updates.schema]\n" +
                      kOrderSchema +
                      "\n[streams.read_updates]\nkind = \"ingest\"\nsource = \"updates\"\ntable = \"bronze_updates\"\n";
-  for (const char* mode : {"copy_on_write", "merge_on_read"})
-    text += std::string("\n[streams.silver_") + mode + "]\nkind = \"latest\"\nfrom = \"bronze_updates\"\ntable = \"orders_" +
-            mode + "\"\nkey = [\"order_id\"]\norder_by = \"event_time\"\nmax_files_per_trigger = 1\n" +
-            (std::string(mode) == "merge_on_read" ? "deletion_vectors = true\n" : "");
+  for (const std::string mode : {"copy_on_write", "merge_on_read", "change_feed"})
+    text += "\n[streams.silver_" + mode + "]\nkind = \"latest\"\nfrom = \"bronze_updates\"\ntable = \"orders_" + mode +
+            "\"\nkey = [\"order_id\"]\norder_by = \"event_time\"\nmax_files_per_trigger = 1\n" +
+            (mode != "copy_on_write" ? "deletion_vectors = true\n" : "") + (mode == "change_feed" ? "change_data_feed = true\n" : "");
   return text;
 }
 
@@ -497,7 +498,7 @@ class BenchRun {
     {
       sql::Database db;
       sql::Connection con(db);
-      for (const char* table : {"orders_copy_on_write", "orders_merge_on_read"}) {
+      for (const char* table : {"orders_copy_on_write", "orders_merge_on_read", "orders_change_feed"}) {
         say("seeding " + std::string(table) + " with " + count_text(feed.keys) + " orders");
         seed_orders_table(con, pipeline.table_path(table), bronze_columns(*pipeline.find_source("updates")), 1,
                           feed.keys, o_.keys_per_file);
@@ -508,16 +509,18 @@ class BenchRun {
     measure_upserts(pipeline, "silver_copy_on_write", "bronze -> silver MERGE, random keys, copy-on-write", events,
                     batch_bytes);
     measure_upserts(pipeline, "silver_merge_on_read", "the same, merge-on-read (deletion vectors)", events, batch_bytes);
-    // The two tables hold the same rows (10M-key symmetric difference in one query).
-    ChildRun differ = run_measured(
-        binary_, {"query", "-p", pipeline_file_, "-f", "csv",
-                  "SELECT (SELECT count(*) FROM (SELECT * FROM orders_copy_on_write EXCEPT ALL SELECT * FROM "
-                  "orders_merge_on_read)) + (SELECT count(*) FROM (SELECT * FROM orders_merge_on_read EXCEPT ALL "
-                  "SELECT * FROM orders_copy_on_write))"},
-        dir_);
-    expect(parse_count(differ.out, "the rows the two silver tables differ in"), 0,
-           "rows in which the merge-on-read table differs from the copy-on-write one");
-    expect(count_rows("orders_merge_on_read"), feed.keys, "rows in orders_merge_on_read");
+    measure_upserts(pipeline, "silver_change_feed", "the same, merge-on-read with the change data feed", events, batch_bytes);
+    // The tables hold the same rows (10M-key symmetric differences, one query each).
+    for (const std::string other : {"orders_merge_on_read", "orders_change_feed"}) {
+      ChildRun differ = run_measured(
+          binary_, {"query", "-p", pipeline_file_, "-f", "csv",
+                    "SELECT (SELECT count(*) FROM (SELECT * FROM orders_copy_on_write EXCEPT ALL SELECT * FROM " + other +
+                        ")) + (SELECT count(*) FROM (SELECT * FROM " + other + " EXCEPT ALL SELECT * FROM orders_copy_on_write))"},
+          dir_);
+      expect(parse_count(differ.out, "the rows the silver tables differ in"), 0,
+             "rows in which " + other + " differs from the copy-on-write table");
+      expect(count_rows(other), feed.keys, "rows in " + other);
+    }
   }
 
   // One run of the silver stream `name` (silver_<mode>) over every bronze batch, then what its
@@ -528,7 +531,7 @@ class BenchRun {
     int64_t seeded = delta::latest_version(table_path);
     measure(name, what, events, run_args(name));
     Measurement& m = result_.measurements.back();
-    m.batches = m.bytes_written = m.vector_bytes = 0;
+    m.batches = m.bytes_written = m.vector_bytes = m.change_bytes = 0;
     m.batch_bytes = batch_bytes;
     for (const auto& commit : delta::read_commits(table_path, seeded + 1, delta::latest_version(table_path))) {
       if (commit.adds.empty() && commit.removes.empty()) continue;
@@ -539,6 +542,7 @@ class BenchRun {
         if (add.deletion_vector && removed.count(add.path)) m.vector_bytes += add.deletion_vector->size_in_bytes;
         else m.bytes_written += add.size;
       }
+      for (const auto& changed : commit.change_data) m.change_bytes += changed.size;
     }
     expect(m.batches, o_.upsert_batches, "batches of " + name);
   }

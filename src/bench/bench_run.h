@@ -22,7 +22,8 @@ struct BenchOptions {
   double service_seconds = 60;
   std::string service_target_latency = "400ms";
   // The upserts workload: silver at a steady upsert_rate of updates a second with random keys
-  // into a seeded table of upsert_keys keys, a batch a second, with and without deletion vectors.
+  // into a seeded table of upsert_keys keys, a batch a second, with and without deletion vectors,
+  // and with vectors and the change data feed.
   int64_t upsert_keys = 10'000'000;
   int64_t upsert_rate = 10'000;
   int upsert_batches = 10;
@@ -56,9 +57,9 @@ struct Measurement {
   int64_t latency_samples = 0;  // the events, or the gold rows, the latencies are of
   // Service steps: the live data files of the step's tables at its end (-1: not such a step).
   int64_t bronze_files = -1, silver_files = -1, gold_files = -1;
-  // Upsert steps (with `batches`): the data and vector bytes the batches wrote to the table, and
-  // the bytes of the batches' own rows (their bronze files) (-1: not such a step).
-  int64_t bytes_written = -1, vector_bytes = -1, batch_bytes = -1;
+  // Upsert steps (with `batches`): the data, vector and change data bytes the batches wrote to the
+  // table, and the bytes of the batches' own rows (their bronze files) (-1: not such a step).
+  int64_t bytes_written = -1, vector_bytes = -1, change_bytes = -1, batch_bytes = -1;
   double per_second() const { return seconds > 0 ? static_cast<double>(events) / seconds : 0; }
 };
 
