@@ -75,9 +75,8 @@ int64_t first_replayable(const delta::Snapshot& snapshot, const std::vector<delt
   return snapshot.version + 1;
 }
 
-}  // namespace
-
-std::string change_feed_sql(const delta::Snapshot& snapshot, int64_t from) {
+// change_feed_sql over `commits` (versions up to the snapshot's, in order), already read.
+std::string changes_sql(const delta::Snapshot& snapshot, const std::vector<delta::CommitEntry>& commits) {
   const delta::Metadata& metadata = snapshot.metadata;
   std::string table = delta::normal_table_path(snapshot.table_path);
   std::string names;
@@ -90,7 +89,7 @@ std::string change_feed_sql(const delta::Snapshot& snapshot, int64_t from) {
     some.files = files;
     return "SELECT " + names + " FROM (" + delta::scan_sql(some) + ")";
   };
-  for (const auto& commit : delta::read_commits(snapshot.table_path, from, snapshot.version)) {
+  for (const auto& commit : commits) {
     std::string version = std::to_string(commit.version) + "::BIGINT AS _commit_version";
     if (!commit.change_data.empty()) {
       // A change data file holds the table's columns as data files do (physical names, no
@@ -151,6 +150,12 @@ std::string change_feed_sql(const delta::Snapshot& snapshot, int64_t from) {
   return sql;
 }
 
+}  // namespace
+
+std::string change_feed_sql(const delta::Snapshot& snapshot, int64_t from) {
+  return changes_sql(snapshot, delta::read_commits(snapshot.table_path, from, snapshot.version));
+}
+
 std::vector<CheckLine> check_change_feed(sql::Connection& con, const std::string& table, const delta::Snapshot& snapshot) {
   if (!snapshot.exists() || !delta::change_data_feed_enabled(snapshot.metadata)) return {};
   std::vector<CheckLine> lines;
@@ -168,7 +173,9 @@ std::vector<CheckLine> check_change_feed(sql::Connection& con, const std::string
     add("note", table + "'s change data feed is not checked: vacuum has deleted files that every version of it in the log needs");
     return lines;
   }
-  std::string changes = change_feed_sql(snapshot, since);
+  // The commits from `since` on, as read above (not read again).
+  const std::vector<delta::CommitEntry> replayed(commits.begin() + (since - commits.front().version), commits.end());
+  std::string changes = changes_sql(snapshot, replayed);
   std::string names;
   for (const auto& c : snapshot.metadata.schema) names += (names.empty() ? "" : ", ") + q(c.name);
   // The rows before the first change, then the changes, each row counted +1 or -1: what is left
