@@ -4,6 +4,7 @@
 #include <set>
 
 #include "check/check_wording.h"
+#include "table/change_rows.h"
 #include "table/column_mapping.h"
 #include "table/parquet_file.h"
 #include "table/table_features.h"
@@ -75,85 +76,10 @@ int64_t first_replayable(const delta::Snapshot& snapshot, const std::vector<delt
   return snapshot.version + 1;
 }
 
-// change_feed_sql over `commits` (versions up to the snapshot's, in order), already read.
-std::string changes_sql(const delta::Snapshot& snapshot, const std::vector<delta::CommitEntry>& commits) {
-  const delta::Metadata& metadata = snapshot.metadata;
-  std::string table = delta::normal_table_path(snapshot.table_path);
-  std::string names;
-  for (const auto& c : metadata.schema) names += (names.empty() ? "" : ", ") + q(c.name);
-  std::string sql;
-  auto append = [&](const std::string& select) { sql += (sql.empty() ? "" : " UNION ALL ") + select; };
-  // The rows of `files` as the table reads them (their deletion vectors applied).
-  auto rows_of = [&](const std::vector<delta::AddFile>& files) {
-    delta::Snapshot some = snapshot;
-    some.files = files;
-    return "SELECT " + names + " FROM (" + delta::scan_sql(some) + ")";
-  };
-  for (const auto& commit : commits) {
-    std::string version = std::to_string(commit.version) + "::BIGINT AS _commit_version";
-    if (!commit.change_data.empty()) {
-      // A change data file holds the table's columns as data files do (physical names, no
-      // partition columns: those are in its partition values), and _change_type.
-      for (const auto& file : commit.change_data) {
-        std::string columns;
-        for (const auto& c : metadata.schema) {
-          std::string value;
-          if (std::find(metadata.partition_columns.begin(), metadata.partition_columns.end(), c.name) != metadata.partition_columns.end()) {
-            auto given = file.partition_values.find(delta::physical_name(metadata, c));
-            value = given == file.partition_values.end() || !given->second ? "NULL" : sql::quote_literal(*given->second);
-          } else {
-            value = delta::logical_value_sql(metadata, q(delta::physical_name(metadata, c)), c.type);
-          }
-          columns += std::string("CAST(") + value + " AS " + delta::duckdb_type_of(c.type) + ") AS " + q(c.name) + ", ";
-        }
-        append("SELECT " + columns + "_change_type, " + version + " FROM read_parquet(" +
-               sql::quote_literal(delta::readable_path(table, file.path, file.size)) + ")");
-      }
-      continue;
-    }
-    // Without: a file removed and added again is the rows its new deletion vector takes out;
-    // any other added file's rows are inserted, any other removed file's rows deleted.
-    std::vector<delta::AddFile> inserted, deleted, readded, before;
-    for (const auto& added : commit.adds) {
-      if (!added.data_change) continue;
-      auto removed = std::find_if(commit.removes.begin(), commit.removes.end(),
-                                  [&](const delta::RemoveFile& r) { return r.path == added.path && r.data_change; });
-      if (removed == commit.removes.end()) {
-        inserted.push_back(added);
-        continue;
-      }
-      readded.push_back(added);
-      delta::AddFile old = added;
-      old.deletion_vector = removed->deletion_vector;
-      before.push_back(old);
-    }
-    for (const auto& removed : commit.removes) {
-      if (!removed.data_change) continue;
-      if (std::any_of(readded.begin(), readded.end(), [&](const delta::AddFile& a) { return a.path == removed.path; })) continue;
-      delta::AddFile old;
-      old.path = removed.path;
-      old.size = removed.size.value_or(0);
-      if (removed.partition_values) old.partition_values = *removed.partition_values;
-      old.deletion_vector = removed.deletion_vector;
-      deleted.push_back(old);
-    }
-    if (!inserted.empty()) append("SELECT *, 'insert' AS _change_type, " + version + " FROM (" + rows_of(inserted) + ")");
-    if (!deleted.empty()) append("SELECT *, 'delete' AS _change_type, " + version + " FROM (" + rows_of(deleted) + ")");
-    if (!readded.empty())
-      append("SELECT *, 'delete' AS _change_type, " + version + " FROM ((" + rows_of(before) + ") EXCEPT ALL (" + rows_of(readded) + "))");
-  }
-  if (sql.empty()) {
-    std::string none;
-    for (const auto& c : metadata.schema) none += "NULL::" + delta::duckdb_type_of(c.type) + " AS " + q(c.name) + ", ";
-    sql = "SELECT " + none + "NULL::VARCHAR AS _change_type, NULL::BIGINT AS _commit_version WHERE false";
-  }
-  return sql;
-}
-
 }  // namespace
 
 std::string change_feed_sql(const delta::Snapshot& snapshot, int64_t from) {
-  return changes_sql(snapshot, delta::read_commits(snapshot.table_path, from, snapshot.version));
+  return delta::change_rows_sql(snapshot, delta::read_commits(snapshot.table_path, from, snapshot.version));
 }
 
 std::vector<CheckLine> check_change_feed(sql::Connection& con, const std::string& table, const delta::Snapshot& snapshot) {
@@ -175,7 +101,7 @@ std::vector<CheckLine> check_change_feed(sql::Connection& con, const std::string
   }
   // The commits from `since` on, as read above (not read again).
   const std::vector<delta::CommitEntry> replayed(commits.begin() + (since - commits.front().version), commits.end());
-  std::string changes = changes_sql(snapshot, replayed);
+  std::string changes = delta::change_rows_sql(snapshot, replayed);
   std::string names;
   for (const auto& c : snapshot.metadata.schema) names += (names.empty() ? "" : ", ") + q(c.name);
   // The rows before the first change, then the changes, each row counted +1 or -1: what is left

@@ -6,6 +6,8 @@
 #include "check/change_feed.h"
 #include "check/check_wording.h"
 #include "check/lake_views.h"
+#include "check/stream_input.h"
+#include "pipeline/change_columns.h"
 #include "check/window_recount.h"
 #include "checkpoint/window_state_store.h"
 #include "sql/duckdb.h"
@@ -266,7 +268,9 @@ class Checker {
   }
 
   void check_latest(const Stream& stream) {
-    const auto& source_columns = snapshots_.at(stream.from).metadata.schema;
+    const StreamInput input = stream_input(con_, stream, snapshots_.at(stream.from));
+    const auto& source_columns = input.columns;
+    const std::string& source = input.relation;
     const auto& columns = snapshots_.at(stream.table).metadata.schema;
     std::vector<std::string> compared;
     for (const auto& c : columns)
@@ -286,9 +290,12 @@ class Checker {
     // offset, of its last copy); a NULL in a key column is a value like any other, as in GROUP BY.
     // With deletes, the replay of the change log: a key whose newest event is a delete is absent.
     std::string delete_flag = stream.deletes.empty() ? "" : ", coalesce((" + stream.deletes + "), false) AS _delete";
+    // Of a change data feed, a later version's change is the newer at the same order_by (a
+    // delete repeats the row it deletes).
+    std::string later_change = stream.read == SourceRead::Changes ? std::string(kCommitVersionColumn) + " DESC, " : "";
     std::string newest = "SELECT * FROM (SELECT *, row_number() OVER (PARTITION BY " + keys + " ORDER BY " +
-                         q(stream.order_by) + " DESC NULLS LAST, _position DESC) AS _rank FROM (SELECT " + list + ", " +
-                         position + " AS _position" + delete_flag + " FROM " + q(stream.from) + " GROUP BY ALL)) WHERE _rank = 1";
+                         q(stream.order_by) + " DESC NULLS LAST, " + later_change + "_position DESC) AS _rank FROM (SELECT " + list + ", " +
+                         position + " AS _position" + delete_flag + " FROM " + source + " GROUP BY ALL)) WHERE _rank = 1";
     std::string expected = "SELECT " + list + ", true AS _in FROM (" + newest + ")" +
                            (stream.deletes.empty() ? "" : " WHERE NOT _delete");
     sql::Rows r = con_.query("SELECT count(*) FILTER (WHERE e._in) AS expected, "
@@ -387,7 +394,9 @@ class Checker {
 };
 
 void Checker::check_window(const Stream& stream) {
-  const auto& source_columns = snapshots_.at(stream.from).metadata.schema;
+  const StreamInput input = stream_input(con_, stream, snapshots_.at(stream.from),
+                                        slices_.count(stream.from) ? &slices_.at(stream.from).range : nullptr);
+  const auto& source_columns = input.columns;
   const delta::Snapshot& gold = snapshots_.at(stream.table);
   std::string source = layer_of(pipeline_, stream.from);
   auto progress = read_window_progress(pipeline_, stream);
@@ -446,7 +455,7 @@ void Checker::check_window(const Stream& stream) {
   // should have counted: each event once among the copies that were on time.
   MetWatermarks met;
   if (progress) met = {progress->watermark_history, progress->watermark_us};
-  create_window_copies(con_, stream, source_columns, q(stream.from), met, "check_copies");
+  create_window_copies(con_, stream, source_columns, input.relation, met, "check_copies");
   create_window_events(con_, stream, source_columns, "check_copies", "true", "check_events");
   create_window_events(con_, stream, source_columns, "check_copies", "NOT _late", "check_counted");
   con_.exec("CREATE OR REPLACE TEMP TABLE check_recount AS SELECT " + key + ", " + aggs + " FROM check_events GROUP BY " + key);

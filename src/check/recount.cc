@@ -5,6 +5,7 @@
 
 #include "check/check_wording.h"
 #include "check/lake_views.h"
+#include "check/stream_input.h"
 #include "check/window_recount.h"
 #include "checkpoint/window_state_store.h"
 #include "sql/duckdb.h"
@@ -49,7 +50,8 @@ std::vector<RecountChange> recount_table(sql::Connection& con, const Pipeline& p
       snapshots[stream.table] = created;
     }
     const delta::Snapshot& gold = snapshots.at(stream.table);
-    const auto& source_columns = snapshots.at(stream.from).metadata.schema;
+    const StreamInput input = stream_input(con, stream, snapshots.at(stream.from));
+    const auto& source_columns = input.columns;
     const auto& columns = gold.metadata.schema;
 
     std::string key = window_key_sql(stream);
@@ -62,7 +64,7 @@ std::vector<RecountChange> recount_table(sql::Connection& con, const Pipeline& p
       met = {progress->watermark_history, progress->watermark_us};
       watermark_us = progress->watermark_us;
     }
-    create_window_copies(con, stream, source_columns, q(stream.from), met, "recount_copies");
+    create_window_copies(con, stream, source_columns, input.relation, met, "recount_copies");
     create_window_events(con, stream, source_columns, "recount_copies", "true", "recount_events");
     con.exec("CREATE OR REPLACE TEMP TABLE recount_values AS SELECT " + key + ", " + window_aggregates_sql(stream, types) +
              " FROM recount_events GROUP BY " + key);

@@ -147,6 +147,9 @@ class Tracer {
   WhyAnswer run_window(const WhyRequest& request) {
     WindowName name = window_named(request.window);
     const Stream& s = *name.stream;
+    if (s.read != SourceRead::Appends)
+      throw Error(s.name + " reads " + s.from + (s.read == SourceRead::Changes ? "'s change data feed" : " skipping versions that change rows") +
+                  " (read = \"" + source_read_name(s.read) + "\"), whose records why does not list; lakestream check verifies its windows");
     if (!snapshots_.count(s.from)) throw Error(s.from + ", which " + s.name + " reads, does not exist yet: no record to list");
     const auto& source_columns = snapshots_.at(s.from).metadata.schema;
     if (!delta::has_column(source_columns, "partition") || !delta::has_column(source_columns, "offset"))
@@ -368,6 +371,12 @@ class Tracer {
     for (const Stream* s : pipeline_.in_dependency_order()) {
       if (s->kind == StreamKind::Ingest || !reached.count(s->from)) continue;
       reached.insert(s->table);
+      if (s->read != SourceRead::Appends) {
+        trail.steps.push_back({s->table, "not traced",
+                               s->name + " reads " + (s->read == SourceRead::Changes ? s->from + "'s change data feed" : s->from + " skipping versions that change rows") +
+                                   " (read = \"" + source_read_name(s->read) + "\"), which why does not follow; lakestream check verifies " + s->table});
+        continue;
+      }
       if (!holds(s->from, p, o)) {
         trail.steps.push_back({s->table, "not read", "it is not in " + s->from + " (above), which " + s->name + " reads"});
         continue;

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <map>
 
+#include "pipeline/change_columns.h"
 #include "sql/duckdb.h"
 #include "table/parquet_file.h"
 
@@ -35,14 +36,16 @@ std::string exact_decimal_average(const std::string& argument, const std::string
 
 std::string window_copies_sql(const Stream& stream, const std::vector<delta::Column>& source_columns,
                               const std::string& source_view) {
+  // The source batch a copy came in: of a change data feed, the version of the change.
+  const std::string batch_column = stream.read == SourceRead::Changes ? kCommitVersionColumn : "_batch_id";
   bool has_batch_id = false, has_position = false;
   for (const auto& c : source_columns) {
-    if (c.name == "_batch_id") has_batch_id = true;
+    if (c.name == batch_column) has_batch_id = true;
     if (c.name == "offset") has_position = true;
   }
   std::string width = "INTERVAL '" + std::to_string(stream.window_us) + " microseconds'";
   return "SELECT time_bucket(" + width + ", " + q(stream.event_time) + ", TIMESTAMPTZ '1970-01-01 00:00:00+00') AS ws, *, " +
-         (has_batch_id ? "_batch_id" : "NULL::BIGINT") + " AS _batch, " +
+         (has_batch_id ? q(batch_column) : std::string("NULL::BIGINT")) + " AS _batch, " +
          (has_position ? "[\"partition\"::BIGINT, \"offset\"::BIGINT]" : "NULL::BIGINT[]") + " AS _position FROM " +
          source_view + " WHERE " + q(stream.event_time) + " IS NOT NULL" +
          (stream.filter.empty() ? "" : " AND (" + stream.filter + ")");

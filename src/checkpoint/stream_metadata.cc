@@ -24,6 +24,7 @@ nlohmann::json stream_definition(const Pipeline& pipeline, const Stream& s) {
     case StreamKind::Latest:
       d["kind"] = "latest";
       d["from"] = s.from;
+      d["read"] = source_read_name(s.read);
       d["key"] = s.key;
       d["order_by"] = s.order_by;
       // Deletes change what the table holds: rows of delete events written before stay.
@@ -32,6 +33,7 @@ nlohmann::json stream_definition(const Pipeline& pipeline, const Stream& s) {
     case StreamKind::Window: {
       d["kind"] = "window";
       d["from"] = s.from;
+      d["read"] = source_read_name(s.read);
       d["filter"] = s.filter;
       d["event_time"] = s.event_time;
       d["watermark_delay_us"] = s.watermark_delay_us;

@@ -111,6 +111,15 @@ std::map<std::string, std::string> Pipeline::table_properties(const Stream& stre
   return properties;
 }
 
+const char* source_read_name(SourceRead read) {
+  switch (read) {
+    case SourceRead::Appends: return "appends";
+    case SourceRead::SkipChanges: return "skip_changes";
+    case SourceRead::Changes: return "changes";
+  }
+  return "appends";
+}
+
 std::vector<std::string> Pipeline::table_names() const {
   std::vector<std::string> names;
   for (const auto& stream : streams)

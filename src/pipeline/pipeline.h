@@ -123,6 +123,11 @@ struct DeletesRetention {
 // The retention as SQL that order_by minus it reads: an INTERVAL for a duration, else a number.
 std::string deletes_retention_sql(const DeletesRetention& retention);
 
+enum class SourceRead { Appends, SkipChanges, Changes };
+
+// "appends", "skip_changes", "changes": the `read` setting's value.
+const char* source_read_name(SourceRead read);
+
 struct Stream {
   std::string name;
   StreamKind kind = StreamKind::Ingest;
@@ -142,6 +147,11 @@ struct Stream {
 
   // latest and window: the table it reads
   std::string from;
+  // What it reads of `from`: its appended rows (a version that changes rows is refused), its
+  // appended rows skipping versions that change rows (Spark's skipChangeCommits), or its change
+  // data feed, each row with _change_type, _commit_version and _commit_timestamp (Spark's
+  // readChangeFeed; `from`'s stream must write the feed).
+  SourceRead read = SourceRead::Appends;
   // The most data files one batch reads (whole versions, at least one), as Spark's Delta source's
   // maxFilesPerTrigger: memory follows the batch, not the backlog.
   int64_t max_files_per_trigger = 1000;

@@ -34,11 +34,11 @@ const std::vector<std::string> kIngestKeys{"kind", "table", "source", "derived",
                                            "target_latency", "column_mapping"};
 const std::vector<std::string> kLatestKeys{"kind", "table", "from", "key", "order_by", "entity", "max_staleness",
                                            "max_files_per_trigger", "deletes", "deletes_retention", "target_latency", "deletion_vectors",
-                                           "column_mapping", "change_data_feed"};
+                                           "column_mapping", "change_data_feed", "read"};
 const std::vector<std::string> kWindowKeys{"kind",   "table",    "from",          "filter",   "event_time",
                                            "watermark", "dedup", "window",        "window_column", "window_end_column", "group_by",
                                            "output", "aggregates", "max_late_share", "max_staleness",
-                                           "max_files_per_trigger", "target_latency", "column_mapping", "change_data_feed"};
+                                           "max_files_per_trigger", "target_latency", "column_mapping", "change_data_feed", "read"};
 const std::pair<const char*, const std::vector<std::string>*> kKindKeys[] = {
     {"ingest", &kIngestKeys}, {"latest", &kLatestKeys}, {"window", &kWindowKeys}};
 constexpr const char* kDurationHint = "write e.g. \"1 hour\", \"15 minutes\", \"90s\"";
@@ -454,6 +454,17 @@ Stream read_stream(const TomlSection& section, const std::string& name, const Pi
   });
   read("max_files_per_trigger", [&] {
     if (auto cap = section.positive_integer("max_files_per_trigger")) stream.max_files_per_trigger = *cap;
+  });
+  read("read", [&] {
+    auto value = section.string("read");
+    if (!value) return;
+    bool known = false;
+    for (SourceRead read : {SourceRead::Appends, SourceRead::SkipChanges, SourceRead::Changes})
+      if (*value == source_read_name(read)) stream.read = read, known = true;
+    if (!known)
+      section.fail("read", "'" + *value + "' is not a way to read a table; write \"appends\" (its new rows; a version "
+                           "that changes rows stops the stream), \"skip_changes\" (its new rows, skipping versions that "
+                           "change rows) or \"changes\" (its change data feed)");
   });
   if (stream.kind == StreamKind::Latest) {
     read("key", [&] { stream.key = column_list(section, "key", true, "name the key column(s), e.g. key = [\"order_id\"]"); });

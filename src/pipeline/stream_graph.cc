@@ -8,6 +8,7 @@
 #include <optional>
 
 #include "pipeline/bronze_layout.h"
+#include "pipeline/change_columns.h"
 #include "pipeline/did_you_mean.h"
 
 namespace lakestream {
@@ -73,6 +74,7 @@ class StreamGraph {
     check_unique_writers();
     check_inputs_exist();
     check_no_cycle();
+    check_change_feeds_read();
     std::map<std::string, std::optional<Columns>> table_columns;  // nullopt: unknown, after a mistake
     std::set<std::string> unsure;
     for (const Stream* stream : pipeline_.in_dependency_order()) {
@@ -169,6 +171,22 @@ class StreamGraph {
     }
   }
 
+  // A stream that reads a table's change data feed needs the table's writer to write one.
+  void check_change_feeds_read() {
+    for (size_t i = 0; i < pipeline_.streams.size(); ++i) {
+      const Stream& stream = pipeline_.streams[i];
+      const Stream* writer = input_writer(i);
+      if (stream.read != SourceRead::Changes || !writer || writer->change_data_feed || wrong(i, "read")) continue;
+      keep(i, "read", [&] {
+        if (writer->kind == StreamKind::Ingest)
+          sections_[i].fail("read", "\"changes\" reads a change data feed, and " + stream.from + " (written by ingest stream " +
+                                        writer->name + ") only ever appends: read = \"appends\" reads every row it gets");
+        sections_[i].fail("read", "\"changes\" reads " + stream.from + "'s change data feed, which its stream " + writer->name +
+                                      " (line " + std::to_string(writer->line) + ") does not write; set change_data_feed = true there");
+      });
+    }
+  }
+
   // The source's columns, or nullopt when a mistake in the source leaves them unknown.
   std::optional<Columns> source_columns(const Source& source, const Stream& stream) const {
     std::string key = dotted_key("sources", source.name);
@@ -214,7 +232,19 @@ class StreamGraph {
     if (!reads_a_table(i)) return std::nullopt;
     auto input_it = table_columns.find(stream.from);
     if (input_it == table_columns.end() || !input_it->second) return std::nullopt;
-    const Columns& input = *input_it->second;
+    Columns input = *input_it->second;
+    if (stream.read == SourceRead::Changes && !wrong(i, "read")) {
+      for (const auto& added : change_columns()) {
+        if (const Column* clash = find_column(input, added.name); clash && clash->name == added.name) {
+          keep(i, "read", [&] {
+            section.fail("read", "\"changes\" adds the column " + added.name + " to each row, and " + stream.from +
+                                     " has a column of that name already; rename that column where it is declared");
+          });
+          return std::nullopt;
+        }
+        input.push_back({added.name, added});
+      }
+    }
     // The column named at `setting`, or nullopt (the mistake kept) when `input` has none such.
     auto require = [&](const char* setting, const std::string& column) -> std::optional<Column> {
       const Column* found = find_column(input, column);

@@ -4,40 +4,126 @@
 
 #include <nlohmann/json.hpp>
 
+#include "pipeline/change_columns.h"
+#include "table/change_rows.h"
 #include "table/parquet_file.h"
+#include "table/table_files.h"
 #include "util/cpu_profile.h"
 #include "util/error.h"
 
 namespace lakestream {
 
-TableChanges read_table_changes(const std::string& table_path, int64_t from_version, int64_t to_version) {
+namespace {
+
+// True when `commit` deletes or rewrites rows: it removes a file with dataChange (a compaction's
+// removes have none).
+bool changes_rows(const delta::CommitEntry& commit) {
+  return std::any_of(commit.removes.begin(), commit.removes.end(), [](const delta::RemoveFile& r) { return r.data_change; });
+}
+
+void refuse_changed_rows(const std::string& table_path, const delta::CommitEntry& commit) {
+  std::string removed;
+  for (const auto& r : commit.removes)
+    if (r.data_change && removed.empty()) removed = r.path;
+  throw Error("table " + table_path + " is not append-only: version " + std::to_string(commit.version) +
+              " deleted or rewrote rows (" + removed +
+              "). A stream that reads appends stops there; set read = \"changes\" to read the table's change data feed (its "
+              "writer needs change_data_feed = true), read = \"skip_changes\" to skip such versions, or read the table this "
+              "one is built from");
+}
+
+// A version that changed rows without recording them in the feed (written while the feed was
+// off) cannot be read as changes: its removed files say which files, not which rows, changed.
+void require_recorded_changes(const std::string& table_path, const delta::CommitEntry& commit) {
+  if (!commit.change_data.empty() || !changes_rows(commit)) return;
+  // A file removed and added again with a new deletion vector is a feed reader's delete of the
+  // rows the vector adds: readable without change data files.
+  bool only_vectors = std::all_of(commit.removes.begin(), commit.removes.end(), [&](const delta::RemoveFile& r) {
+    return !r.data_change || std::any_of(commit.adds.begin(), commit.adds.end(), [&](const delta::AddFile& a) { return a.path == r.path; });
+  });
+  bool only_deletes = std::none_of(commit.adds.begin(), commit.adds.end(), [](const delta::AddFile& a) { return a.data_change; });
+  if (only_vectors || only_deletes) return;
+  throw Error("version " + std::to_string(commit.version) + " of table " + table_path +
+              " rewrote rows without writing its change data feed (the feed was off then), so which rows it changed is not "
+              "known; read = \"changes\" reads versions written with change_data_feed = true: start this stream over with a "
+              "new checkpoint after the feed is on, or set read = \"skip_changes\"");
+}
+
+std::vector<delta::Column> with_change_columns(std::vector<delta::Column> columns) {
+  for (const auto& field : change_columns()) columns.push_back({field.name, field.delta_type(), true});
+  return columns;
+}
+
+}  // namespace
+
+TableChanges read_table_changes(const std::string& table_path, int64_t from_version, int64_t to_version, SourceRead read) {
   CpuScope cpu_scope("read_table_changes");
   TableChanges changes;
   changes.from_version = from_version;
   changes.to_version = to_version;
+  changes.read = read;
   changes.shape = delta::load_table_shape(table_path, to_version);
-  if (to_version < from_version) return changes;
-  for (auto& commit : delta::read_commits(table_path, from_version, to_version)) {
-    for (const auto& removed : commit.removes)
-      if (removed.data_change)
-        throw Error("table " + table_path + " is not append-only: version " + std::to_string(commit.version) +
-                    " deleted or rewrote rows (" + removed.path +
-                    "). A latest or window stream reads an append-only table; read the table this one is built from, "
-                    "or start the stream over with a new checkpoint.");
+  changes.columns = read == SourceRead::Changes ? with_change_columns(changes.shape.metadata.schema) : changes.shape.metadata.schema;
+  std::vector<delta::CommitEntry> commits;
+  if (to_version >= from_version) commits = delta::read_commits(table_path, from_version, to_version);
+  for (auto& commit : commits) {
     bool added_rows = false;
-    for (auto& add : commit.adds) {
-      if (!add.data_change) continue;  // compaction: the same rows again
-      add.version = commit.version;
-      changes.added.push_back(add);
-      added_rows = true;
+    if (read == SourceRead::Changes) {
+      require_recorded_changes(table_path, commit);
+      added_rows = !commit.change_data.empty() || changes_rows(commit) ||
+                   std::any_of(commit.adds.begin(), commit.adds.end(), [](const delta::AddFile& a) { return a.data_change; });
+    } else if (changes_rows(commit)) {
+      if (read == SourceRead::Appends) refuse_changed_rows(table_path, commit);
+      changes.skipped_versions++;
+      continue;
+    } else {
+      for (auto& add : commit.adds) {
+        if (!add.data_change) continue;  // compaction: the same rows again
+        add.version = commit.version;
+        changes.added.push_back(add);
+        added_rows = true;
+      }
     }
-    if (added_rows && commit.commit_info.contains("timestamp") && commit.commit_info["timestamp"].is_number_integer()) {
-      int64_t at = commit.commit_info["timestamp"].get<int64_t>();
-      if (!changes.oldest_commit_ms || at < *changes.oldest_commit_ms) changes.oldest_commit_ms = at;
-    }
+    auto at = delta::commit_time_ms(commit);
+    if (added_rows && at && (!changes.oldest_commit_ms || *at < *changes.oldest_commit_ms)) changes.oldest_commit_ms = at;
   }
   changes.shape.files = changes.added;
+  if (read == SourceRead::Changes) changes.changes_sql = delta::change_rows_sql(changes.shape, commits);
   return changes;
+}
+
+std::string all_rows_read_sql(const delta::Snapshot& snapshot, SourceRead read) {
+  std::vector<delta::CommitEntry> commits = delta::read_commits(snapshot.table_path, 0, snapshot.version);
+  std::vector<std::string> needed;
+  for (const auto& commit : commits) {
+    if (read == SourceRead::Changes) {
+      require_recorded_changes(snapshot.table_path, commit);
+      for (const auto& file : commit.change_data) needed.push_back(file.path);
+      if (!commit.change_data.empty()) continue;
+      for (const auto& file : commit.removes)
+        if (file.data_change) needed.push_back(file.path);
+    } else if (changes_rows(commit)) {
+      continue;
+    }
+    for (const auto& file : commit.adds)
+      if (file.data_change) needed.push_back(file.path);
+  }
+  auto missing = delta::missing_table_files(snapshot.table_path, needed);
+  if (!missing.empty())
+    throw Error("vacuum has deleted " + missing.front() + (missing.size() > 1 ? " and " + std::to_string(missing.size() - 1) + " more" : "") +
+                ", which the stream read from " + snapshot.table_path + ", so what it read cannot be read again");
+  if (read == SourceRead::Changes) return delta::change_rows_sql(snapshot, commits);
+  delta::Snapshot appended = snapshot;
+  appended.files.clear();
+  for (const auto& commit : commits) {
+    if (changes_rows(commit)) continue;
+    for (auto add : commit.adds) {
+      if (!add.data_change) continue;
+      add.version = commit.version;
+      appended.files.push_back(add);
+    }
+  }
+  return delta::scan_sql(appended);
 }
 
 int64_t last_version_of_batch(const std::string& table_path, int64_t from_version, int64_t until, int64_t max_files) {
@@ -60,6 +146,7 @@ int64_t last_version_of_batch(const std::string& table_path, int64_t from_versio
 }
 
 std::optional<int64_t> rows_by_statistics(const TableChanges& changes) {
+  if (changes.read == SourceRead::Changes) return std::nullopt;
   int64_t rows = 0;
   for (const auto& add : changes.added) {
     auto live = add.live_rows();
@@ -69,6 +156,8 @@ std::optional<int64_t> rows_by_statistics(const TableChanges& changes) {
   return rows;
 }
 
-std::string changes_scan_sql(const TableChanges& changes) { return delta::scan_sql(changes.shape); }
+std::string changes_scan_sql(const TableChanges& changes) {
+  return changes.read == SourceRead::Changes ? changes.changes_sql : delta::scan_sql(changes.shape);
+}
 
 }  // namespace lakestream

@@ -5,6 +5,7 @@
 #include <map>
 #include <set>
 
+#include "pipeline/change_columns.h"
 #include "sql/expression_syntax.h"
 #include "streams/ingest_stream.h"
 #include "table/parquet_file.h"
@@ -155,9 +156,21 @@ class ExpressionCheck {
     shaped_.insert(stream.table);
   }
 
+  // The relation of the rows `stream` reads (its `from` is shaped): `from` itself, or with
+  // read = "changes" `from` with the change columns after its own.
+  std::string input_of(const Stream& stream) {
+    if (stream.read != SourceRead::Changes) return table_sql(stream.from);
+    std::string input = table_sql(stream.name + "__changes");
+    std::string added;
+    for (const auto& column : change_columns())
+      added += ", NULL::" + delta::duckdb_type_of(column.delta_type()) + " AS " + sql::quote_ident(column.name);
+    con_.exec("CREATE TABLE " + input + " AS SELECT *" + added + " FROM " + table_sql(stream.from) + " LIMIT 0");
+    return input;
+  }
+
   void check_window(const Stream& stream) {
     if (!shaped_.count(stream.from)) return;  // its input did not take shape: told already
-    std::string from = table_sql(stream.from);
+    std::string from = input_of(stream);
     if (!stream.filter.empty())
       binds(stream, "filter", stream.filter, stream.from, stream.from, "SELECT * FROM " + from + " WHERE (" + stream.filter + ") LIMIT 0");
     for (const auto& aggregate : stream.aggregates) {
@@ -168,17 +181,14 @@ class ExpressionCheck {
   }
 
   void check_latest(const Stream& stream) {
-    if (!stream.deletes.empty() && shaped_.count(stream.from))
-      binds(stream, "deletes", stream.deletes, stream.from, stream.from,
-            "SELECT * FROM " + table_sql(stream.from) + " WHERE (" + stream.deletes + ") LIMIT 0");
-    shape_like(stream.table, stream.from);
-  }
-
-  void shape_like(const std::string& table, const std::string& from) {
-    if (!shaped_.count(from)) return;
-    con_.exec("CREATE TABLE " + table_sql(table) + " AS SELECT * FROM " + table_sql(from) + " LIMIT 0");
-    shaped_.insert(table);
-    missing_columns_[table] = missing_columns_[from];
+    if (!shaped_.count(stream.from)) return;
+    std::string input = input_of(stream);
+    if (!stream.deletes.empty())
+      binds(stream, "deletes", stream.deletes, stream.from, stream.from, "SELECT * FROM " + input + " WHERE (" + stream.deletes + ") LIMIT 0");
+    // Its table has the columns it reads.
+    con_.exec("CREATE TABLE " + table_sql(stream.table) + " AS SELECT * FROM " + input + " LIMIT 0");
+    shaped_.insert(stream.table);
+    missing_columns_[stream.table] = missing_columns_[stream.from];
   }
 
   PipelineReading& reading_;

@@ -4,6 +4,7 @@
 
 #include "checkpoint/checkpoint.h"
 #include "pipeline/bronze_layout.h"
+#include "pipeline/change_columns.h"
 #include "sinks/table_sink.h"
 #include "sinks/upsert.h"
 #include "source/table_source.h"
@@ -29,6 +30,14 @@ std::string event_columns(const std::vector<delta::Column>& columns) {
   for (const auto& c : columns)
     if (!is_lineage_column(c.name)) list += (list.empty() ? "" : ", ") + sql::quote_ident(c.name);
   return list;
+}
+
+// The rows of `changes` a latest stream reads: of a change data feed, every change but the
+// preimages (a row's state before the update whose postimage follows it: never the newest).
+std::string latest_rows_sql(const TableChanges& changes) {
+  std::string rows = changes_scan_sql(changes);
+  if (changes.read != SourceRead::Changes) return rows;
+  return "SELECT * FROM (" + rows + ") WHERE " + std::string(kChangeTypeColumn) + " <> 'update_preimage'";
 }
 
 class LatestRun {
@@ -74,19 +83,18 @@ class LatestRun {
     batch.latest_offset = delta::latest_version(source_path_);
     batch.description = "versions " + std::to_string(from) + "-" + std::to_string(to) + " of " + s.from;
 
-    TableChanges changes = read_table_changes(source_path_, from, to);
-    const auto& columns = changes.shape.metadata.schema;
+    TableChanges changes = read_table_changes(source_path_, from, to, s.read);
+    const auto& columns = changes.columns;
     auto& con = ctx_.con;
     // A NULL in a key column is a value like any other, as in GROUP BY: those events are one
     // entity, never dropped.
     std::string keys;
     for (const auto& k : s.key) keys += (keys.empty() ? "" : ", ") + sql::quote_ident(k);
-    // Oldest first: by the ordering column (NULL oldest), a tie going to the later (partition,
-    // offset), as across batches.
+    // Oldest first: by the ordering column (NULL oldest), a tie going to the later change of a
+    // feed, then the later (partition, offset), as across batches.
     std::string order = sql::quote_ident(s.order_by) + " ASC NULLS FIRST";
-    for (const char* tie : {"partition", "offset"})
-      if (delta::has_column(columns, tie)) order += ", " + sql::quote_ident(tie);
-    std::string source = "(" + changes_scan_sql(changes) + ") AS source";
+    for (const auto& tie : tie_columns(columns)) order += ", " + sql::quote_ident(tie);
+    std::string source = "(" + latest_rows_sql(changes) + ") AS source";
     auto counted = rows_by_statistics(changes);
     batch.input_rows = counted ? *counted : con.scalar_int("SELECT count(*) FROM " + source);
     batch.durations_ms["getBatch"] = ms_since(started);
@@ -221,19 +229,36 @@ class LatestRun {
                                             "; write a duration, e.g. \"30 days\""));
   }
 
-  // Whether row `a` is newer than row `b` by (order_by, partition, offset), a NULL order_by oldest.
+  // What decides between two rows of a key with the same order_by, in order: of a change data
+  // feed, the later version's change (a delete repeats the row it deletes); then the later
+  // Kafka position (partition, offset) where the rows keep one.
+  std::vector<std::string> tie_columns(const std::vector<delta::Column>& columns) const {
+    std::vector<std::string> ties;
+    if (ctx_.stream.read == SourceRead::Changes) ties.push_back(kCommitVersionColumn);
+    if (delta::has_column(columns, "partition") && delta::has_column(columns, "offset")) {
+      ties.push_back("partition");
+      ties.push_back("offset");
+    }
+    return ties;
+  }
+
+  // Whether row `a` is newer than row `b` by (order_by, tie_columns), a NULL order_by oldest.
   std::string newer(const std::string& a, const std::string& b, const std::vector<delta::Column>& columns) const {
     std::string ob = sql::quote_ident(ctx_.stream.order_by);
     std::string x = a + "." + ob, y = b + "." + ob;
     std::string result = "coalesce(" + x + " > " + y + ", " + x + " IS NOT NULL AND " + y + " IS NULL)";
-    if (delta::has_column(columns, "partition") && delta::has_column(columns, "offset"))
-      result = "(" + result + " OR (" + x + " IS NOT DISTINCT FROM " + y + " AND coalesce([" + a + ".\"partition\"::BIGINT, " +
-               a + ".\"offset\"] > [" + b + ".\"partition\"::BIGINT, " + b + ".\"offset\"], false)))";
+    std::string a_ties, b_ties;
+    for (const auto& tie : tie_columns(columns)) {
+      a_ties += (a_ties.empty() ? "" : ", ") + a + "." + sql::quote_ident(tie) + "::BIGINT";
+      b_ties += (b_ties.empty() ? "" : ", ") + b + "." + sql::quote_ident(tie) + "::BIGINT";
+    }
+    if (!a_ties.empty())
+      result = "(" + result + " OR (" + x + " IS NOT DISTINCT FROM " + y + " AND coalesce([" + a_ties + "] > [" + b_ties + "], false)))";
     return result;
   }
 
   // Silver's one rule, the same within a batch and across batches: the row of a key is its newest
-  // event by (order_by, partition, offset), a NULL order_by oldest. The existing row stays unless
+  // event by (order_by, tie_columns), a NULL order_by oldest. The existing row stays unless
   // the incoming one is newer by that order; an identical resend of it changes nothing, not even
   // its partition and offset (kept in the table, they decide later ties).
   std::string existing_row_stays(const std::vector<delta::Column>& columns) const {

@@ -17,6 +17,7 @@
 #include "table/parquet_file.h"
 #include "table/schema_columns.h"
 #include "table/seen_batches.h"
+#include "pipeline/change_columns.h"
 #include "util/cpu_profile.h"
 #include "util/error.h"
 #include "util/fault.h"
@@ -118,11 +119,13 @@ class WindowRun {
   void open_state() {
     CpuScope cpu_scope("window.open_state");
     auto& con = ctx_.con;
-    delta::Snapshot source = delta::load_snapshot(source_path_);
+    // The source's columns as the stream reads them, from an empty read of its newest version.
+    int64_t newest = delta::latest_version(source_path_);
+    TableChanges none = read_table_changes(source_path_, newest + 1, newest, s_.read);
     bool keep = ctx_.kept_state && !checkpoint_.on_object_store();
     if (keep) {
       auto* kept = dynamic_cast<OpenWindowState*>(ctx_.kept_state->get());
-      if (kept && kept->state && schema_text(kept->source_columns) == schema_text(source.metadata.schema)) {
+      if (kept && kept->state && schema_text(kept->source_columns) == schema_text(none.columns)) {
         open_ = kept;
         return;
       }
@@ -133,11 +136,9 @@ class WindowRun {
       open_ = &own_;
     }
     open_->state.emplace(con, checkpoint_, s_.name);
-    open_->source_columns = source.metadata.schema;
+    open_->source_columns = none.columns;
     std::optional<WindowAggregates>& aggregates = open_->aggregates;
-    delta::Snapshot empty_source = source;
-    empty_source.files.clear();
-    std::string shape = delta::scan_sql(empty_source);  // the source's columns and types, no rows
+    std::string shape = changes_scan_sql(none);  // the source's columns and types, no rows
     aggregates.emplace(con, s_, shape);
     WindowStateShape state_shape;
     state_shape.windows = "SELECT " + aggregates->window_key_select() + ", " + aggregates->partial_select() +
@@ -252,7 +253,7 @@ class WindowRun {
     std::optional<int64_t> oldest_input_ms;  // when the oldest source commit read was made
 
     if (!no_data) {
-      TableChanges changes = read_table_changes(source_path_, from, to);
+      TableChanges changes = read_table_changes(source_path_, from, to, s_.read);
       oldest_input_ms = changes.oldest_commit_ms;
       std::string source = "(" + changes_scan_sql(changes) + ") AS source";
       std::string filter = s_.filter.empty() ? std::string("true") : "(" + s_.filter + ")";
@@ -261,7 +262,9 @@ class WindowRun {
       std::string on_time = et + " IS NOT NULL AND " +
                             (s_.dedup.empty() ? open_->aggregates->window_start_us() + " + " + std::to_string(s_.window_us) + " > " + w
                                               : "epoch_us(" + et + ") > " + w);
-      bool has_batch_id = delta::has_column(open_->source_columns, "_batch_id");
+      // Which source batch a row came in: the version of a change it read, else its _batch_id.
+      const std::string batch_column = s_.read == SourceRead::Changes ? kCommitVersionColumn : "_batch_id";
+      bool has_batch_id = delta::has_column(open_->source_columns, batch_column);
 
       // The batch's counters and event-time figures (over the filtered rows) in one pass over its
       // files, reading only the columns they need.
@@ -272,7 +275,7 @@ class WindowRun {
           "max(" + event_us + ") FILTER (WHERE " + filter + ") AS max_event, "
           "avg(" + event_us + ") FILTER (WHERE " + filter + ")::VARCHAR AS mean_event, "
           "count(*) FILTER (WHERE " + filter + " AND " + on_time + ") AS on_time_rows, " +
-          (has_batch_id ? "max(_batch_id)" : "NULL") + " AS max_batch_id FROM " + source);
+          (has_batch_id ? "max(" + q(batch_column) + ")" : std::string("NULL")) + " AS max_batch_id FROM " + source);
       auto count_of = [&](const char* column) { return std::stoll(counts.text(0, column)); };
       batch.input_rows = count_of("input_rows");
       int64_t on_time_rows = count_of("on_time_rows");
@@ -305,7 +308,7 @@ class WindowRun {
           keys += (keys.empty() ? "" : ", ") + q(d);
           match += (match.empty() ? "" : " AND ") + ("d." + q(d) + " IS NOT DISTINCT FROM f." + q(d));
         }
-        for (const char* col : {"_batch_id", "partition", "offset"})
+        for (const std::string& col : {batch_column, std::string("partition"), std::string("offset")})
           if (delta::has_column(open_->source_columns, col)) order += (order.empty() ? "" : ", ") + q(col);
         if (order.empty()) order = et;
         // The first copy of a key in this batch, unless the state remembers the key already

@@ -162,6 +162,20 @@ const BadFile kBadFiles[] = {
      "lakestream.toml:11: streams.read_orders.derived.order_id: source orders already has a field 'order_id'"},
     {"derived column not a string", BASE "[streams.read_orders.derived]\ndt = 3\n",
      "lakestream.toml:11: streams.read_orders.derived.dt: must be a SQL expression in a string, not an integer"},
+    {"read that is no way to read", BASE LATEST "read = \"updates\"\n",
+     "lakestream.toml:16: streams.latest_orders.read: 'updates' is not a way to read a table; write \"appends\""},
+    {"the changes of an ingest table", BASE LATEST "read = \"changes\"\n",
+     "lakestream.toml:16: streams.latest_orders.read: \"changes\" reads a change data feed, and bronze_orders (written by "
+     "ingest stream read_orders) only ever appends"},
+    {"the changes of a table without a feed", BASE LATEST "[streams.hourly]\nkind = \"window\"\nfrom = \"orders\"\ntable = \"hourly\"\n"
+     "event_time = \"event_time\"\nwatermark = \"1 hour\"\nwindow = \"1h\"\nread = \"changes\"\n[streams.hourly.aggregates]\nn = \"count(*)\"\n",
+     "lakestream.toml:23: streams.hourly.read: \"changes\" reads orders's change data feed, which its stream latest_orders "
+     "(line 10) does not write; set change_data_feed = true there"},
+    {"a change column read twice", BASE LATEST "change_data_feed = true\n[streams.again]\nkind = \"latest\"\nfrom = \"orders\"\n"
+     "table = \"again\"\nkey = \"order_id\"\norder_by = \"event_time\"\nread = \"changes\"\nchange_data_feed = true\n[streams.third]\n"
+     "kind = \"latest\"\nfrom = \"again\"\ntable = \"third\"\nkey = \"order_id\"\norder_by = \"event_time\"\nread = \"changes\"\n",
+     "lakestream.toml:31: streams.third.read: \"changes\" adds the column _change_type to each row, and again has a column of "
+     "that name already"},
     {"partition_by on a latest stream", BASE LATEST "partition_by = [\"dt\"]\n",
      "lakestream.toml:16: streams.latest_orders.partition_by: is a setting of ingest streams, not of latest streams"},
     {"a share over 100%", BASE WINDOW "window = \"1h\"\nmax_late_share = \"150%\"\n",

@@ -1,0 +1,27 @@
+#include "pipeline/change_columns.h"
+
+#include <algorithm>
+
+namespace lakestream {
+
+const std::vector<Field>& change_columns() {
+  static const std::vector<Field> columns = [] {
+    std::vector<Field> fields;
+    for (auto [name, type] : {std::pair{kChangeTypeColumn, FieldType::String}, std::pair{kCommitVersionColumn, FieldType::BigInt},
+                              std::pair{kCommitTimestampColumn, FieldType::Timestamp}}) {
+      Field field;
+      field.name = name;
+      field.type = type;
+      fields.push_back(field);
+    }
+    return fields;
+  }();
+  return columns;
+}
+
+bool is_change_column(const std::string& name) {
+  const auto& columns = change_columns();
+  return std::any_of(columns.begin(), columns.end(), [&](const Field& f) { return f.name == name; });
+}
+
+}  // namespace lakestream
