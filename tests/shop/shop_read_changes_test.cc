@@ -116,7 +116,18 @@ TEST(ShopReadChanges, AMirrorOfSilversFeedIsSilverAndAWindowOverItCountsEachOrde
             "orders\n1001:placed 1002:placed 1003:placed 1005:placed 1006:placed 1008:placed 1009:placed\n");
   expect_check_ok(f, "after the cancel");
   CommandResult check = f.lakestream("check");
-  EXPECT_NE(check.out.find("silver_hours 09:00 "), std::string::npos) << check.out;
+  EXPECT_NE(check.out.find("late    silver_hours 09:00 counted 3 orders, 68.50; silver has 4 orders, 90.50: 1 arrived after "
+                           "the hour was written"),
+            std::string::npos)
+      << check.out;
+  // recount writes the hour with the late order, from the same changes.
+  CommandResult recount = f.lakestream("recount");
+  ASSERT_EQ(recount.exit_code, 0) << recount.err;
+  EXPECT_NE(recount.out.find("recount: silver_hours 2026-10-01 09:00: 3 orders, 68.50 -> 4 orders, 90.50\n"), std::string::npos)
+      << recount.out;
+  check = f.lakestream("check");
+  EXPECT_NE(check.out.find("ok      silver_hours 09:00 4 orders, 90.50"), std::string::npos) << check.out;
+  EXPECT_EQ(check.out.find("PROBLEM"), std::string::npos) << check.out;
 }
 
 TEST(ShopReadChanges, AStreamReadingAppendsStopsAtSilversFirstUpdateAndSaysWhatToSet) {
