@@ -39,11 +39,17 @@ void add_vacuum_command(CLI::App& app) {
     for (const auto& file : plan.data_files) std::cout << (*dry_run ? "would delete " : "delete ") << file << "\n";
     for (const auto& file : plan.log_files)
       std::cout << (*dry_run ? "would delete " : "delete ") << "_delta_log/" << file << "\n";
+    for (const auto& file : plan.iceberg_files) std::cout << (*dry_run ? "would delete " : "delete ") << file << "\n";
     if (!*dry_run) run_vacuum(plan);
     std::cout << "vacuum " << *table << ": versions from " << plan.oldest_kept_version << " stay readable; " << verb
               << " " << counted(static_cast<int64_t>(plan.data_files.size()), "data file", "data files") << " ("
               << plan.data_bytes << " bytes) and "
-              << counted(static_cast<int64_t>(plan.log_files.size()), "log file", "log files") << "\n";
+              << counted(static_cast<int64_t>(plan.log_files.size()), "log file", "log files")
+              << (plan.iceberg_files.empty()
+                      ? std::string()
+                      : ", and " + counted(static_cast<int64_t>(plan.iceberg_files.size()), "file", "files") +
+                            " of older Iceberg views")
+              << "\n";
   });
 }
 

@@ -12,6 +12,7 @@
 #include "streams/ingest_stream.h"
 #include "streams/latest_stream.h"
 #include "streams/window_stream.h"
+#include "table/iceberg_metadata.h"
 #include "util/cpu_profile.h"
 #include "util/error.h"
 #include "util/files.h"
@@ -62,6 +63,20 @@ void tell_where_it_runs(const Stream& stream, const std::optional<std::string>& 
       << (where.empty() ? "runs on this worker now, which holds partition 0" : where) << "\n" << std::flush;
 }
 
+// A crash after a commit, before its Iceberg metadata, leaves the Iceberg view a version behind:
+// the run writes it before the stream's first batch (a failure only warns, as after a commit).
+void catch_up_iceberg(const Pipeline& pipeline, const Stream& stream, const RunOptions& options) {
+  for (const auto& table : stream.tables_written()) {
+    std::string path = pipeline.table_path(table);
+    if (options.kept && !options.kept->iceberg_caught_up.insert(path).second) continue;
+    try {
+      delta::catch_up_iceberg_metadata(path);
+    } catch (const Error& e) {
+      std::fprintf(stderr, "warning: the Iceberg metadata of table %s was not caught up: %s\n", table.c_str(), e.what());
+    }
+  }
+}
+
 }  // namespace
 
 bool single_writer_is_shared(const Pipeline& pipeline) {
@@ -104,6 +119,7 @@ std::vector<StreamReport> run_pipeline(const Pipeline& pipeline, const RunOption
       tell_where_it_runs(*stream, elsewhere, options, out);
       if (elsewhere) continue;
     }
+    if (pipeline.iceberg_for(*stream)) catch_up_iceberg(pipeline, *stream, options);
     ProgressLog log(pipeline.checkpoint_path(stream->name), options.progress_log_bytes);
     // Read from the log at the first batch: a run with nothing new does not parse the whole log;
     // a continuous run keeps the last start itself.

@@ -8,6 +8,7 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <set>
 #include <ostream>
 #include <string>
 #include <vector>
@@ -42,6 +43,9 @@ struct KeptAcrossRuns {
   // When each stream's last batch started (for the input rate), so that a run does not read the
   // whole progress log again to find it.
   std::map<std::string, int64_t> last_batch_start_us;
+  // The tables whose Iceberg metadata this process has caught up with their logs (once is enough:
+  // after that every commit writes its own).
+  std::set<std::string> iceberg_caught_up;
   // Where each single-writer stream of a worker ran at the last cycle, as last told in the log
   // ("" when here): told again only when it changes.
   std::map<std::string, std::string> told_where;

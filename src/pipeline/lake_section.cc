@@ -70,7 +70,7 @@ void read_lake(const TomlSection& root, Pipeline& pipeline) {
   auto lake = root.table("lake");
   if (!lake) return;
   lake->allow_only({"tables", "checkpoints", "table_locations", "storage", "cache", "cache_size", "compact",
-                    "target_file_size", "compact_min_files", "column_mapping"});
+                    "target_file_size", "compact_min_files", "column_mapping", "iceberg"});
   pipeline.storage = read_storage(*lake);
   if (lake->has("tables")) {
     std::string tables = lake->required_string(
@@ -115,6 +115,10 @@ void read_lake(const TomlSection& root, Pipeline& pipeline) {
     pipeline.compact_min_files = *files;
   }
   if (lake->has("column_mapping")) pipeline.column_mapping = read_column_mapping(*lake);
+  if (auto iceberg = lake->boolean("iceberg")) pipeline.iceberg = *iceberg;
+  if (pipeline.iceberg && pipeline.column_mapping == "name")
+    lake->fail("iceberg", "is true, and Iceberg metadata needs column mapping in id mode while column_mapping is \"name\"; "
+                          "write column_mapping = \"id\", or leave it out (id is then the default of the tables with Iceberg metadata)");
   // Checkpoints on a store are mirrored in a working copy in the cache folder.
   if (!pipeline.checkpoints_url.empty()) pipeline.checkpoints_dir = join_path(pipeline.cache_dir, "checkpoints");
 }

@@ -105,7 +105,11 @@ std::vector<std::string> Stream::tables_written() const {
 std::map<std::string, std::string> Pipeline::table_properties(const Stream& stream) const {
   std::map<std::string, std::string> properties;
   if (stream.change_data_feed) properties["delta.enableChangeDataFeed"] = "true";
-  const std::string& mode = stream.column_mapping.empty() ? column_mapping : stream.column_mapping;
+  std::string mode = stream.column_mapping.empty() ? column_mapping : stream.column_mapping;
+  if (iceberg_for(stream)) {
+    properties["lakestream.iceberg"] = "true";
+    mode = "id";  // the pipeline file refuses another mode with iceberg
+  }
   // "none" asks nothing: a table another writer gave column mapping keeps it.
   if (mode != "none") properties["delta.columnMapping.mode"] = mode;
   return properties;

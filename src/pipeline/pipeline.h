@@ -177,6 +177,9 @@ struct Stream {
   // Delta column mapping for the tables it creates: "none", "name" or "id"; empty: the
   // pipeline's [lake] column_mapping.
   std::string column_mapping;
+  // Iceberg metadata beside its tables' Delta logs (table/iceberg_metadata.h); unset: the
+  // pipeline's [lake] iceberg.
+  std::optional<bool> iceberg;
 
   // window
   std::string filter;                 // SQL boolean expression, may be empty
@@ -235,9 +238,13 @@ struct Pipeline {
   int64_t compact_min_files = 10;
   // [lake] column_mapping: "none", "name" or "id", for the tables of streams that do not say.
   std::string column_mapping = "none";
+  // [lake] iceberg: every table gets Iceberg metadata, unless its stream says otherwise.
+  bool iceberg = false;
+  // Whether the stream's tables get Iceberg metadata: its iceberg, else [lake] iceberg.
+  bool iceberg_for(const Stream& stream) const { return stream.iceberg.value_or(iceberg); }
   // The Delta table properties the tables `stream` writes must have (column mapping, the change
-  // data feed), beyond
-  // those a stream kind adds itself.
+  // data feed, the Iceberg metadata with the column mapping in id mode it needs), beyond those a
+  // stream kind adds itself.
   std::map<std::string, std::string> table_properties(const Stream& stream) const;
   // [service] target_latency: each stream's target_latency unless it sets its own; 0: none, a
   // continuous run with interval 0 commits whatever has arrived as soon as it can.

@@ -31,14 +31,14 @@ namespace {
 namespace fs = std::filesystem;
 
 const std::vector<std::string> kIngestKeys{"kind", "table", "source", "derived", "partition_by", "max_quarantine_share",
-                                           "target_latency", "column_mapping"};
+                                           "target_latency", "column_mapping", "iceberg"};
 const std::vector<std::string> kLatestKeys{"kind", "table", "from", "key", "order_by", "entity", "max_staleness",
                                            "max_files_per_trigger", "deletes", "deletes_retention", "target_latency", "deletion_vectors",
-                                           "column_mapping", "change_data_feed", "read"};
+                                           "column_mapping", "change_data_feed", "read", "iceberg"};
 const std::vector<std::string> kWindowKeys{"kind",   "table",    "from",          "filter",   "event_time",
                                            "watermark", "dedup", "window",        "window_column", "window_end_column", "group_by",
                                            "output", "aggregates", "max_late_share", "max_staleness",
-                                           "max_files_per_trigger", "target_latency", "column_mapping", "change_data_feed", "read"};
+                                           "max_files_per_trigger", "target_latency", "column_mapping", "change_data_feed", "read", "iceberg"};
 const std::pair<const char*, const std::vector<std::string>*> kKindKeys[] = {
     {"ingest", &kIngestKeys}, {"latest", &kLatestKeys}, {"window", &kWindowKeys}};
 constexpr const char* kDurationHint = "write e.g. \"1 hour\", \"15 minutes\", \"90s\"";
@@ -436,6 +436,23 @@ Stream read_stream(const TomlSection& section, const std::string& name, const Pi
   if (!kind_known) return stream;  // which settings belong here depends on the kind
   read_limits(section, stream, mistakes);
   if (section.has("column_mapping")) read("column_mapping", [&] { stream.column_mapping = read_column_mapping(section); });
+  if (section.has("iceberg")) read("iceberg", [&] {
+    if (auto on = section.boolean("iceberg")) stream.iceberg = *on;
+  });
+  // Iceberg readers find columns by Parquet field id: the tables need column mapping in id mode.
+  if (pipeline.iceberg_for(stream)) {
+    if (!stream.column_mapping.empty() && stream.column_mapping != "id")
+      read("column_mapping", [&] {
+        section.fail("column_mapping", "is \"" + stream.column_mapping + "\", and its tables get Iceberg metadata, whose readers "
+                                       "find columns by Parquet field id: write \"id\", or leave it out (id is then the default)");
+      });
+    else if (stream.column_mapping.empty() && pipeline.column_mapping == "name")
+      read(section.has("iceberg") ? "iceberg" : "kind", [&] {
+        section.fail(section.has("iceberg") ? "iceberg" : "kind",
+                     "its tables get Iceberg metadata, which needs column mapping in id mode, and [lake] column_mapping is "
+                     "\"name\"; set column_mapping = \"id\" on this stream");
+      });
+  }
 
   if (stream.kind == StreamKind::Ingest) {
     read("source", [&] {
@@ -492,6 +509,9 @@ Stream read_stream(const TomlSection& section, const std::string& name, const Pi
     if (section.has("deletes_retention")) read("deletes_retention", [&] { stream.deletes_retention = deletes_retention_setting(section); });
     read("deletion_vectors", [&] {
       if (auto on = section.boolean("deletion_vectors")) stream.deletion_vectors = *on;
+      if (stream.deletion_vectors && pipeline.iceberg_for(stream))
+        section.fail("deletion_vectors", "is true, and its table gets Iceberg metadata, whose v2 readers would read the rows "
+                                         "a deletion vector deletes; leave it out, or set iceberg = false on this stream");
     });
     read("change_data_feed", [&] {
       if (auto on = section.boolean("change_data_feed")) stream.change_data_feed = *on;

@@ -2,6 +2,9 @@
 // Parquet field id (id mode); writers assign ids and physical names and write under them.
 #include "table/column_mapping.h"
 
+#include <algorithm>
+#include <cctype>
+
 #include "sql/duckdb.h"
 #include "table/parquet_file.h"
 #include "util/error.h"
@@ -207,12 +210,30 @@ Metadata with_column_mapping(const Metadata& wanted, const std::optional<Metadat
     note_id(column.metadata);
     for_each_nested_field(column.type, [&](nlohmann::json& field) { note_id(field["metadata"]); });
   }
+  // A table with Iceberg metadata names a new column in its files as its schema does, when no
+  // other column's files use that name (a renamed column keeps its old one), else col_<uuid>:
+  // names Avro allows, since Iceberg readers that find columns by name (not by field id) take
+  // the files' names through Avro's rules.
+  const bool iceberg = out.configuration.count("lakestream.iceberg") && out.configuration.at("lakestream.iceberg") == "true";
+  std::set<std::string> physical_names;
+  for (const auto& column : out.schema)
+    if (column.metadata.contains(kPhysicalName)) physical_names.insert(column.metadata[kPhysicalName].get<std::string>());
+  auto avro_name = [](const std::string& name) {
+    if (name.empty() || std::isdigit(static_cast<unsigned char>(name[0]))) return false;
+    return std::all_of(name.begin(), name.end(), [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; });
+  };
+  auto new_physical_name = [&](const std::string& name) {
+    if (iceberg && avro_name(name) && physical_names.insert(name).second) return name;
+    std::string uuid = new_uuid();
+    if (iceberg) std::replace(uuid.begin(), uuid.end(), '-', '_');
+    return (iceberg ? "col_" : "col-") + uuid;
+  };
   // Fields get ids in schema order, a struct's fields after the struct.
   for (auto& column : out.schema) {
     const bool named_in_files = turned_on && kept.count(column.name);
     auto assign = [&](nlohmann::json& metadata, const std::string& name) {
       if (!metadata.contains(kFieldId)) metadata[kFieldId] = ++max_id;
-      if (!metadata.contains(kPhysicalName)) metadata[kPhysicalName] = named_in_files ? name : "col-" + new_uuid();
+      if (!metadata.contains(kPhysicalName)) metadata[kPhysicalName] = named_in_files ? name : new_physical_name(name);
     };
     assign(column.metadata, column.name);
     for_each_nested_field(column.type,

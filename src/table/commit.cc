@@ -10,12 +10,14 @@
 #include "table/column_mapping.h"
 #include "table/delta_log_json.h"
 #include "table/delta_table.h"
+#include "table/iceberg_metadata.h"
 #include "table/log_files.h"
 #include "table/table_features.h"
 #include "table/table_files.h"
 #include "table/write_rules.h"
 #include "util/cpu_profile.h"
 #include "util/error.h"
+#include "util/fault.h"
 #include "util/files.h"
 
 namespace lakestream::delta {
@@ -137,6 +139,12 @@ int64_t Commit::publish() {
                                                [&](const RemoveFile& r) { return r.path == added.path; }))
       new_rows.push_back(added);
   check_added_rows(protocol, metadata, new_rows, table_path_);
+  // A table with an Iceberg view stays one the view can describe (table/iceberg_metadata.h).
+  if (iceberg_enabled(metadata))
+    if (std::string unfit = iceberg_unfit_reason(metadata); !unfit.empty())
+      throw Error("table " + table_path_ + " has Iceberg metadata (" + kIcebergProperty + " = true), and after this " +
+                  operation_ + " " + unfit + "; nothing was committed. Write the table without them, or unset " +
+                  kIcebergProperty);
   const std::string row_tracking_line =
       has_feature(protocol, "rowTracking") ? assign_row_ids(protocol, metadata, version) : "";
 
@@ -171,7 +179,20 @@ int64_t Commit::publish() {
                          " first (" + path + " exists); re-read the table and redo the work on top of it");
   published_ = true;
   write_checkpoint_if_due(version);
+  if (iceberg_enabled(metadata)) write_iceberg_view(version);
   return version;
+}
+
+// The Iceberg view only follows the log: the commit is in, so a failure is a warning, and the
+// next commit (or run) writes the view of its own version.
+void Commit::write_iceberg_view(int64_t version) const {
+  fault_point("before_iceberg_metadata");
+  try {
+    write_iceberg_metadata(load_snapshot(table_path_, version));
+  } catch (const Error& e) {
+    std::fprintf(stderr, "warning: the Iceberg metadata of version %lld of table %s was not written: %s (the commit is in; "
+                 "the next commit or run writes it)\n", static_cast<long long>(version), table_path_.c_str(), e.what());
+  }
 }
 
 std::string Commit::assign_row_ids(const Protocol& protocol, const Metadata& metadata, int64_t version) {

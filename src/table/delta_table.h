@@ -251,6 +251,8 @@ class Commit {
 
  private:
   void write_checkpoint_if_due(int64_t version) const;
+  // Writes the Iceberg view of `version` (table/iceberg_metadata.h); a failure only warns.
+  void write_iceberg_view(int64_t version) const;
   // The read version's commit time: its inCommitTimestamp, else its commitInfo.timestamp.
   int64_t previous_commit_timestamp() const;
   // Row tracking: gives the adds their base row ids and commit version (a file added again with a

@@ -16,6 +16,7 @@
 
 #include "table/column_mapping.h"
 #include "table/file_stats.h"
+#include "table/iceberg_metadata.h"
 #include "table/schema_columns.h"
 #include "table/path_encoding.h"
 #include "table/table_files.h"
@@ -33,6 +34,7 @@ struct WrittenRows {
   std::string relative;
   std::string staged;
   std::vector<Column> stored_columns;
+  std::vector<Column> stats_columns;  // the stored columns but the partition columns: the ones Delta has stats for
   sql::CopyStats copy;
 };
 
@@ -64,9 +66,13 @@ WrittenRows write_rows(sql::Connection& con, const std::string& table_path, cons
     table_columns.push_back(*in_table);
   }
 
-  // Hive-style folders in schema order; partition columns stay out of the file, as Delta requires.
+  // Hive-style folders in schema order; partition columns stay out of the file, as Delta does,
+  // except in a table with Iceberg metadata: Iceberg readers look for them in the files (Delta
+  // readers take them from partitionValues all the same, as Delta's IcebergCompat features have it).
+  const bool materialized = iceberg_enabled(table_metadata);
   std::string folder = relative_folder;
   std::vector<Column> file_columns;
+  std::set<std::string> partition_names;
   for (const auto& column : table_columns) {
     auto it = partition_values.find(column.name);
     if (it == partition_values.end()) {
@@ -74,6 +80,8 @@ WrittenRows write_rows(sql::Connection& con, const std::string& table_path, cons
     } else {
       folder += hive_escape_path_name(physical_name(table_metadata, column)) + "=" +
                 hive_escape_partition_value(it->second) + "/";
+      partition_names.insert(column.name);
+      if (materialized) file_columns.push_back(column);
     }
   }
   if (file_columns.empty())
@@ -90,6 +98,7 @@ WrittenRows write_rows(sql::Connection& con, const std::string& table_path, cons
     projection += (projection.empty() ? "" : ", ") + std::string("CAST(") +
                   physical_value_sql(table_metadata, "q." + sql::quote_ident(column.name), column.type) + " AS " +
                   duckdb_type_of(stored.type) + ") AS " + sql::quote_ident(stored.name);
+    if (!partition_names.count(column.name)) written.stats_columns.push_back(stored);
     written.stored_columns.push_back(std::move(stored));
   }
   std::string field_ids = field_ids_option(table_metadata, file_columns);
@@ -131,7 +140,7 @@ AddFile write_data_file(sql::Connection& con, const std::string& table_path, con
   AddFile file;
   file.path = written.relative;
   file.partition_values = partition_values_by_physical_name(table_metadata, partition_values);
-  file.stats = compute_file_stats(con, written.staged, written.stored_columns, &written.copy);
+  file.stats = compute_file_stats(con, written.staged, written.stats_columns, &written.copy);
   std::tie(file.size, file.modification_time) = size_and_time(written.staged);
   file.data_change = true;
   publish_staged_file(normal_table_path(table_path), written.relative, written.staged);

@@ -8,6 +8,7 @@
 
 #include "table/deletion_vector.h"
 #include "table/delta_table.h"
+#include "table/iceberg_metadata.h"
 #include "table/log_files.h"
 #include "table/table_files.h"
 #include "util/error.h"
@@ -77,6 +78,7 @@ int64_t oldest_version_current_since(const TableListing& files, const LogListing
 // the change data feed's files (_change_data/), which go as data files do.
 bool is_data_file(const std::string& key) {
   if (key.starts_with("_change_data/")) return true;
+  if (key.starts_with("metadata/")) return false;  // the Iceberg view, expired below by its own rule
   size_t start = 0;
   for (;;) {
     size_t slash = key.find('/', start);
@@ -113,6 +115,21 @@ void plan_data_files(VacuumPlan& plan, const TableListing& files, int64_t keep_f
     plan.data_bytes += file.size;
   }
   std::sort(plan.data_files.begin(), plan.data_files.end());
+}
+
+// The files of Iceberg views (v<N>.metadata.json, snap-<N>.avro, <N>-m0.avro, for Delta version
+// N - 1) of versions older than `keep_from` and than the cutoff, but never the newest view: a
+// reader holding an old view reads files vacuum is about to delete, as with Delta versions.
+void plan_iceberg_files(VacuumPlan& plan, const TableListing& files, int64_t keep_from, int64_t cutoff_ms) {
+  static const std::regex view_file(R"(metadata/(?:v(\d+)\.metadata\.json|snap-(\d+)\.avro|(\d+)-m0\.avro))");
+  auto newest = iceberg_metadata_version(plan.table_path);
+  if (!newest) return;
+  for (const auto& [key, file] : files) {
+    std::smatch m;
+    if (!std::regex_match(key, m, view_file) || file.modified_ms >= cutoff_ms) continue;
+    int64_t version = std::stoll(m[1].matched ? m[1].str() : m[2].matched ? m[2].str() : m[3].str()) - 1;
+    if (version < keep_from && version < *newest) plan.iceberg_files.push_back(key);
+  }
 }
 
 }  // namespace
@@ -160,6 +177,7 @@ VacuumPlan plan_vacuum(const std::string& table_path, std::optional<int64_t> ret
   plan.oldest_kept_version = keep_from;
 
   if (!log_only) plan_data_files(plan, files, keep_from, latest, cutoff);
+  if (!log_only) plan_iceberg_files(plan, files, keep_from, cutoff);
   // Log files go only past the log retention too: commits are the table's history (DESCRIBE
   // HISTORY, time travel by timestamp) even where no data file of theirs is left.
   int64_t log_keep_from = std::min(keep_from, oldest_version_current_since(files, listing, now - log_retain));
@@ -177,6 +195,8 @@ VacuumPlan plan_vacuum(const std::string& table_path, std::optional<int64_t> ret
 }
 
 void run_vacuum(const VacuumPlan& plan) {
+  // The old Iceberg views first: none of them is left naming a data file that is gone.
+  for (const auto& relative : plan.iceberg_files) remove_table_file(plan.table_path, relative);
   for (const auto& relative : plan.data_files) remove_table_file(plan.table_path, relative);
   // Oldest first: a crash midway leaves a log that still starts at a whole version.
   for (const auto& name : plan.log_files) remove_table_file(plan.table_path, "_delta_log/" + name);

@@ -24,6 +24,9 @@ struct VacuumPlan {
   int64_t oldest_kept_version = 0;       // versions from here on stay readable (time travel, streams)
   std::vector<std::string> data_files;   // to delete, relative to the table folder
   std::vector<std::string> log_files;    // to delete, names in _delta_log
+  // Iceberg views (table/iceberg_metadata.h) of versions before the oldest kept one, not the
+  // newest view: their files, relative to the table folder.
+  std::vector<std::string> iceberg_files;
   int64_t data_bytes = 0;
 };
 

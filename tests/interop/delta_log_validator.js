@@ -400,7 +400,11 @@ class TableState {
         addedPaths.add(file.path);
         f.must(!paths.has(file.key), at, `file ${file.path} is removed and added with the same vector in this version`);
         paths.add(file.key);
-        this.files.set(file.key, { ...file, schema: this.meta.fields, partitionColumns: this.meta.raw.partitionColumns });
+        // Tables read as Iceberg keep the partition columns in their files too (Delta's
+        // IcebergCompat features ask for that; lakestream.iceberg does it).
+        const conf = this.meta.raw.configuration || {};
+        const materialized = ['lakestream.iceberg', 'delta.enableIcebergCompatV1', 'delta.enableIcebergCompatV2'].some((k) => conf[k] === 'true');
+        this.files.set(file.key, { ...file, schema: this.meta.fields, partitionColumns: this.meta.raw.partitionColumns, materialized });
       } else if (kind === 'cdc') {
         // PROTOCOL.md, "Add CDC File" and "Change Data Files": a file of the feed in the table
         // folder, dataChange false, only in commits, only with the feature (writer 4, or 7 listing it).

@@ -117,7 +117,8 @@ function checkDataFile(tablePath, file, errors) {
   const full = path.join(tablePath, file.path);
   const where = `${path.basename(tablePath)}/${file.path}`;
   // Columns by the name the files use: the physical name under column mapping.
-  const expected = new Map(file.schema.filter((f) => !file.partitionColumns.includes(f.name)).map((f) => [f.stored || f.name, f.type]));
+  // Partition columns are in the files only when the table materializes them (read as Iceberg).
+  const expected = new Map(file.schema.filter((f) => file.materialized || !file.partitionColumns.includes(f.name)).map((f) => [f.stored || f.name, f.type]));
   const readers = [
     ['parquet-wasm', () => {
       const t = readArrow(full);

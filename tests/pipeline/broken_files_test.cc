@@ -238,9 +238,9 @@ TEST(BrokenFilesKept, AMisspelledKeyIsToldOnceAndAWrongTypeKeepsTheChangesColumn
   CommandResult r = run_lakestream({"run"}, dir.path());
   EXPECT_EQ(r.err,
             "lakestream: lakestream.toml:29: streams.read_orders.tabel: unknown key; did you mean 'table'? (allowed here: "
-            "kind, table, source, derived, partition_by, max_quarantine_share, target_latency, column_mapping)\n"
+            "kind, table, source, derived, partition_by, max_quarantine_share, target_latency, column_mapping, iceberg)\n"
             "lakestream.toml:37: streams.latest_orders.knid: unknown key; did you mean 'kind'? (allowed here: kind, table, "
-            "source, derived, partition_by, max_quarantine_share, target_latency, column_mapping, from, key, order_by, entity, max_staleness, "
+            "source, derived, partition_by, max_quarantine_share, target_latency, column_mapping, iceberg, from, key, order_by, entity, max_staleness, "
             "max_files_per_trigger, deletes, deletes_retention, deletion_vectors, change_data_feed, read, filter, event_time, watermark, dedup, window, window_column, "
             "window_end_column, group_by, output, aggregates, max_late_share)\n"
             "2 mistakes in lakestream.toml: fix them all, then run again\n");

@@ -82,7 +82,7 @@ TEST(FirstHourErrors, AMisspelledKeyAnUnwrittenTableAndAnUnfinishedFilterInOneRu
   EXPECT_EQ(r.err,
             "lakestream: lakestream.toml:41: streams.latest_orders.ordr_by: unknown key; did you mean 'order_by'? "
             "(allowed here: kind, table, from, key, order_by, entity, max_staleness, max_files_per_trigger, deletes, "
-            "deletes_retention, target_latency, deletion_vectors, column_mapping, change_data_feed, read)\n"
+            "deletes_retention, target_latency, deletion_vectors, column_mapping, change_data_feed, read, iceberg)\n"
             "lakestream.toml:46: streams.hourly_sales.from: no stream of this file writes table 'bronze_ordrs'; did you "
             "mean 'bronze_orders'? (tables written: bronze_orders, orders, hourly_sales)\n"
             "lakestream.toml:48: streams.hourly_sales.filter: 'status == 'placed' and' is not a SQL expression: it ends "

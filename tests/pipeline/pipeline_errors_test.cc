@@ -176,6 +176,12 @@ const BadFile kBadFiles[] = {
      "kind = \"latest\"\nfrom = \"again\"\ntable = \"third\"\nkey = \"order_id\"\norder_by = \"event_time\"\nread = \"changes\"\n",
      "lakestream.toml:31: streams.third.read: \"changes\" adds the column _change_type to each row, and again has a column of "
      "that name already"},
+    {"iceberg with deletion vectors", BASE LATEST "iceberg = true\ndeletion_vectors = true\n",
+     "lakestream.toml:17: streams.latest_orders.deletion_vectors: is true, and its table gets Iceberg metadata"},
+    {"iceberg without column mapping by id", BASE "iceberg = true\ncolumn_mapping = \"name\"\n",
+     "lakestream.toml:11: streams.read_orders.column_mapping: is \"name\", and its tables get Iceberg metadata"},
+    {"iceberg for the lake with column mapping by name", "[kafka]\nbootstrap = \"embedded\"\n[lake]\ncolumn_mapping = \"name\"\niceberg = true\n",
+     "lakestream.toml:5: lake.iceberg: is true, and Iceberg metadata needs column mapping in id mode"},
     {"partition_by on a latest stream", BASE LATEST "partition_by = [\"dt\"]\n",
      "lakestream.toml:16: streams.latest_orders.partition_by: is a setting of ingest streams, not of latest streams"},
     {"a share over 100%", BASE WINDOW "window = \"1h\"\nmax_late_share = \"150%\"\n",

@@ -1,0 +1,131 @@
+// The shop with Iceberg metadata on every table (`[lake] iceberg = true`): after every send and
+// run, icebird (an Iceberg reader on hyparquet, tests/interop/read_iceberg.mjs) reads bronze,
+// silver and gold through metadata/version-hint.text alone, and its rows must be lakestream's;
+// the Iceberg validator (tests/interop/iceberg_validator.mjs, written from the Iceberg spec)
+// accepts every metadata file; check's report is the scenario's, word for word. A crash after a
+// commit, before its Iceberg metadata, leaves the view one version behind until the next run.
+#include <csignal>
+#include <filesystem>
+
+#include "shop/shop_scenario.h"
+#include "support/other_readers.h"
+
+namespace lakestream::testing {
+namespace {
+
+std::string shop_with_iceberg() {
+  std::string toml = shop_pipeline();
+  toml.replace(toml.find("[lake]\n"), 7, "[lake]\niceberg = true\n");
+  return toml;
+}
+
+// Runs `command` (a shell command line) and gives its exit status and output.
+std::pair<int, std::string> shell(const std::string& command) {
+  FILE* pipe = ::popen((command + " 2>&1").c_str(), "r");
+  if (!pipe) return {-1, "cannot run " + command};
+  std::string out;
+  char buf[4096];
+  size_t n;
+  while ((n = std::fread(buf, 1, sizeof buf, pipe)) > 0) out.append(buf, n);
+  int status = ::pclose(pipe);
+  return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, out};
+}
+
+// icebird's rows of `table` are lakestream's.
+void expect_icebird_reads(PipelineFixture& f, const std::string& table, const std::string& when) {
+  CommandResult rows = f.lakestream("query", {"--format", "json", "select * from " + table});
+  ASSERT_EQ(rows.exit_code, 0) << rows.err;
+  std::string expected = f.dir() + "/" + table + ".expected.jsonl";
+  write_text(expected, rows.out);
+  auto [status, report] = shell("node '" + source_dir() + "/tests/interop/read_iceberg.mjs' '" + f.dir() + "/lake/" + table +
+                                "' '" + expected + "'");
+  EXPECT_EQ(status, 0) << when << ", " << table << ":\n" << report;
+}
+
+void expect_iceberg_valid(PipelineFixture& f, const std::string& when) {
+  auto [status, report] = shell("node '" + source_dir() + "/tests/interop/iceberg_validator.mjs' '" + f.dir() + "/lake'");
+  EXPECT_EQ(status, 0) << when << ":\n" << report;
+}
+
+// The Delta version the table's newest Iceberg metadata describes (version-hint.text's N - 1).
+int64_t iceberg_version(PipelineFixture& f, const std::string& table) {
+  return std::stoll(read_text(f.dir() + "/lake/" + table + "/metadata/version-hint.text")) - 1;
+}
+
+int64_t delta_version(PipelineFixture& f, const std::string& table) {
+  int64_t newest = -1;
+  for (const auto& entry : std::filesystem::directory_iterator(f.dir() + "/lake/" + table + "/_delta_log")) {
+    std::string name = entry.path().filename().string();
+    if (name.size() == 25 && name.ends_with(".json")) newest = std::max<int64_t>(newest, std::stoll(name.substr(0, 20)));
+  }
+  return newest;
+}
+
+TEST(ShopIceberg, IcebirdReadsEveryTableAsLakestreamDoesAfterEverySend) {
+  PipelineFixture f(shop_with_iceberg(), {{"orders", 3}});
+  int send = 0;
+  play_shop(f, [&] {
+    run_ok(f);
+    std::string when = "after send " + std::to_string(++send);
+    for (const std::string table : {"bronze_orders", "orders"}) {
+      EXPECT_EQ(iceberg_version(f, table), delta_version(f, table)) << when;
+      expect_icebird_reads(f, table, when);
+    }
+    if (send >= 3) expect_icebird_reads(f, "hourly_sales", when);  // written once the first hour closed
+    expect_iceberg_valid(f, when);
+  });
+  CommandResult check = f.lakestream("check");
+  EXPECT_EQ(check.out, expected_check("expected-check.txt")) << check.err;
+  // recount rewrites the late hour: an overwrite snapshot, read the same way.
+  ASSERT_EQ(f.lakestream("recount").exit_code, 0);
+  expect_icebird_reads(f, "hourly_sales", "after the recount");
+  // optimize compacts: a replace snapshot, the same rows.
+  for (const std::string table : {"bronze_orders", "orders", "hourly_sales"}) {
+    CommandResult optimized = f.lakestream("optimize", {table});
+    ASSERT_EQ(optimized.exit_code, 0) << optimized.err;
+    expect_icebird_reads(f, table, "after optimize");
+  }
+  EXPECT_NE(read_text(f.dir() + "/lake/bronze_orders/metadata/v" + std::to_string(iceberg_version(f, "bronze_orders") + 1) +
+                      ".metadata.json")
+                .find("\"operation\": \"replace\""),
+            std::string::npos)
+      << "optimize's commit is a replace snapshot";
+  expect_iceberg_valid(f, "after the recount and optimize");
+  expect_other_readers_accept(f.dir() + "/lake");
+  // vacuum deletes the files optimize replaced and the older Iceberg views, never the newest.
+  CommandResult vacuum = f.lakestream("vacuum", {"bronze_orders", "--retain", "0s", "--unsafe-retention"});
+  ASSERT_EQ(vacuum.exit_code, 0) << vacuum.err;
+  EXPECT_NE(vacuum.out.find(" of older Iceberg views\n"), std::string::npos) << vacuum.out;
+  int64_t newest = iceberg_version(f, "bronze_orders");
+  EXPECT_TRUE(std::filesystem::exists(f.dir() + "/lake/bronze_orders/metadata/v" + std::to_string(newest + 1) + ".metadata.json"));
+  EXPECT_FALSE(std::filesystem::exists(f.dir() + "/lake/bronze_orders/metadata/v1.metadata.json"));
+  expect_icebird_reads(f, "bronze_orders", "after vacuum");
+  expect_iceberg_valid(f, "after vacuum");
+}
+
+TEST(ShopIceberg, ACrashBeforeTheIcebergMetadataLeavesItOneVersionBehindUntilTheNextRun) {
+  PipelineFixture f(shop_with_iceberg(), {{"orders", 3}});
+  auto batches = shop_batches();
+  f.produce("orders", batches.at("1"), "order_id");
+  run_ok(f);
+  expect_icebird_reads(f, "bronze_orders", "after send 1");
+  std::string first = f.lakestream("query", {"--format", "json", "select * from bronze_orders"}).out;
+  f.produce("orders", batches.at("2"), "order_id");
+  CommandResult crashed = f.lakestream("run", {"read_orders"}, {"LAKESTREAM_FAULT=before_iceberg_metadata"});
+  ASSERT_EQ(crashed.signal, SIGKILL) << crashed.out << crashed.err;
+  // The commit is in; the Iceberg view still shows the version before it, whole.
+  EXPECT_EQ(iceberg_version(f, "bronze_orders"), delta_version(f, "bronze_orders") - 1);
+  std::string expected = f.dir() + "/first.jsonl";
+  write_text(expected, first);
+  auto [status, report] = shell("node '" + source_dir() + "/tests/interop/read_iceberg.mjs' '" + f.dir() +
+                                "/lake/bronze_orders' '" + expected + "'");
+  EXPECT_EQ(status, 0) << "the view one version behind:\n" << report;
+  // The next run catches it up before its first batch, with nothing new to read.
+  run_ok(f, {"read_orders"});
+  EXPECT_EQ(iceberg_version(f, "bronze_orders"), delta_version(f, "bronze_orders"));
+  expect_icebird_reads(f, "bronze_orders", "after the next run");
+  expect_iceberg_valid(f, "after the next run");
+}
+
+}  // namespace
+}  // namespace lakestream::testing
