@@ -346,12 +346,21 @@ std::string operation_of(const CommitEntry& commit) {
   return "append";
 }
 
-std::string iceberg_schema_text(const Metadata& metadata) {
+// The schema's id: the same for the same fields, another for any change (an added, renamed or
+// dropped column), as Iceberg readers take an id to name one schema for good. Each view holds
+// only its own schema, so the id is a hash of its fields (31 bits, FNV-1a), not a count.
+int schema_id_of(const json& fields) {
+  uint32_t hash = 2166136261u;
+  for (unsigned char c : fields.dump()) hash = (hash ^ c) * 16777619u;
+  return static_cast<int>(hash & 0x7fffffff);
+}
+
+json iceberg_schema(const Metadata& metadata) {
   json fields = json::array();
   for (const auto& column : metadata.schema)
     fields.push_back({{"id", field_id_of(column)}, {"name", column.name}, {"required", !column.nullable},
                       {"type", iceberg_type_of(column.type)}});
-  return json{{"type", "struct"}, {"schema-id", 0}, {"fields", fields}}.dump();
+  return {{"type", "struct"}, {"schema-id", schema_id_of(fields)}, {"fields", fields}};
 }
 
 }  // namespace
@@ -407,10 +416,12 @@ void write_iceberg_metadata(const Snapshot& snapshot) {
     (added_in == sequence ? added_files : existing_files) += 1;
     (added_in == sequence ? added_rows : existing_rows) += rows;
   }
-  std::string schema_text = iceberg_schema_text(metadata);
+  const json schema = iceberg_schema(metadata);
+  const int schema_id = schema["schema-id"].get<int>();
+  std::string schema_text = schema.dump();
   std::string manifest = avro_container_file(manifest_entry_schema(avro_partition).dump(),
                                              {{"schema", schema_text},
-                                              {"schema-id", "0"},
+                                              {"schema-id", std::to_string(schema_id)},
                                               {"partition-spec", spec_fields.dump()},
                                               {"partition-spec-id", "0"},
                                               {"format-version", "2"},
@@ -452,7 +463,7 @@ void write_iceberg_metadata(const Snapshot& snapshot) {
                         {"sequence-number", sequence},
                         {"timestamp-ms", at},
                         {"manifest-list", location + "/" + list_key},
-                        {"schema-id", 0},
+                        {"schema-id", schema_id},
                         {"summary",
                          {{"operation", operation_of(commits.front())},
                           {"added-data-files", std::to_string(added_files)},
@@ -468,8 +479,8 @@ void write_iceberg_metadata(const Snapshot& snapshot) {
                {"last-sequence-number", sequence},
                {"last-updated-ms", at},
                {"last-column-id", last_column_id},
-               {"current-schema-id", 0},
-               {"schemas", json::array({json::parse(schema_text)})},
+               {"current-schema-id", schema_id},
+               {"schemas", json::array({schema})},
                {"default-spec-id", 0},
                {"partition-specs", json::array({{{"spec-id", 0}, {"fields", spec_fields}}})},
                {"last-partition-id", kFirstPartitionFieldId - 1 + static_cast<int>(partition.size())},

@@ -127,13 +127,23 @@ function readParquet(file) {
   return arrow.tableFromIPC(parquetWasm.readParquet(new Uint8Array(fs.readFileSync(file))).intoIPCStream());
 }
 
+// The table's views: the one version-hint.text names must exist; every v<N>.metadata.json
+// there is checked (an older view is whole too, until vacuum expires it with its files).
 async function checkTable(tableDir) {
   const hintFile = path.join(tableDir, 'metadata', 'version-hint.text');
   const hint = fs.readFileSync(hintFile, 'utf8').trim();
   if (!/^\d+$/.test(hint)) return problem(hintFile, `'${hint}' is not a version number`);
-  const metadataFile = path.join(tableDir, 'metadata', `v${hint}.metadata.json`);
-  if (!fs.existsSync(metadataFile)) return problem(hintFile, `names v${hint}.metadata.json, which does not exist`);
+  if (!fs.existsSync(path.join(tableDir, 'metadata', `v${hint}.metadata.json`)))
+    return problem(hintFile, `names v${hint}.metadata.json, which does not exist`);
   checked.tables++;
+  const views = fs.readdirSync(path.join(tableDir, 'metadata')).filter((n) => /^v\d+\.metadata\.json$/.test(n));
+  for (const view of views) {
+    if (Number(view.slice(1, -'.metadata.json'.length)) > Number(hint)) problem(hintFile, `names v${hint}, and ${view} is newer`);
+    await checkView(path.join(tableDir, 'metadata', view));
+  }
+}
+
+async function checkView(metadataFile) {
   checked.metadataFiles++;
   const m = JSON.parse(fs.readFileSync(metadataFile, 'utf8'));
   const where = metadataFile;
@@ -215,8 +225,9 @@ async function checkTable(tableDir) {
       totalRecords += BigInt(df.record_count);
       totalFiles++;
       if (BigInt(df.record_count) !== BigInt(table.numRows)) problem(e, `record_count ${df.record_count}, the file has ${table.numRows} rows`);
-      // Columns by Parquet field id: each must be a schema field; each schema field not an
-      // identity partition's source must be in the file.
+      // Columns by Parquet field id: each must be a schema field. A field a file lacks (added
+      // after it was written) reads as null, so it must be optional, or an identity partition's
+      // source (read from the partition values).
       const columnById = new Map();
       table.schema.fields.forEach((f, i) => {
         const id = f.metadata.get('PARQUET:field_id');
@@ -225,7 +236,7 @@ async function checkTable(tableDir) {
         columnById.set(Number(id), { vector: table.getChildAt(i), type: f.type });
       });
       for (const [id, field] of byId)
-        if (!columnById.has(id) && !identitySources.has(id)) problem(e, `field ${field.name} (id ${id}) is not in the file`);
+        if (!columnById.has(id) && !identitySources.has(id) && field.required) problem(e, `required field ${field.name} (id ${id}) is not in the file`);
       // Statistics against the file's values.
       const nulls = new Map((df.null_value_counts || []).map((kv) => [kv.key, BigInt(kv.value)]));
       const lower = new Map((df.lower_bounds || []).map((kv) => [kv.key, kv.value]));
@@ -284,4 +295,4 @@ for (const folder of folders)
 if (checked.tables === 0) problem(folders.join(' '), 'no table with Iceberg metadata');
 for (const finding of findings) console.log(finding);
 if (findings.length) process.exit(1);
-console.log(`iceberg metadata valid: ${checked.tables} tables, ${checked.manifests} manifests, ${checked.dataFiles} data files`);
+console.log(`iceberg metadata valid: ${checked.tables} tables, ${checked.metadataFiles} views, ${checked.manifests} manifests, ${checked.dataFiles} data files`);

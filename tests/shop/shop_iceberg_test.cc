@@ -6,6 +6,7 @@
 // commit, before its Iceberg metadata, leaves the view one version behind until the next run.
 #include <csignal>
 #include <filesystem>
+#include <random>
 
 #include "shop/shop_scenario.h"
 #include "support/other_readers.h"
@@ -125,6 +126,45 @@ TEST(ShopIceberg, ACrashBeforeTheIcebergMetadataLeavesItOneVersionBehindUntilThe
   EXPECT_EQ(iceberg_version(f, "bronze_orders"), delta_version(f, "bronze_orders"));
   expect_icebird_reads(f, "bronze_orders", "after the next run");
   expect_iceberg_valid(f, "after the next run");
+}
+
+TEST(ShopIceberg, ANewFieldGetsANewFieldIdAndIcebirdReadsOldAndNewFiles) {
+  PipelineFixture f(shop_with_iceberg(), {{"orders", 3}});
+  auto batches = shop_batches();
+  f.produce("orders", batches.at("1"), "order_id");
+  run_ok(f);
+  // The source gains a field: bronze and silver a column, with the next field id.
+  std::string toml = shop_with_iceberg();
+  toml.replace(toml.find("event_time = \"timestamp\"\n"), 25, "event_time = \"timestamp\"\nchannel = \"string\"\n");
+  f.write_pipeline(toml);
+  f.produce("orders", R"({"order_id":1010,"customer_id":"C07","status":"placed","amount":12.50,"event_time":"2026-10-01T09:55:00Z","channel":"app"}
+)", "order_id");
+  run_ok(f);
+  for (const std::string table : {"bronze_orders", "orders"}) expect_icebird_reads(f, table, "after the new field");
+  std::string view = read_text(f.dir() + "/lake/bronze_orders/metadata/v" + std::to_string(iceberg_version(f, "bronze_orders") + 1) +
+                               ".metadata.json");
+  EXPECT_NE(view.find("\"name\": \"channel\""), std::string::npos) << view;
+  EXPECT_EQ(f.query("select count(channel) as with_channel from bronze_orders"), "with_channel\n1\n");
+  expect_iceberg_valid(f, "after the new field");
+}
+
+TEST(ShopIceberg, RandomKillsLeaveViewsIcebirdReadsAsLakestream) {
+  PipelineFixture f(shop_with_iceberg(), {{"orders", 3}});
+  std::mt19937 rng(25);
+  std::uniform_int_distribution<int> delay_ms(0, 300);
+  int killed = 0;
+  play_shop(f, [&] {
+    for (int i = 0; i < 2; i++) killed += f.lakestream_killed_after(delay_ms(rng), "run").signal == SIGKILL;
+    run_ok(f);
+  });
+  EXPECT_GT(killed, 3) << "most runs should have been killed mid-way";
+  for (const std::string table : {"bronze_orders", "orders", "hourly_sales"}) {
+    EXPECT_EQ(iceberg_version(f, table), delta_version(f, table)) << table;
+    expect_icebird_reads(f, table, "after the kills");
+  }
+  expect_iceberg_valid(f, "after the kills");
+  CommandResult check = f.lakestream("check");
+  EXPECT_EQ(check.out, expected_check("expected-check.txt")) << check.err;
 }
 
 }  // namespace
