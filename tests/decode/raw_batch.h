@@ -9,18 +9,9 @@
 
 #include "pipeline/pipeline.h"
 #include "sql/duckdb.h"
+#include "support/test_support.h"  // hex_bytes
 
 namespace lakestream::testing {
-
-inline std::string hex_bytes(const std::string& bytes) {
-  static const char* digits = "0123456789abcdef";
-  std::string out;
-  for (unsigned char c : bytes) {
-    out += digits[c >> 4];
-    out += digits[c & 15];
-  }
-  return out;
-}
 
 // The raw table of one micro-batch; offsets count from 0 in the order records are added.
 class RawBatch {

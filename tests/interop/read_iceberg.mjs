@@ -3,7 +3,6 @@
 // lakestream's own reader gave: `lakestream query --format json` output in a file. The table is
 // found as a path-based (Hadoop catalog) reader finds it: metadata/version-hint.text, then
 // v<N>.metadata.json, its manifest list and manifests (Avro), then the Parquet files they name.
-// icebird fetches URLs: file:// URLs are answered from the disk here (GET with Range, HEAD).
 //
 //   node tests/interop/read_iceberg.mjs TABLE_FOLDER EXPECTED_JSON_LINES
 // Prints the rows read (one JSON object per line, normalized) after "rows:", then "same" or
@@ -12,41 +11,14 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 
+import { loadIcebird, serveFileUrls } from '../../examples/iceberg/icebird-setup.mjs';
+
 const here = path.dirname(fileURLToPath(import.meta.url));
 const deps = path.join(here, '..', '..', '.deps', 'interop', 'node_modules');
-let icebird;
-try {
-  // An ES module only: its entry point from its package.json.
-  const pkg = JSON.parse(fs.readFileSync(path.join(deps, 'icebird', 'package.json'), 'utf8'));
-  const entry = pkg.exports['.'].import || pkg.exports['.'].default || pkg.exports['.'];
-  icebird = await import(pathToFileURL(path.join(deps, 'icebird', typeof entry === 'string' ? entry : entry.default)).href);
-} catch (e) {
-  console.error(`cannot load icebird from ${deps} (${String(e.message).split('\n')[0]}); run scripts/setup`);
-  process.exit(2);
-}
+const icebird = await loadIcebird([deps]);
 
-// fetch for file:// URLs, as a web server would answer: the bytes, a Range, a HEAD's length.
-const webFetch = globalThis.fetch;
-globalThis.fetch = async (input, init = {}) => {
-  const url = typeof input === 'string' ? input : input.url;
-  if (!url.startsWith('file://')) return webFetch(input, init);
-  const file = fileURLToPath(url);
-  if (!fs.existsSync(file)) return new Response('not found', { status: 404, statusText: 'Not Found' });
-  const size = fs.statSync(file).size;
-  const method = (init.method || 'GET').toUpperCase();
-  if (method === 'HEAD') return new Response(null, { status: 200, headers: { 'content-length': String(size) } });
-  const range = new Headers(init.headers || {}).get('range');
-  let bytes = fs.readFileSync(file);
-  let status = 200;
-  if (range) {
-    const [, from, to] = /bytes=(\d*)-(\d*)/.exec(range);
-    const start = from === '' ? size - Number(to) : Number(from);
-    const end = from === '' || to === '' ? size - 1 : Math.min(Number(to), size - 1);
-    bytes = bytes.subarray(start, end + 1);
-    status = 206;
-  }
-  return new Response(bytes, { status, headers: { 'content-length': String(bytes.length) } });
-};
+// icebird fetches URLs; file:// ones are answered from the disk (the example's module).
+serveFileUrls();
 
 // One spelling per value, whichever reader gave it: timestamps and dates as ISO instants to the
 // millisecond (hyparquet's Dates hold no more), numbers by value, binary as hex.

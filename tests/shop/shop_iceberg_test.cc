@@ -6,6 +6,7 @@
 // commit, before its Iceberg metadata, leaves the view one version behind until the next run.
 #include <csignal>
 #include <filesystem>
+#include <optional>
 #include <random>
 
 #include "shop/shop_scenario.h"
@@ -32,14 +33,20 @@ std::pair<int, std::string> shell(const std::string& command) {
   return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, out};
 }
 
-// icebird's rows of `table` are lakestream's.
-void expect_icebird_reads(PipelineFixture& f, const std::string& table, const std::string& when) {
+// The rows of `table` as lakestream reads them (JSON lines).
+std::string lakestream_rows(PipelineFixture& f, const std::string& table) {
   CommandResult rows = f.lakestream("query", {"--format", "json", "select * from " + table});
-  ASSERT_EQ(rows.exit_code, 0) << rows.err;
-  std::string expected = f.dir() + "/" + table + ".expected.jsonl";
-  write_text(expected, rows.out);
+  EXPECT_EQ(rows.exit_code, 0) << rows.err;
+  return rows.out;
+}
+
+// icebird's rows of `table` are `expected` (JSON lines; by default lakestream's rows now).
+void expect_icebird_reads(PipelineFixture& f, const std::string& table, const std::string& when,
+                          std::optional<std::string> expected = std::nullopt) {
+  std::string file = f.dir() + "/" + table + ".expected.jsonl";
+  write_text(file, expected ? *expected : lakestream_rows(f, table));
   auto [status, report] = shell("node '" + source_dir() + "/tests/interop/read_iceberg.mjs' '" + f.dir() + "/lake/" + table +
-                                "' '" + expected + "'");
+                                "' '" + file + "'");
   EXPECT_EQ(status, 0) << when << ", " << table << ":\n" << report;
 }
 
@@ -110,17 +117,13 @@ TEST(ShopIceberg, ACrashBeforeTheIcebergMetadataLeavesItOneVersionBehindUntilThe
   f.produce("orders", batches.at("1"), "order_id");
   run_ok(f);
   expect_icebird_reads(f, "bronze_orders", "after send 1");
-  std::string first = f.lakestream("query", {"--format", "json", "select * from bronze_orders"}).out;
+  std::string first = lakestream_rows(f, "bronze_orders");
   f.produce("orders", batches.at("2"), "order_id");
   CommandResult crashed = f.lakestream("run", {"read_orders"}, {"LAKESTREAM_FAULT=before_iceberg_metadata"});
   ASSERT_EQ(crashed.signal, SIGKILL) << crashed.out << crashed.err;
   // The commit is in; the Iceberg view still shows the version before it, whole.
   EXPECT_EQ(iceberg_version(f, "bronze_orders"), delta_version(f, "bronze_orders") - 1);
-  std::string expected = f.dir() + "/first.jsonl";
-  write_text(expected, first);
-  auto [status, report] = shell("node '" + source_dir() + "/tests/interop/read_iceberg.mjs' '" + f.dir() +
-                                "/lake/bronze_orders' '" + expected + "'");
-  EXPECT_EQ(status, 0) << "the view one version behind:\n" << report;
+  expect_icebird_reads(f, "bronze_orders", "the view one version behind", first);
   // The next run catches it up before its first batch, with nothing new to read.
   run_ok(f, {"read_orders"});
   EXPECT_EQ(iceberg_version(f, "bronze_orders"), delta_version(f, "bronze_orders"));

@@ -65,6 +65,17 @@ std::string source_dir();
 // Writes a file (creating its folder).
 void write_text(const std::string& path, const std::string& text);
 
+// The bytes as lowercase hex, two digits each.
+inline std::string hex_bytes(const std::string& bytes) {
+  static const char* digits = "0123456789abcdef";
+  std::string out;
+  for (unsigned char c : bytes) {
+    out += digits[c >> 4];
+    out += digits[c & 15];
+  }
+  return out;
+}
+
 }  // namespace lakestream::testing
 
 namespace lakestream::testing {

@@ -14,20 +14,12 @@
 namespace lakestream::delta {
 namespace {
 
-std::string hex(const std::string& bytes) {
-  static const char* digits = "0123456789abcdef";
-  std::string out;
-  for (unsigned char c : bytes) {
-    out += digits[c >> 4];
-    out += digits[c & 15];
-  }
-  return out;
-}
+using testing::hex_bytes;
 
 std::string encoded_long(int64_t value) {
   AvroEncoder out;
   out.write_long(value);
-  return hex(out.bytes());
+  return hex_bytes(out.bytes());
 }
 
 TEST(AvroEncoder, LongsAndStringsAreTheSpecificationsExamples) {
@@ -41,7 +33,7 @@ TEST(AvroEncoder, LongsAndStringsAreTheSpecificationsExamples) {
   EXPECT_EQ(encoded_long(INT64_MIN), "ffffffffffffffffff01");
   AvroEncoder text;
   text.write_string("foo");
-  EXPECT_EQ(hex(text.bytes()), "06666f6f");
+  EXPECT_EQ(hex_bytes(text.bytes()), "06666f6f");
 }
 
 // Records {id: long, name: string, tags: ["null", {"type": "array", "items": {"type": "record",
@@ -73,7 +65,7 @@ TEST(AvroContainer, AvscReadsGeneratedRecordsAsWritten) {
         std::string value(random() % 9, static_cast<char>(random()));
         out.write_int(key);
         out.write_bytes(value);
-        row["tags"].push_back({{"key", key}, {"value", hex(value)}});
+        row["tags"].push_back({{"key", key}, {"value", hex_bytes(value)}});
       }
       out.end_items();
     } else {
