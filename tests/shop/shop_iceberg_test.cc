@@ -111,14 +111,18 @@ TEST(ShopIceberg, IcebirdReadsEveryTableAsLakestreamDoesAfterEverySend) {
   expect_iceberg_valid(f, "after vacuum");
 }
 
+// Sends the shop's batch `batch` and runs every stream.
+void send_and_run(PipelineFixture& f, const std::string& batch) {
+  f.produce("orders", shop_batches().at(batch), "order_id");
+  run_ok(f);
+}
+
 TEST(ShopIceberg, ACrashBeforeTheIcebergMetadataLeavesItOneVersionBehindUntilTheNextRun) {
   PipelineFixture f(shop_with_iceberg(), {{"orders", 3}});
-  auto batches = shop_batches();
-  f.produce("orders", batches.at("1"), "order_id");
-  run_ok(f);
+  send_and_run(f, "1");
   expect_icebird_reads(f, "bronze_orders", "after send 1");
   std::string first = lakestream_rows(f, "bronze_orders");
-  f.produce("orders", batches.at("2"), "order_id");
+  f.produce("orders", shop_batches().at("2"), "order_id");
   CommandResult crashed = f.lakestream("run", {"read_orders"}, {"LAKESTREAM_FAULT=before_iceberg_metadata"});
   ASSERT_EQ(crashed.signal, SIGKILL) << crashed.out << crashed.err;
   // The commit is in; the Iceberg view still shows the version before it, whole.
@@ -133,9 +137,7 @@ TEST(ShopIceberg, ACrashBeforeTheIcebergMetadataLeavesItOneVersionBehindUntilThe
 
 TEST(ShopIceberg, ANewFieldGetsANewFieldIdAndIcebirdReadsOldAndNewFiles) {
   PipelineFixture f(shop_with_iceberg(), {{"orders", 3}});
-  auto batches = shop_batches();
-  f.produce("orders", batches.at("1"), "order_id");
-  run_ok(f);
+  send_and_run(f, "1");
   // The source gains a field: bronze and silver a column, with the next field id.
   std::string toml = shop_with_iceberg();
   toml.replace(toml.find("event_time = \"timestamp\"\n"), 25, "event_time = \"timestamp\"\nchannel = \"string\"\n");
