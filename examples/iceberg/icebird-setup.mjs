@@ -22,10 +22,20 @@ export async function loadIcebird(dirs = []) {
   process.exit(2);
 }
 
-export function serveFileUrls() {
+// `copies` maps a table's location (as its metadata names it) to a local copy of its files:
+// URLs under it are read from the copy (an s3:// location also in the https form icebird asks for).
+export function serveFileUrls(copies = {}) {
   const webFetch = globalThis.fetch;
+  const prefixes = [];
+  for (const [location, folder] of Object.entries(copies)) {
+    prefixes.push([location, folder]);
+    const s3 = /^s3a?:\/\/([^/]+)(\/.*)?$/.exec(location);
+    if (s3) prefixes.push([`https://${s3[1]}.s3.amazonaws.com${s3[2] || ''}`, folder]);
+  }
   globalThis.fetch = async (input, init = {}) => {
-    const url = typeof input === 'string' ? input : input.url;
+    let url = typeof input === 'string' ? input : input.url;
+    for (const [prefix, folder] of prefixes)
+      if (url.startsWith(prefix)) url = pathToFileURL(folder).href + url.slice(prefix.length);
     if (!url.startsWith('file://')) return webFetch(input, init);
     const file = fileURLToPath(url);
     if (!fs.existsSync(file)) return new Response('not found', { status: 404, statusText: 'Not Found' });

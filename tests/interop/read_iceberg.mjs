@@ -4,7 +4,9 @@
 // found as a path-based (Hadoop catalog) reader finds it: metadata/version-hint.text, then
 // v<N>.metadata.json, its manifest list and manifests (Avro), then the Parquet files they name.
 //
-//   node tests/interop/read_iceberg.mjs TABLE_FOLDER EXPECTED_JSON_LINES
+//   node tests/interop/read_iceberg.mjs TABLE_FOLDER EXPECTED_JSON_LINES [LOCATION]
+// LOCATION: the table's location on an object store, of which TABLE_FOLDER is a copy: the URLs
+// its metadata names under it are read from the copy.
 // Prints the rows read (one JSON object per line, normalized) after "rows:", then "same" or
 // the differences; exit status 0 only when the rows are the same multiset.
 import fs from 'node:fs';
@@ -18,7 +20,8 @@ const deps = path.join(here, '..', '..', '.deps', 'interop', 'node_modules');
 const icebird = await loadIcebird([deps]);
 
 // icebird fetches URLs; file:// ones are answered from the disk (the example's module).
-serveFileUrls();
+const [table, expectedFile, location] = process.argv.slice(2);
+serveFileUrls(location ? { [location]: path.resolve(table) } : {});
 
 // One spelling per value, whichever reader gave it: timestamps and dates as ISO instants to the
 // millisecond (hyparquet's Dates hold no more), numbers by value, binary as hex.
@@ -49,7 +52,6 @@ function normalRow(row) {
   return JSON.stringify(out);
 }
 
-const [table, expectedFile] = process.argv.slice(2);
 if (!table || !expectedFile) {
   console.error('usage: node read_iceberg.mjs TABLE_FOLDER EXPECTED_JSON_LINES');
   process.exit(2);

@@ -6,6 +6,7 @@
 
 #include "faults/messy_lake.h"
 #include "lake_on_store/store_lake.h"
+#include "support/shell.h"
 #include "table/delta_table.h"
 #include "table/table_files.h"
 
@@ -151,6 +152,27 @@ TEST_P(ShopOnStore, EachTableWhereItsLocationSays) {
   auto root = storage::open_store(store.url("mixed"), store.settings());
   EXPECT_TRUE(root->get("silver/_delta_log/00000000000000000000.json"));
   EXPECT_TRUE(root->get("gold/_delta_log/00000000000000000000.json"));
+}
+
+// Iceberg views of tables on the store name the store's files: a copy of each table's objects,
+// read by icebird through the view with the store's URLs mapped to the copy, has lakestream's rows.
+TEST_P(ShopOnStore, IcebergViewsOnTheStoreNameItsFiles) {
+  StoreEmulator store(GetParam());
+  PipelineFixture f(with_lake(shop_pipeline(), store.lake_section("shop", 0, "iceberg = true\n")), {{"orders", 3}});
+  play_shop(f, [&] { run_ok(f); });
+  auto root = storage::open_store(store.url("shop"), store.settings());
+  for (const auto& object : root->list("")) write_text(f.dir() + "/copy/" + object.key, *root->get(object.key));
+  for (const std::string table : {"bronze_orders", "orders", "hourly_sales"}) {
+    std::string view = read_text(f.dir() + "/copy/" + table + "/metadata/v" +
+                                 read_text(f.dir() + "/copy/" + table + "/metadata/version-hint.text") + ".metadata.json");
+    EXPECT_NE(view.find("\"location\": \"" + store.url("shop") + "/" + table + "\""), std::string::npos) << view;
+    CommandResult rows = f.lakestream("query", {"--format", "json", "select * from " + table});
+    ASSERT_EQ(rows.exit_code, 0) << rows.err;
+    write_text(f.dir() + "/" + table + ".jsonl", rows.out);
+    auto [status, report] = run_shell("node '" + source_dir() + "/tests/interop/read_iceberg.mjs' '" + f.dir() + "/copy/" + table +
+                                      "' '" + f.dir() + "/" + table + ".jsonl' '" + store.url("shop") + "/" + table + "'");
+    EXPECT_EQ(status, 0) << table << ":\n" << report;
+  }
 }
 
 INSTANTIATE_TEST_SUITE_P(Emulators, ShopOnStore, ::testing::Values(Emulator::S3rver, Emulator::Azurite),

@@ -11,6 +11,7 @@
 
 #include "shop/shop_scenario.h"
 #include "support/other_readers.h"
+#include "support/shell.h"
 
 namespace lakestream::testing {
 namespace {
@@ -19,18 +20,6 @@ std::string shop_with_iceberg() {
   std::string toml = shop_pipeline();
   toml.replace(toml.find("[lake]\n"), 7, "[lake]\niceberg = true\n");
   return toml;
-}
-
-// Runs `command` (a shell command line) and gives its exit status and output.
-std::pair<int, std::string> shell(const std::string& command) {
-  FILE* pipe = ::popen((command + " 2>&1").c_str(), "r");
-  if (!pipe) return {-1, "cannot run " + command};
-  std::string out;
-  char buf[4096];
-  size_t n;
-  while ((n = std::fread(buf, 1, sizeof buf, pipe)) > 0) out.append(buf, n);
-  int status = ::pclose(pipe);
-  return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, out};
 }
 
 // The rows of `table` as lakestream reads them (JSON lines).
@@ -45,13 +34,13 @@ void expect_icebird_reads(PipelineFixture& f, const std::string& table, const st
                           std::optional<std::string> expected = std::nullopt) {
   std::string file = f.dir() + "/" + table + ".expected.jsonl";
   write_text(file, expected ? *expected : lakestream_rows(f, table));
-  auto [status, report] = shell("node '" + source_dir() + "/tests/interop/read_iceberg.mjs' '" + f.dir() + "/lake/" + table +
+  auto [status, report] = run_shell("node '" + source_dir() + "/tests/interop/read_iceberg.mjs' '" + f.dir() + "/lake/" + table +
                                 "' '" + file + "'");
   EXPECT_EQ(status, 0) << when << ", " << table << ":\n" << report;
 }
 
 void expect_iceberg_valid(PipelineFixture& f, const std::string& when) {
-  auto [status, report] = shell("node '" + source_dir() + "/tests/interop/iceberg_validator.mjs' '" + f.dir() + "/lake'");
+  auto [status, report] = run_shell("node '" + source_dir() + "/tests/interop/iceberg_validator.mjs' '" + f.dir() + "/lake'");
   EXPECT_EQ(status, 0) << when << ":\n" << report;
 }
 

@@ -5,27 +5,17 @@
 
 #include <gtest/gtest.h>
 
-#include <array>
-#include <cstdio>
 #include <string>
-#include <sys/wait.h>
 
+#include "support/shell.h"
 #include "support/test_support.h"
 
 namespace lakestream::testing {
 
 // The check's exit status (0: every table valid and read alike) and its report.
 inline std::pair<int, std::string> run_other_readers(const std::string& folder, bool log_only = false) {
-  std::string command = "node '" + source_dir() + "/tests/interop/read_tables.js' " + (log_only ? "--log-only " : "") +
-                        "'" + folder + "' 2>&1";
-  FILE* pipe = ::popen(command.c_str(), "r");
-  if (!pipe) return {-1, "cannot run " + command};
-  std::string out;
-  std::array<char, 4096> buf;
-  size_t n;
-  while ((n = std::fread(buf.data(), 1, buf.size(), pipe)) > 0) out.append(buf.data(), n);
-  int status = ::pclose(pipe);
-  return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, out};
+  return run_shell("node '" + source_dir() + "/tests/interop/read_tables.js' " + (log_only ? "--log-only " : "") + "'" +
+                   folder + "'");
 }
 
 // Every table under `folder` passes the validator and both readers.

@@ -7,6 +7,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "support/shell.h"
 #include "support/test_support.h"
 #include "table/avro_container.h"
 #include "util/files.h"
@@ -87,14 +88,8 @@ avro.createFileDecoder(process.argv[3], { parseHook: (s) => avro.Type.forSchema(
     tags: r.tags === null ? null : r.tags.map((t) => ({ key: t.key, value: t.value.toString('hex') })) }))
   .on('end', () => console.log(JSON.stringify(rows)));
 )");
-  std::string command = "node '" + script + "' '" + testing::source_dir() + "/.deps/npm/node_modules' '" + file + "' 2>&1";
-  FILE* pipe = ::popen(command.c_str(), "r");
-  ASSERT_NE(pipe, nullptr);
-  std::string out;
-  char buf[4096];
-  size_t n;
-  while ((n = std::fread(buf, 1, sizeof buf, pipe)) > 0) out.append(buf, n);
-  ASSERT_EQ(::pclose(pipe), 0) << out;
+  auto [status, out] = testing::run_shell("node '" + script + "' '" + testing::source_dir() + "/.deps/npm/node_modules' '" + file + "'");
+  ASSERT_EQ(status, 0) << out;
   nlohmann::json read = nlohmann::json::parse(out);
   ASSERT_EQ(read.size(), expected.size());
   for (size_t i = 0; i < read.size(); i++) EXPECT_EQ(read[i], expected[i]) << i;
