@@ -500,6 +500,16 @@ void write_iceberg_metadata(const Snapshot& snapshot) {
   // a newer hint in place.
   auto current = iceberg_metadata_version(table);
   if (!current || *current < snapshot.version) put_table_file(table, kHint, n);
+  // Older views go as Iceberg's own writers let them (write.metadata.previous-versions-max):
+  // the newest kIcebergViewsKept stay. Every kIcebergViewsKept-th view deletes the hundred before
+  // those, by name (no listing), so a service writing a view per commit keeps a bounded folder.
+  if (sequence % kIcebergViewsKept == 0)
+    for (int64_t old = sequence - 2 * kIcebergViewsKept + 1; old <= sequence - kIcebergViewsKept; old++) {
+      if (old < 1) continue;
+      std::string m = std::to_string(old);
+      for (const std::string& key : {"metadata/v" + m + ".metadata.json", "metadata/snap-" + m + ".avro", "metadata/" + m + "-m0.avro"})
+        remove_table_file(table, key);
+    }
 }
 
 std::optional<int64_t> iceberg_metadata_version(const std::string& table_path) {

@@ -23,6 +23,10 @@
 
 namespace lakestream::delta {
 
+// How many of the newest views stay (Iceberg's write.metadata.previous-versions-max): a reader
+// that registered an older metadata file refreshes to a newer one (or follows version-hint.text).
+inline constexpr int64_t kIcebergViewsKept = 100;
+
 // The table property that asks for the Iceberg view.
 inline constexpr const char* kIcebergProperty = "lakestream.iceberg";
 
