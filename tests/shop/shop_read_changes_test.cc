@@ -128,6 +128,17 @@ TEST(ShopReadChanges, AMirrorOfSilversFeedIsSilverAndAWindowOverItCountsEachOrde
   check = f.lakestream("check");
   EXPECT_NE(check.out.find("ok      silver_hours 09:00 4 orders, 90.50"), std::string::npos) << check.out;
   EXPECT_EQ(check.out.find("PROBLEM"), std::string::npos) << check.out;
+  // why follows a record into the tables that read appends, and says where it stops.
+  CommandResult why = f.lakestream("why", {"0:0"});
+  EXPECT_EQ(why.exit_code, 0) << why.err;
+  EXPECT_NE(why.out.find("mirror_orders reads orders's change data feed (read = \"changes\"), which why does not follow"),
+            std::string::npos)
+      << why.out;
+  why = f.lakestream("why", {"--window", "silver_hours 09:00"});
+  EXPECT_NE(why.exit_code, 0);
+  EXPECT_NE(why.err.find("silver_hours reads orders's change data feed (read = \"changes\"), whose records why does not list"),
+            std::string::npos)
+      << why.err;
 }
 
 TEST(ShopReadChanges, AStreamReadingAppendsStopsAtSilversFirstUpdateAndSaysWhatToSet) {
