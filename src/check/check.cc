@@ -5,6 +5,7 @@
 
 #include "check/change_feed.h"
 #include "check/check_wording.h"
+#include "check/iceberg_view.h"
 #include "check/lake_views.h"
 #include "check/stream_input.h"
 #include "pipeline/change_columns.h"
@@ -140,9 +141,12 @@ class Checker {
         break;
       case StreamKind::Window: check_window(stream); break;
     }
-    // A table whose change data feed is on: the feed must replay to its rows (whole tables only).
-    if (range_.is_everything() && !slices_.count(stream.table))
+    // A table whose change data feed is on: the feed must replay to its rows; a table with an
+    // Iceberg view: the view must be of its newest version (whole tables only).
+    if (range_.is_everything() && !slices_.count(stream.table)) {
       for (auto& line : check_change_feed(con_, stream.table, snapshots_.at(stream.table))) result_.lines.push_back(std::move(line));
+      for (auto& line : check_iceberg_view(stream.table, snapshots_.at(stream.table))) result_.lines.push_back(std::move(line));
+    }
   }
 
   // Why a table is not there yet: its stream has not run, or (a window table in append mode) ran
