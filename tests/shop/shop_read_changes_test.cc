@@ -4,8 +4,10 @@
 // keeps only what silver appended. Silver is the independent reference of the mirror: after
 // every run, on the shop and on generated updates (copy-on-write and merge-on-read silver), the
 // mirror must hold silver's rows exactly; check recomputes every table from the feed.
+#include <chrono>
 #include <csignal>
 #include <random>
+#include <thread>
 
 #include "shop/shop_scenario.h"
 #include "support/crash_points.h"
@@ -185,6 +187,27 @@ TEST(ShopReadChanges, ACrashAtEachStepOfTheStreamsReadingTheFeedLosesNothing) {
               "h,orders,revenue\n09:00,3,68.50\n10:00,2,55.00\n11:00,1,18.25\n");
     expect_check_ok(f, "after crashes at " + point);
   }
+}
+
+TEST(ShopReadChanges, InContinuousModeTheMirrorFollowsSilverAsItRuns) {
+  PipelineFixture f(shop_reading_silver(), {{"orders", 3}});
+  BackgroundProcess run({"run", "-p", f.pipeline_file(), "--continuous", "--interval", "0s"}, f.dir());
+  auto batches = shop_batches();
+  for (const std::string batch : {"1", "2", "3", "4", "5"}) f.produce("orders", batches.at(batch), "order_id");
+  f.produce("orders", kCancelAndShip, "order_id");
+  // Until the mirror has the cancel and the shipment (silver's last changes), at most 60 s.
+  const std::string done = "order_id,status\n1001,shipped\n";
+  std::string seen;
+  for (int i = 0; i < 300 && seen != done; i++) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(200));
+    seen = f.lakestream("query", {"--format", "csv", "select order_id, status from orders_mirror where order_id in (1001, 1004) order by 1"}).out;
+  }
+  EXPECT_EQ(seen, done) << run.out() << run.err();
+  run.send_signal(SIGTERM);
+  CommandResult stopped = run.wait(60000);
+  EXPECT_EQ(stopped.exit_code, 0) << stopped.err;
+  expect_mirror_is_silver(f, "after the continuous run");
+  expect_check_ok(f, "after the continuous run");
 }
 
 // Generated updates: 40 orders changing status at random times (some older than the order's
