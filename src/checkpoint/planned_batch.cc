@@ -30,17 +30,9 @@ TableInput decode_table(const nlohmann::json& j) {
 
 }  // namespace
 
-std::map<int32_t, int64_t> KafkaInput::start_offsets() const {
-  std::map<int32_t, int64_t> offsets;
-  for (const auto& [p, range] : partitions) offsets[p] = range.start;
-  return offsets;
-}
+std::map<int32_t, int64_t> KafkaInput::start_offsets() const { return lakestream::start_offsets(partitions); }
 
-std::map<int32_t, int64_t> KafkaInput::end_offsets() const {
-  std::map<int32_t, int64_t> offsets;
-  for (const auto& [p, range] : partitions) offsets[p] = range.end;
-  return offsets;
-}
+std::map<int32_t, int64_t> KafkaInput::end_offsets() const { return lakestream::end_offsets(partitions); }
 
 const KafkaInput& PlannedBatch::kafka() const {
   if (const auto* kafka = std::get_if<KafkaInput>(&input)) return *kafka;

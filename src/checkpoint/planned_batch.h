@@ -16,15 +16,9 @@
 
 #include <nlohmann/json.hpp>
 
-#include "table/commit_record.h"  // DataLoss
+#include "table/commit_record.h"  // DataLoss, OffsetRange
 
 namespace lakestream {
-
-// Offsets of one Kafka partition a batch reads: [start, end).
-struct OffsetRange {
-  int64_t start = 0;
-  int64_t end = 0;
-};
 
 // The last record a stream read in a partition, up to and including some batch: where it was and
 // its fingerprint (source/record_fingerprint.h). A later run trusts the partition's position only
@@ -38,7 +32,7 @@ struct LastRead {
 
 // An ingest batch's input: per partition, the offsets it reads.
 struct KafkaInput {
-  std::map<int32_t, OffsetRange> partitions;
+  OffsetRanges partitions;
   std::vector<DataLoss> data_loss;
   // Per partition, the last record read up to the end of this batch (by it or by a batch before);
   // a partition with no record read yet has none. Plans written before this was kept have none.

@@ -6,14 +6,15 @@
 #include <map>
 #include <vector>
 
+#include "table/commit_record.h"  // OffsetRange
+
 namespace lakestream {
 
-// Offsets [start, end) of one partition.
-struct PartitionRange {
+// Offsets [start, end) of one partition, with the partition.
+struct PartitionRange : OffsetRange {
   int32_t partition = 0;
-  int64_t start = 0;
-  int64_t end = 0;
-  int64_t size() const { return end - start; }
+  PartitionRange() = default;
+  PartitionRange(int32_t partition, int64_t start, int64_t end) : OffsetRange{start, end}, partition(partition) {}
 };
 
 // Splits the backlog [start, end) of each partition into micro-batches of at most

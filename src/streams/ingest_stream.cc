@@ -750,7 +750,7 @@ class IngestRun {
   CommitRecord commit_record(const Batch& b) const {
     CommitRecord record;
     record.stream = ctx_.stream.name;
-    record.kafka = KafkaRead{source_.topic, b.start, b.end};
+    record.kafka = KafkaRead{source_.topic, offset_ranges(b.start, b.end)};
     record.data_loss = b.data_loss;
     return record;
   }

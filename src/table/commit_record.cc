@@ -44,14 +44,33 @@ std::vector<DataLoss> data_loss_of(const nlohmann::json& gaps) {
   return result;
 }
 
+std::map<int32_t, int64_t> start_offsets(const OffsetRanges& ranges) {
+  std::map<int32_t, int64_t> offsets;
+  for (const auto& [partition, range] : ranges) offsets[partition] = range.start;
+  return offsets;
+}
+
+std::map<int32_t, int64_t> end_offsets(const OffsetRanges& ranges) {
+  std::map<int32_t, int64_t> offsets;
+  for (const auto& [partition, range] : ranges) offsets[partition] = range.end;
+  return offsets;
+}
+
+OffsetRanges offset_ranges(const std::map<int32_t, int64_t>& start, const std::map<int32_t, int64_t>& end) {
+  OffsetRanges ranges;
+  for (const auto& [partition, from] : start) ranges[partition] = {from, from};
+  for (const auto& [partition, to] : end) ranges[partition].end = to;  // a new entry starts at 0
+  return ranges;
+}
+
 nlohmann::json commit_info_json(const CommitRecord& r) {
   nlohmann::json own = nlohmann::json::object();
   if (!r.stream.empty()) own["stream"] = r.stream;
   if (r.batch_id) own["batchId"] = *r.batch_id;
   if (r.kafka)
     own["source"] = {{"topic", r.kafka->topic},
-                     {"startOffsets", offsets_json(r.kafka->start_offsets)},
-                     {"endOffsets", offsets_json(r.kafka->end_offsets)}};
+                     {"startOffsets", offsets_json(start_offsets(r.kafka->ranges))},
+                     {"endOffsets", offsets_json(end_offsets(r.kafka->ranges))}};
   if (r.table)
     own["source"] = {{"table", r.table->table}, {"fromVersion", r.table->from_version}, {"toVersion", r.table->to_version}};
   if (!r.data_loss.empty()) own["dataLoss"] = data_loss_json(r.data_loss);
@@ -73,8 +92,9 @@ std::optional<CommitRecord> commit_record_of(const nlohmann::json& commit_info) 
   if (own.contains("source") && own["source"].is_object()) {
     const auto& source = own["source"];
     if (source.contains("topic"))
-      r.kafka = KafkaRead{source["topic"].get<std::string>(), offsets_of(source.value("startOffsets", nlohmann::json::object())),
-                          offsets_of(source.value("endOffsets", nlohmann::json::object()))};
+      r.kafka = KafkaRead{source["topic"].get<std::string>(),
+                          offset_ranges(offsets_of(source.value("startOffsets", nlohmann::json::object())),
+                                        offsets_of(source.value("endOffsets", nlohmann::json::object())))};
     if (source.contains("table"))
       r.table = TableRead{source["table"].get<std::string>(), optional_int(source, "fromVersion").value_or(0),
                           optional_int(source, "toVersion").value_or(0)};

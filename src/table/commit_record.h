@@ -31,11 +31,31 @@ struct DataLoss {
   bool operator==(const DataLoss&) const = default;
 };
 
-// What an ingest batch read from Kafka: per partition, the first offset and the one after the last.
+// Offsets [start, end) of one Kafka partition: what a batch reads of it. The one definition of
+// the range: the batch plan (source/batch_plan.h), the planned batch's record
+// (checkpoint/planned_batch.h) and the bronze commit's record (here) all hold it.
+struct OffsetRange {
+  int64_t start = 0;
+  int64_t end = 0;
+  int64_t size() const { return end - start; }
+  bool operator==(const OffsetRange&) const = default;
+};
+
+// A batch's ranges, by partition.
+using OffsetRanges = std::map<int32_t, OffsetRange>;
+
+// Their first offsets, and the offsets after their last, by partition (as the records spell them).
+std::map<int32_t, int64_t> start_offsets(const OffsetRanges& ranges);
+std::map<int32_t, int64_t> end_offsets(const OffsetRanges& ranges);
+
+// The ranges from start and end offsets by partition: a partition missing from `start` starts at
+// 0, one missing from `end` reads nothing (it ends where it starts).
+OffsetRanges offset_ranges(const std::map<int32_t, int64_t>& start, const std::map<int32_t, int64_t>& end);
+
+// What an ingest batch read from Kafka.
 struct KafkaRead {
   std::string topic;
-  std::map<int32_t, int64_t> start_offsets;
-  std::map<int32_t, int64_t> end_offsets;
+  OffsetRanges ranges;
   bool operator==(const KafkaRead&) const = default;
 };
 

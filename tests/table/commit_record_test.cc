@@ -11,7 +11,7 @@ TEST(CommitRecord, EveryFieldSurvivesARoundTrip) {
   CommitRecord ingest;
   ingest.stream = "read_orders";
   ingest.batch_id = 7;
-  ingest.kafka = KafkaRead{"orders", {{0, 10}, {2, 5}}, {{0, 20}, {2, 9}}};
+  ingest.kafka = KafkaRead{"orders", {{0, {10, 20}}, {2, {5, 9}}}};
   ingest.data_loss = {{1, 40, 55, "aged out"}, {2, 9, std::nullopt, "partition gone"}};
   ingest.group = "shop-ingest";
   CommitRecord window;
@@ -46,8 +46,7 @@ TEST(CommitRecord, TheBytesOfEarlierReleasesDecode) {
   EXPECT_EQ(ingest->stream, "read_orders");
   EXPECT_EQ(ingest->batch_id, 4);
   ASSERT_TRUE(ingest->kafka);
-  EXPECT_EQ(ingest->kafka->start_offsets.at(0), 3);
-  EXPECT_EQ(ingest->kafka->end_offsets.at(0), 8);
+  EXPECT_EQ(ingest->kafka->ranges.at(0), (OffsetRange{3, 8}));
   ASSERT_EQ(ingest->data_loss.size(), 1u);
   EXPECT_EQ(ingest->data_loss[0].continued_from, 3);
   EXPECT_EQ(ingest->data_loss[0].reason, "went back");
@@ -65,6 +64,16 @@ TEST(CommitRecord, ACommitOfAnotherWriterHasNone) {
   EXPECT_FALSE(commit_record_of(nlohmann::json::object()));
   EXPECT_FALSE(commit_record_of(nlohmann::json::parse(R"({"operation": "WRITE", "engineInfo": "Apache-Spark/3.5.0"})")));
   EXPECT_FALSE(commit_record_of(nlohmann::json::parse(R"({"lakestream": "not an object"})")));
+}
+
+TEST(OffsetRanges, AreTheStartAndEndOffsetsTheRecordsSpell) {
+  OffsetRanges ranges = offset_ranges({{0, 10}, {1, 4}}, {{0, 20}, {2, 7}});
+  // Partition 1 has no end: it read nothing; partition 2 has no start: it read from 0.
+  EXPECT_EQ(ranges, (OffsetRanges{{0, {10, 20}}, {1, {4, 4}}, {2, {0, 7}}}));
+  EXPECT_EQ(ranges.at(0).size(), 10);
+  EXPECT_EQ(start_offsets(ranges), (std::map<int32_t, int64_t>{{0, 10}, {1, 4}, {2, 0}}));
+  EXPECT_EQ(end_offsets(ranges), (std::map<int32_t, int64_t>{{0, 20}, {1, 4}, {2, 7}}));
+  EXPECT_EQ(offset_ranges(start_offsets(ranges), end_offsets(ranges)), ranges);
 }
 
 }  // namespace
