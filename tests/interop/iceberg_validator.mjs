@@ -136,10 +136,19 @@ async function checkTable(tableDir) {
   if (!fs.existsSync(path.join(tableDir, 'metadata', `v${hint}.metadata.json`)))
     return problem(hintFile, `names v${hint}.metadata.json, which does not exist`);
   checked.tables++;
-  const views = fs.readdirSync(path.join(tableDir, 'metadata')).filter((n) => /^v\d+\.metadata\.json$/.test(n));
+  const number = (name) => Number(name.slice(1, -'.metadata.json'.length));
+  const views = fs.readdirSync(path.join(tableDir, 'metadata')).filter((n) => /^v\d+\.metadata\.json$/.test(n))
+    .sort((a, b) => number(a) - number(b));
+  let previous = null;
   for (const view of views) {
-    if (Number(view.slice(1, -'.metadata.json'.length)) > Number(hint)) problem(hintFile, `names v${hint}, and ${view} is newer`);
+    if (number(view) > Number(hint)) problem(hintFile, `names v${hint}, and ${view} is newer`);
     await checkView(path.join(tableDir, 'metadata', view));
+    // A later view has a later sequence number, and a table's views describe one table.
+    const m = JSON.parse(fs.readFileSync(path.join(tableDir, 'metadata', view), 'utf8'));
+    if (previous && !(m['last-sequence-number'] > previous['last-sequence-number']))
+      problem(view, `last-sequence-number ${m['last-sequence-number']} does not follow the earlier view's ${previous['last-sequence-number']}`);
+    if (previous && m['table-uuid'] !== previous['table-uuid']) problem(view, 'another table-uuid than the earlier view');
+    previous = m;
   }
 }
 
