@@ -14,6 +14,7 @@
 #include "sinks/partition_commit.h"
 #include "source/kafka_reader.h"
 #include "table/delta_table.h"
+#include "table/iceberg_metadata.h"
 #include "table/table_files.h"
 #include "util/files.h"
 #include "util/error.h"
@@ -117,6 +118,8 @@ std::optional<StreamStatus::Footprint> footprint_of(const Pipeline& pipeline, co
       f.log_files++;
       f.log_bytes += static_cast<int64_t>(log.size);
     }
+    f.table_version = snapshot.version;
+    if (delta::iceberg_enabled(snapshot.metadata)) f.iceberg_version = delta::iceberg_metadata_version(path).value_or(-1);
     if (stream.kind == StreamKind::Window) {
       std::string state = WindowStateStore::path_in(pipeline.checkpoint_path(stream.name));
       if (path_exists(state)) f.state_bytes = file_size_or_zero(state);
@@ -319,6 +322,14 @@ std::string format_status(const std::vector<StreamStatus>& statuses, int64_t now
       text += "         table " + counted(f.data_files, "file", "files") + " (" + bytes_text(f.data_bytes) +
               "), log " + counted(f.log_files, "file", "files") + " (" + bytes_text(f.log_bytes) + ")" +
               (f.state_bytes ? ", state file " + bytes_text(*f.state_bytes) : std::string()) + "\n";
+      if (f.iceberg_version) {
+        text += "         Iceberg view " + (*f.iceberg_version < 0 ? std::string("not written yet")
+                                                                 : "of version " + std::to_string(*f.iceberg_version));
+        int64_t behind = f.table_version - *f.iceberg_version;
+        if (behind > 0)
+          text += ", " + counted(behind, "version", "versions") + " behind the table's (the next commit or run writes it)";
+        text += "\n";
+      }
     }
     if (s.target_latency_us > 0) {
       text += "         target latency " + std::to_string(s.target_latency_us / 1000) + " ms";
@@ -359,6 +370,7 @@ nlohmann::json status_json(const std::vector<StreamStatus>& statuses) {
       j["footprint"] = {{"dataFiles", f.data_files}, {"dataBytes", f.data_bytes}, {"logFiles", f.log_files},
                         {"logBytes", f.log_bytes}};
       if (f.state_bytes) j["footprint"]["stateBytes"] = *f.state_bytes;
+      if (f.iceberg_version) j["footprint"]["icebergVersion"] = *f.iceberg_version;
     }
     if (s.kind == "ingest") {
       nlohmann::json lag = nlohmann::json::array();

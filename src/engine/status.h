@@ -59,6 +59,10 @@ struct StreamStatus {
     int64_t data_files = 0, data_bytes = 0;
     int64_t log_files = 0, log_bytes = 0;
     std::optional<int64_t> state_bytes;
+    // A table with an Iceberg view (iceberg = true): its version, and the one the view describes
+    // (-1: none yet); behind after a run stopped between a commit and its view.
+    int64_t table_version = -1;
+    std::optional<int64_t> iceberg_version;
   };
   std::optional<Footprint> footprint;  // none when the table is not there yet or cannot be read
   // The stream's target latency ([service] or its own target_latency; 0: none) and what it

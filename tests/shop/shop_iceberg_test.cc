@@ -131,6 +131,9 @@ TEST(ShopIceberg, ACrashBeforeTheIcebergMetadataLeavesItOneVersionBehindUntilThe
   // The commit is in; the Iceberg view still shows the version before it, whole.
   EXPECT_EQ(iceberg_version(f, "bronze_orders"), delta_version(f, "bronze_orders") - 1);
   expect_icebird_reads(f, "bronze_orders", "the view one version behind", first);
+  EXPECT_NE(f.lakestream("status").out.find("Iceberg view of version 0, 1 version behind the table's (the next commit or run "
+                                            "writes it)"),
+            std::string::npos);
   EXPECT_NE(check_lines(f).second.find("note    bronze_orders's Iceberg view is of version 0, the table is at version 1 (a run "
                                         "stopped between a commit and its view): the next commit or lakestream run writes it"),
             std::string::npos);
@@ -140,6 +143,9 @@ TEST(ShopIceberg, ACrashBeforeTheIcebergMetadataLeavesItOneVersionBehindUntilThe
   expect_icebird_reads(f, "bronze_orders", "after the next run");
   expect_iceberg_valid(f, "after the next run");
   EXPECT_NE(check_lines(f).second.find("ok      bronze_orders's Iceberg view (v2) is of its newest version"), std::string::npos);
+  CommandResult status = f.lakestream("status");
+  EXPECT_NE(status.out.find("Iceberg view of version 1\n"), std::string::npos) << status.out;
+  EXPECT_NE(f.lakestream("status", {"--json"}).out.find("\"icebergVersion\": 1"), std::string::npos);
   // A view that lists other rows than its version is check's PROBLEM.
   std::string view_file = f.dir() + "/lake/bronze_orders/metadata/v2.metadata.json";
   std::string view = read_text(view_file);
