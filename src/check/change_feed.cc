@@ -85,12 +85,7 @@ std::string change_feed_sql(const delta::Snapshot& snapshot, int64_t from) {
 std::vector<CheckLine> check_change_feed(sql::Connection& con, const std::string& table, const delta::Snapshot& snapshot) {
   if (!snapshot.exists() || !delta::change_data_feed_enabled(snapshot.metadata)) return {};
   std::vector<CheckLine> lines;
-  auto add = [&](const std::string& verdict, const std::string& text) {
-    CheckLine line;
-    line.verdict = verdict;
-    line.text = text;
-    lines.push_back(std::move(line));
-  };
+  auto add = [&](const std::string& verdict, const std::string& text) { lines.push_back(check_line(verdict, text)); };
   const std::vector<delta::CommitEntry> commits =
       delta::read_commits(snapshot.table_path, delta::oldest_commit(snapshot.table_path), snapshot.version);
   const int64_t on_since = feed_on_since(snapshot, commits);

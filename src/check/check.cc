@@ -157,12 +157,7 @@ class Checker {
     return "run `lakestream run` first";
   }
 
-  void add(const std::string& verdict, const std::string& text) {
-    CheckLine line;
-    line.verdict = verdict;
-    line.text = text;
-    result_.lines.push_back(std::move(line));
-  }
+  void add(const std::string& verdict, const std::string& text) { result_.lines.push_back(check_line(verdict, text)); }
 
   void report_missing_files() {
     for (const auto& table : pipeline_.table_names()) {

@@ -24,6 +24,14 @@ struct CheckLine {
   std::string why;
 };
 
+// A line with no examples: `verdict` and `text`.
+inline CheckLine check_line(const std::string& verdict, const std::string& text) {
+  CheckLine line;
+  line.verdict = verdict;
+  line.text = text;
+  return line;
+}
+
 struct CheckResult {
   std::vector<CheckLine> lines;
   bool has_problem() const;  // a PROBLEM or a LIMIT

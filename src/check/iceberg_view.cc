@@ -11,12 +11,7 @@ namespace lakestream {
 std::vector<CheckLine> check_iceberg_view(const std::string& table, const delta::Snapshot& snapshot) {
   if (!snapshot.exists() || !delta::iceberg_enabled(snapshot.metadata)) return {};
   std::vector<CheckLine> lines;
-  auto add = [&](const std::string& verdict, const std::string& text) {
-    CheckLine line;
-    line.verdict = verdict;
-    line.text = text;
-    lines.push_back(std::move(line));
-  };
+  auto add = [&](const std::string& verdict, const std::string& text) { lines.push_back(check_line(verdict, text)); };
   auto described = delta::iceberg_metadata_version(snapshot.table_path);
   if (!described || *described < snapshot.version) {
     add("note", table + "'s Iceberg view is " +
