@@ -32,19 +32,6 @@ int64_t feed_on_since(const delta::Snapshot& snapshot, const std::vector<delta::
   return since;
 }
 
-// The files the replay reads of one commit: its change data files, else its data files added
-// and removed with dataChange.
-std::vector<std::string> files_read(const delta::CommitEntry& commit) {
-  std::vector<std::string> keys;
-  for (const auto& file : commit.change_data) keys.push_back(file.path);
-  if (!keys.empty()) return keys;
-  for (const auto& file : commit.adds)
-    if (file.data_change) keys.push_back(file.path);
-  for (const auto& file : commit.removes)
-    if (file.data_change) keys.push_back(file.path);
-  return keys;
-}
-
 // The first version from commits[first] on that the replay can start at: vacuum deletes the
 // files of versions no reader inside the retention needs (change data files too), while their
 // commits stay in the log longer. A start needs the files of the version before it (the rows the
@@ -57,14 +44,14 @@ int64_t first_replayable(const delta::Snapshot& snapshot, const std::vector<delt
     for (const auto& file : delta::load_snapshot(snapshot.table_path, since - 1).files) live.insert(file.path);
   std::vector<std::string> all(live.begin(), live.end());
   for (size_t i = first; i < commits.size(); i++)
-    for (auto& key : files_read(commits[i])) all.push_back(std::move(key));
+    for (auto& key : delta::change_feed_files(commits[i])) all.push_back(std::move(key));
   std::vector<std::string> gone_list = delta::missing_table_files(snapshot.table_path, all);
   if (gone_list.empty()) return since;
   std::set<std::string> gone(gone_list.begin(), gone_list.end());
   // From the newest commit back: whether it and every later one find their files.
   std::vector<bool> rest_whole(commits.size() + 1, true);
   for (size_t i = commits.size(); i-- > first;) {
-    auto keys = files_read(commits[i]);
+    auto keys = delta::change_feed_files(commits[i]);
     rest_whole[i] = rest_whole[i + 1] && std::none_of(keys.begin(), keys.end(), [&](const std::string& k) { return gone.count(k); });
   }
   for (size_t i = first; i < commits.size(); i++) {

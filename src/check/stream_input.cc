@@ -13,8 +13,7 @@ StreamInput stream_input(sql::Connection& con, const Stream& stream, const delta
     input.relation = sql::quote_ident(stream.from);
     return input;
   }
-  if (stream.read == SourceRead::Changes)
-    for (const auto& field : change_columns()) input.columns.push_back({field.name, field.delta_type(), true});
+  if (stream.read == SourceRead::Changes) input.columns = with_change_columns(input.columns);
   std::string where = "true";
   if (stream.read == SourceRead::Changes && stream.kind == StreamKind::Latest)
     where = std::string(kChangeTypeColumn) + " <> 'update_preimage'";

@@ -24,6 +24,13 @@ namespace lakestream {
 
 namespace {
 
+// What a stream that does not read its source's appends reads of it, as why names it:
+// "orders's change data feed (read = "changes")".
+std::string what_is_read(const Stream& s) {
+  return (s.read == SourceRead::Changes ? s.from + "'s change data feed" : s.from + " skipping versions that change rows") +
+         " (read = \"" + source_read_name(s.read) + "\")";
+}
+
 std::string q(const std::string& name) { return sql::quote_ident(name); }
 
 // Microseconds since the epoch as "2026-10-01 09:59:00" (UTC), with the fraction when there is one.
@@ -148,8 +155,7 @@ class Tracer {
     WindowName name = window_named(request.window);
     const Stream& s = *name.stream;
     if (s.read != SourceRead::Appends)
-      throw Error(s.name + " reads " + s.from + (s.read == SourceRead::Changes ? "'s change data feed" : " skipping versions that change rows") +
-                  " (read = \"" + source_read_name(s.read) + "\"), whose records why does not list; lakestream check verifies its windows");
+      throw Error(s.name + " reads " + what_is_read(s) + ", whose records why does not list; lakestream check verifies its windows");
     if (!snapshots_.count(s.from)) throw Error(s.from + ", which " + s.name + " reads, does not exist yet: no record to list");
     const auto& source_columns = snapshots_.at(s.from).metadata.schema;
     if (!delta::has_column(source_columns, "partition") || !delta::has_column(source_columns, "offset"))
@@ -373,8 +379,7 @@ class Tracer {
       reached.insert(s->table);
       if (s->read != SourceRead::Appends) {
         trail.steps.push_back({s->table, "not traced",
-                               s->name + " reads " + (s->read == SourceRead::Changes ? s->from + "'s change data feed" : s->from + " skipping versions that change rows") +
-                                   " (read = \"" + source_read_name(s->read) + "\"), which why does not follow; lakestream check verifies " + s->table});
+                               s->name + " reads " + what_is_read(*s) + ", which why does not follow; lakestream check verifies " + s->table});
         continue;
       }
       if (!holds(s->from, p, o)) {

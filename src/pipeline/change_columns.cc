@@ -1,7 +1,5 @@
 #include "pipeline/change_columns.h"
 
-#include <algorithm>
-
 namespace lakestream {
 
 const std::vector<Field>& change_columns() {
@@ -17,11 +15,6 @@ const std::vector<Field>& change_columns() {
     return fields;
   }();
   return columns;
-}
-
-bool is_change_column(const std::string& name) {
-  const auto& columns = change_columns();
-  return std::any_of(columns.begin(), columns.end(), [&](const Field& f) { return f.name == name; });
 }
 
 }  // namespace lakestream

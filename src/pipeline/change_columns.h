@@ -17,6 +17,5 @@ inline constexpr const char* kCommitTimestampColumn = "_commit_timestamp";
 
 // _change_type (string), _commit_version (bigint), _commit_timestamp (timestamp), in that order.
 const std::vector<Field>& change_columns();
-bool is_change_column(const std::string& name);
 
 }  // namespace lakestream

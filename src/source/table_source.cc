@@ -49,12 +49,25 @@ void require_recorded_changes(const std::string& table_path, const delta::Commit
               "new checkpoint after the feed is on, or set read = \"skip_changes\"");
 }
 
+// Appends the files `commit` added with dataChange (a compaction's are the same rows again) to
+// `into`, each with the commit's version; true when it added any.
+bool take_added_files(const delta::CommitEntry& commit, std::vector<delta::AddFile>& into) {
+  bool any = false;
+  for (const auto& add : commit.adds) {
+    if (!add.data_change) continue;
+    into.push_back(add);
+    into.back().version = commit.version;
+    any = true;
+  }
+  return any;
+}
+
+}  // namespace
+
 std::vector<delta::Column> with_change_columns(std::vector<delta::Column> columns) {
   for (const auto& field : change_columns()) columns.push_back({field.name, field.delta_type(), true});
   return columns;
 }
-
-}  // namespace
 
 TableChanges read_table_changes(const std::string& table_path, int64_t from_version, int64_t to_version, SourceRead read) {
   CpuScope cpu_scope("read_table_changes");
@@ -66,23 +79,16 @@ TableChanges read_table_changes(const std::string& table_path, int64_t from_vers
   changes.columns = read == SourceRead::Changes ? with_change_columns(changes.shape.metadata.schema) : changes.shape.metadata.schema;
   std::vector<delta::CommitEntry> commits;
   if (to_version >= from_version) commits = delta::read_commits(table_path, from_version, to_version);
-  for (auto& commit : commits) {
+  for (const auto& commit : commits) {
     bool added_rows = false;
     if (read == SourceRead::Changes) {
       require_recorded_changes(table_path, commit);
-      added_rows = !commit.change_data.empty() || changes_rows(commit) ||
-                   std::any_of(commit.adds.begin(), commit.adds.end(), [](const delta::AddFile& a) { return a.data_change; });
+      added_rows = !delta::change_feed_files(commit).empty();
     } else if (changes_rows(commit)) {
       if (read == SourceRead::Appends) refuse_changed_rows(table_path, commit);
-      changes.skipped_versions++;
-      continue;
+      continue;  // skip_changes: the whole version, its added rows too
     } else {
-      for (auto& add : commit.adds) {
-        if (!add.data_change) continue;  // compaction: the same rows again
-        add.version = commit.version;
-        changes.added.push_back(add);
-        added_rows = true;
-      }
+      added_rows = take_added_files(commit, changes.added);
     }
     auto at = delta::commit_time_ms(commit);
     if (added_rows && at && (!changes.oldest_commit_ms || *at < *changes.oldest_commit_ms)) changes.oldest_commit_ms = at;
@@ -94,36 +100,23 @@ TableChanges read_table_changes(const std::string& table_path, int64_t from_vers
 
 std::string all_rows_read_sql(const delta::Snapshot& snapshot, SourceRead read) {
   std::vector<delta::CommitEntry> commits = delta::read_commits(snapshot.table_path, 0, snapshot.version);
+  delta::Snapshot appended = snapshot;  // skip_changes: the files of the versions read
+  appended.files.clear();
   std::vector<std::string> needed;
   for (const auto& commit : commits) {
     if (read == SourceRead::Changes) {
       require_recorded_changes(snapshot.table_path, commit);
-      for (const auto& file : commit.change_data) needed.push_back(file.path);
-      if (!commit.change_data.empty()) continue;
-      for (const auto& file : commit.removes)
-        if (file.data_change) needed.push_back(file.path);
-    } else if (changes_rows(commit)) {
-      continue;
+      for (auto& key : delta::change_feed_files(commit)) needed.push_back(std::move(key));
+    } else if (!changes_rows(commit)) {
+      take_added_files(commit, appended.files);
     }
-    for (const auto& file : commit.adds)
-      if (file.data_change) needed.push_back(file.path);
   }
+  for (const auto& file : appended.files) needed.push_back(file.path);
   auto missing = delta::missing_table_files(snapshot.table_path, needed);
   if (!missing.empty())
     throw Error("vacuum has deleted " + missing.front() + (missing.size() > 1 ? " and " + std::to_string(missing.size() - 1) + " more" : "") +
                 ", which the stream read from " + snapshot.table_path + ", so what it read cannot be read again");
-  if (read == SourceRead::Changes) return delta::change_rows_sql(snapshot, commits);
-  delta::Snapshot appended = snapshot;
-  appended.files.clear();
-  for (const auto& commit : commits) {
-    if (changes_rows(commit)) continue;
-    for (auto add : commit.adds) {
-      if (!add.data_change) continue;
-      add.version = commit.version;
-      appended.files.push_back(add);
-    }
-  }
-  return delta::scan_sql(appended);
+  return read == SourceRead::Changes ? delta::change_rows_sql(snapshot, commits) : delta::scan_sql(appended);
 }
 
 int64_t last_version_of_batch(const std::string& table_path, int64_t from_version, int64_t until, int64_t max_files) {

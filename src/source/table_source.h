@@ -29,7 +29,6 @@ struct TableChanges {
   delta::Snapshot shape;     // the table at to_version with `files` = `added`: scan_sql(shape) reads the new rows
   std::vector<delta::Column> columns;  // the rows' columns: the table's, then the change columns when reading changes
   std::string changes_sql;   // changes: the batch's change rows
-  int64_t skipped_versions = 0;  // skip_changes: versions skipped for changing rows
   // When the oldest commit that added rows was made (its commitInfo timestamp, ms since the
   // epoch): how long the batch's oldest input has waited is measured from it.
   std::optional<int64_t> oldest_commit_ms;
@@ -39,6 +38,10 @@ struct TableChanges {
 // `read` says. Throws Error for a version the stream cannot read, saying what to do.
 TableChanges read_table_changes(const std::string& table_path, int64_t from_version, int64_t to_version,
                                 SourceRead read = SourceRead::Appends);
+
+// `columns` followed by the change columns a stream reading the change data feed gets
+// (pipeline/change_columns.h).
+std::vector<delta::Column> with_change_columns(std::vector<delta::Column> columns);
 
 // SQL for every row a stream reading the table as `read` says has read, or will read, of its
 // versions up to the snapshot's: for check, which recounts a stream's table from it. Throws Error

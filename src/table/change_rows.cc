@@ -22,6 +22,17 @@ std::optional<int64_t> commit_time_ms(const CommitEntry& commit) {
   return std::nullopt;
 }
 
+std::vector<std::string> change_feed_files(const CommitEntry& commit) {
+  std::vector<std::string> keys;
+  for (const auto& file : commit.change_data) keys.push_back(file.path);
+  if (!keys.empty()) return keys;
+  for (const auto& file : commit.adds)
+    if (file.data_change) keys.push_back(file.path);
+  for (const auto& file : commit.removes)
+    if (file.data_change) keys.push_back(file.path);
+  return keys;
+}
+
 std::string change_rows_sql(const Snapshot& snapshot, const std::vector<CommitEntry>& commits) {
   const Metadata& metadata = snapshot.metadata;
   std::string table = normal_table_path(snapshot.table_path);

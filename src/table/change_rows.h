@@ -22,6 +22,10 @@ namespace lakestream::delta {
 // change nothing.
 std::string change_rows_sql(const Snapshot& snapshot, const std::vector<CommitEntry>& commits);
 
+// The files a reader of the feed reads of `commit`: its change data files, else its data files
+// added and removed with dataChange.
+std::vector<std::string> change_feed_files(const CommitEntry& commit);
+
 // When `commit` was made, ms since the epoch: its inCommitTimestamp, else its commitInfo.timestamp.
 std::optional<int64_t> commit_time_ms(const CommitEntry& commit);
 

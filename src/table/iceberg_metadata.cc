@@ -263,6 +263,11 @@ void encode_partition_value(AvroEncoder& out, const PartitionField& field, const
   }
 }
 
+// The snapshot (and sequence number) that added `file`: the version whose commit added it, + 1.
+int64_t added_in(const Snapshot& snapshot, const AddFile& file) {
+  return (file.version >= 0 ? file.version : snapshot.version) + 1;
+}
+
 // The manifest entry of `file`, live in the snapshot of `version`.
 std::string manifest_entry(const Snapshot& snapshot, const AddFile& file, const std::vector<PartitionField>& partition,
                            int64_t& rows) {
@@ -272,13 +277,12 @@ std::string manifest_entry(const Snapshot& snapshot, const AddFile& file, const 
     throw Error("file " + file.path + " of table " + snapshot.table_path +
                 " has no numRecords in its statistics, which its Iceberg metadata needs");
   rows = stats["numRecords"].get<int64_t>();
-  // The version that added the file is its snapshot and its sequence number (both version + 1).
-  int64_t added_in = (file.version >= 0 ? file.version : snapshot.version) + 1;
+  const int64_t sequence = added_in(snapshot, file);
   AvroEncoder out;
-  out.write_int(added_in == snapshot.version + 1 ? 1 : 0);  // ADDED by this snapshot, else EXISTING
+  out.write_int(sequence == snapshot.version + 1 ? 1 : 0);  // ADDED by this snapshot, else EXISTING
   for (int i = 0; i < 3; i++) {  // snapshot_id, sequence_number, file_sequence_number
     out.write_union_branch(1);
-    out.write_long(added_in);
+    out.write_long(sequence);
   }
   out.write_int(0);  // content: data
   std::string location = location_of(snapshot.table_path);
@@ -411,10 +415,10 @@ void write_iceberg_metadata(const Snapshot& snapshot) {
     if (file.deletion_vector) throw Error("table " + table + " has deletion vectors, which its Iceberg metadata cannot describe");
     int64_t rows = 0;
     entries.push_back(manifest_entry(snapshot, file, partition, rows));
-    int64_t added_in = (file.version >= 0 ? file.version : snapshot.version) + 1;
-    min_sequence = std::min(min_sequence, added_in);
-    (added_in == sequence ? added_files : existing_files) += 1;
-    (added_in == sequence ? added_rows : existing_rows) += rows;
+    const bool added_now = added_in(snapshot, file) == sequence;
+    min_sequence = std::min(min_sequence, added_in(snapshot, file));
+    (added_now ? added_files : existing_files) += 1;
+    (added_now ? added_rows : existing_rows) += rows;
   }
   const json schema = iceberg_schema(metadata);
   const int schema_id = schema["schema-id"].get<int>();
