@@ -2,9 +2,11 @@
 
 #include <algorithm>
 #include <map>
+#include <set>
 
 #include <nlohmann/json.hpp>
 
+#include "sinks/key_index.h"
 #include "table/column_mapping.h"
 #include "table/deletion_vector.h"
 #include "table/parquet_file.h"
@@ -86,6 +88,7 @@ bool writes_deletion_vectors(const delta::Commit& commit) {
 struct MarkedFiles {
   int64_t vectors_written = 0;
   std::vector<delta::AddFile> purged;  // removed, their live rows to be written again with the batch
+  std::vector<std::string> removed, added;  // the files removed and added (logical keys), for the key index
 };
 
 // Merge-on-read: each file holding rows that upsert_winners replace (or remove) is removed and
@@ -118,6 +121,7 @@ MarkedFiles mark_replaced_rows(sql::Connection& con, const std::string& table_pa
     std::sort(rows.begin(), rows.end());
     rows.erase(std::unique(rows.begin(), rows.end()), rows.end());
     commit.remove(file);
+    marked_files.removed.push_back(file.logical_key());
     // A file with a vector must state its row count (numRecords); one written without stats
     // gets it from its Parquet footer.
     auto stats = nlohmann::json::parse(file.stats.empty() ? "{}" : file.stats, nullptr, false);
@@ -138,6 +142,7 @@ MarkedFiles mark_replaced_rows(sql::Connection& con, const std::string& table_pa
     stats["tightBounds"] = false;
     marked.stats = stats.dump();
     commit.add(marked);
+    marked_files.added.push_back(marked.logical_key());
     marked_files.vectors_written++;
   }
   return marked_files;
@@ -176,37 +181,53 @@ UpsertResult upsert_rows(sql::Connection& con, const std::string& table_path, de
                          const delta::Snapshot& snapshot,
                          const std::string& incoming, const std::vector<std::string>& key,
                          const std::string& keep_existing, const std::vector<delta::Column>& columns,
-                         const std::string& removes) {
+                         const std::string& removes, KeyIndex* index) {
   CpuScope cpu_scope("upsert_rows");
   UpsertResult result;
   const delta::Metadata table_after = commit.metadata_after();  // what the files are written and read under
   std::string written_only = removes.empty() ? "" : " WHERE NOT (" + removes + ")";
-  const delta::Column* first_key = delta::find_column(columns, key.at(0));
-  std::vector<delta::AddFile> affected =
-      first_key ? files_that_may_hold(con, snapshot, incoming, *first_key) : snapshot.files;
+  // Read in the writer's shape: after a schema change, columns the old files lack come as null.
+  // Each column as the table (after this commit) knows it, so that column mapping finds it in
+  // the files by its physical name or field id.
+  delta::Snapshot writer_shape = snapshot;
+  writer_shape.metadata = table_after;
+  writer_shape.metadata.schema.clear();
+  for (const auto& column : columns) {
+    const delta::Column* in_table = delta::find_column(table_after.schema, column.name);
+    writer_shape.metadata.schema.push_back(in_table ? *in_table : column);
+  }
+  const bool merge_on_read = writes_deletion_vectors(commit);
+  // Merge-on-read with the key index: it says which rows of which files hold the batch's keys
+  // (upsert_matched, below), without reading the table.
+  const bool indexed = merge_on_read && index && index->cover(con, writer_shape);
+  std::vector<delta::AddFile> affected;
+  if (indexed) {
+    std::set<std::string> holding = index->match(con, incoming, "upsert_matched");
+    std::string table = delta::normal_table_path(snapshot.table_path);
+    for (const auto& file : snapshot.files)
+      if (holding.count(delta::readable_path(table, file.path, file.size))) affected.push_back(file);
+  } else {
+    const delta::Column* first_key = delta::find_column(columns, key.at(0));
+    affected = first_key ? files_that_may_hold(con, snapshot, incoming, *first_key) : snapshot.files;
+  }
+  MarkedFiles marked;
 
   std::string column_list;
   for (const auto& c : columns) column_list += (column_list.empty() ? "" : ", ") + sql::quote_ident(c.name);
   std::string rows;
+  std::string winners_table = "upsert_winners";
   if (affected.empty()) {
     // No file can hold an incoming key: every incoming row is new, appended as it is.
+    con.exec("DROP TABLE IF EXISTS upsert_matched");
+    winners_table = incoming;
     result.rows_written = con.scalar_int("SELECT count(*) FROM " + incoming + " s" + written_only);
     if (result.rows_written == 0) return result;
     rows = "SELECT " + column_list + " FROM " + incoming + " s" + written_only;
   } else {
     // The affected files are read in place, never copied: DuckDB reads only the columns each
     // statement needs (the keys and what keep_existing looks at, then everything for the rewrite).
-    delta::Snapshot affected_only = snapshot;
+    delta::Snapshot affected_only = writer_shape;
     affected_only.files = affected;
-    // Read in the writer's shape: after a schema change, columns the old files lack come as null.
-    // Each column as the table (after this commit) knows it, so that column mapping finds it in
-    // the files by its physical name or field id.
-    affected_only.metadata = table_after;
-    affected_only.metadata.schema.clear();
-    for (const auto& column : columns) {
-      const delta::Column* in_table = delta::find_column(table_after.schema, column.name);
-      affected_only.metadata.schema.push_back(in_table ? *in_table : column);
-    }
     std::string existing = "(" + delta::scan_sql(affected_only) + ")";
     std::string match = key_match(key);
     std::string key_columns;
@@ -215,13 +236,14 @@ UpsertResult upsert_rows(sql::Connection& con, const std::string& table_path, de
     // again each time; merge-on-read, whose scans also apply the vectors and number the rows,
     // reads them once into upsert_matched (each match's key, file, row and whether it stays), so
     // that a batch reads the table's keys once, however large the table.
-    const bool merge_on_read = writes_deletion_vectors(commit);
     std::string existing_matches = existing;
     std::string kept_keys = "SELECT " + key_columns + " FROM " + incoming + " s JOIN " + existing + " t ON " + match +
                             " WHERE (" + keep_existing + ")";
     if (merge_on_read) {
-      // Joined first, then the few matches anti-joined with the vectors' deleted rows.
-      con.exec("CREATE OR REPLACE TEMP TABLE upsert_matched AS SELECT m.* FROM (SELECT " + key_columns +
+      // Joined first, then the few matches anti-joined with the vectors' deleted rows (the key
+      // index holds only live rows, and made upsert_matched already).
+      if (!indexed)
+        con.exec("CREATE OR REPLACE TEMP TABLE upsert_matched AS SELECT m.* FROM (SELECT " + key_columns +
                ", t.__lakestream_file, t.__lakestream_row, (" + keep_existing + ") AS __lakestream_keeps FROM " + incoming +
                " s JOIN (" + delta::every_row_with_positions_sql(affected_only) + ") t ON " + match + ") m ANTI JOIN (" +
                delta::deleted_positions_sql(affected_only) +
@@ -248,7 +270,7 @@ UpsertResult upsert_rows(sql::Connection& con, const std::string& table_path, de
     if (matched > 0 && delta::change_data_feed_enabled(table_after))
       write_changes(con, table_path, commit, table_after, existing, columns, match, removes);
     if (matched > 0 && merge_on_read) {
-      MarkedFiles marked = mark_replaced_rows(con, table_path, commit, affected_only, match);
+      marked = mark_replaced_rows(con, table_path, commit, affected_only, match);
       result.vectors_written = marked.vectors_written;
       result.files_rewritten = static_cast<int64_t>(marked.purged.size());
       rows = "SELECT " + column_list + " FROM upsert_winners s" + written_only;
@@ -270,7 +292,11 @@ UpsertResult upsert_rows(sql::Connection& con, const std::string& table_path, de
     }
   }
   delta::AddFile added = delta::write_data_file(con, table_path, table_after, rows, columns);
-  if (!added.path.empty()) commit.add(added);
+  if (!added.path.empty()) {
+    commit.add(added);
+    marked.added.push_back(added.logical_key());
+  }
+  if (indexed) index->expect_commit(con, winners_table, marked.removed, marked.added, added);
   con.exec("DROP TABLE IF EXISTS upsert_winners; DROP TABLE IF EXISTS upsert_matched");
   fault_point("after_data_files");
   return result;

@@ -15,6 +15,8 @@
 
 namespace lakestream {
 
+class KeyIndex;
+
 // Merge-on-read: a file that would be this share deleted or more is rewritten instead of marked.
 constexpr double kPurgeDeletedShare = 0.25;
 
@@ -32,10 +34,13 @@ struct UpsertResult {
 // when equal or both NULL. `removes` (a SQL predicate over `s`; empty: none) marks incoming rows
 // that remove their key instead: when such a row wins, the existing row is taken out (its file
 // rewritten without it) and the incoming row is not written (Spark's whenMatchedDelete).
+// `index` (merge-on-read only; it must apply the rule keep_existing says, sinks/key_index.h):
+// finds the existing rows of incoming keys instead of reading the files that may hold them; the
+// caller tells it KeyIndex::committed() once the commit is published.
 UpsertResult upsert_rows(sql::Connection& con, const std::string& table_path, delta::Commit& commit,
                          const delta::Snapshot& snapshot,
                          const std::string& incoming, const std::vector<std::string>& key,
                          const std::string& keep_existing, const std::vector<delta::Column>& columns,
-                         const std::string& removes = "");
+                         const std::string& removes = "", KeyIndex* index = nullptr);
 
 }  // namespace lakestream

@@ -5,6 +5,8 @@
 #include "checkpoint/checkpoint.h"
 #include "pipeline/bronze_layout.h"
 #include "pipeline/change_columns.h"
+#include "sinks/key_index.h"
+#include "sinks/newest_wins.h"
 #include "sinks/table_sink.h"
 #include "sinks/upsert.h"
 #include "source/table_source.h"
@@ -24,14 +26,6 @@ namespace {
 // condition, evaluated once); never written to a table.
 constexpr const char* kDeleteFlag = "__lakestream_delete";
 
-// What an event says: its columns but the lineage, to tell a resend from a new event.
-std::string event_columns(const std::vector<delta::Column>& columns) {
-  std::string list;
-  for (const auto& c : columns)
-    if (!is_lineage_column(c.name)) list += (list.empty() ? "" : ", ") + sql::quote_ident(c.name);
-  return list;
-}
-
 // The rows of `changes` a latest stream reads: of a change data feed, every change but the
 // preimages (a row's state before the update whose postimage follows it: never the newest).
 std::string latest_rows_sql(const TableChanges& changes) {
@@ -39,6 +33,11 @@ std::string latest_rows_sql(const TableChanges& changes) {
   if (changes.read != SourceRead::Changes) return rows;
   return "SELECT * FROM (" + rows + ") WHERE " + std::string(kChangeTypeColumn) + " <> 'update_preimage'";
 }
+
+// A continuous run keeps the stream's key index from one cycle to the next.
+struct KeptKeyIndex : KeptStreamState {
+  std::unique_ptr<KeyIndex> index;
+};
 
 class LatestRun {
  public:
@@ -61,6 +60,9 @@ class LatestRun {
     if (last && last->id > committed) run_batch(*last, true);
     int64_t next_id = last ? last->id + 1 : 0;
     int64_t next_from = last ? last->table().to + 1 : 0;
+    // The key index costs a read of the whole table to build: worth it for a service, and for a
+    // run of several batches (a run of one reads the keys once either way).
+    index_worth_it_ = ctx_.continuous || delta::latest_version(source_path_) - next_from + 1 >= 3;
     run_planned_table_batches(source_path_, checkpoint_, ctx_.stream.max_files_per_trigger, next_id, next_from,
                               [&](const PlannedBatch& batch) { run_batch(batch, false); });
     if (next_id > 100) checkpoint_.forget_before(next_id - 100);
@@ -93,7 +95,8 @@ class LatestRun {
     // Oldest first: by the ordering column (NULL oldest), a tie going to the later change of a
     // feed, then the later (partition, offset), as across batches.
     std::string order = sql::quote_ident(s.order_by) + " ASC NULLS FIRST";
-    for (const auto& tie : tie_columns(columns)) order += ", " + sql::quote_ident(tie);
+    const NewestWins newest = rule(columns);
+    for (const auto& tie : newest.ties) order += ", " + sql::quote_ident(tie);
     std::string source = "(" + latest_rows_sql(changes) + ") AS source";
     auto counted = rows_by_statistics(changes);
     batch.input_rows = counted ? *counted : con.scalar_int("SELECT count(*) FROM " + source);
@@ -106,14 +109,16 @@ class LatestRun {
     // offset would depend on where a batch ended.
     std::string delete_flag = s.deletes.empty() ? "" : ", coalesce((" + s.deletes + "), false) AS " + kDeleteFlag;
     std::string per_key = "PARTITION BY " + keys + " ORDER BY " + order;
-    std::string event = "row(" + event_columns(columns) + ")";
+    std::string event_list;
+    for (const auto& c : newest.event_columns) event_list += (event_list.empty() ? "" : ", ") + sql::quote_ident(c);
+    std::string event = "row(" + event_list + ")";
     con.exec("CREATE OR REPLACE TEMP TABLE latest_newest AS SELECT * EXCLUDE (_copy_run) FROM ("
              "SELECT * EXCLUDE (_starts_run), sum(_starts_run) OVER (" + per_key + " ROWS UNBOUNDED PRECEDING) AS _copy_run FROM ("
              "SELECT *" + delete_flag + ", CASE WHEN lag(" + event + ") OVER (" + per_key + ") IS NOT DISTINCT FROM " + event +
              " THEN 0 ELSE 1 END AS _starts_run FROM " + source + ")) "
              "QUALIFY row_number() OVER (PARTITION BY " + keys + " ORDER BY _copy_run DESC, " + order + ") = 1");
 
-    std::string keep_existing = existing_row_stays(columns);
+    std::string keep_existing = existing_row_stays_sql(newest);
     CommitRecord record;
     record.stream = s.name;
     record.batch_id = planned.id;
@@ -131,11 +136,14 @@ class LatestRun {
     sink.properties = ctx_.pipeline.table_properties(s);
     if (s.deletion_vectors) sink.properties["delta.enableDeletionVectors"] = "true";
     std::string removes = s.deletes.empty() ? "" : std::string("s.") + kDeleteFlag;
+    KeyIndex* index = key_index(columns, newest);
     bool written = commit_once(sink, [&](delta::Commit& commit, const delta::Snapshot& snapshot) {
-      UpsertResult merged = upsert_rows(con, table_path_, commit, snapshot, incoming, s.key, keep_existing, columns, removes);
+      UpsertResult merged =
+          upsert_rows(con, table_path_, commit, snapshot, incoming, s.key, keep_existing, columns, removes, index);
       batch.output_rows = merged.rows_written;
       batch.deletes = merged.rows_removed;
     });
+    if (index && written) index->committed(con);
     batch.already_committed = !written;
     if (changes.oldest_commit_ms) batch.input_wait_ms = std::max<int64_t>(0, wall_clock_us() / 1000 - *changes.oldest_commit_ms);
     con.exec("DROP TABLE IF EXISTS latest_newest; DROP TABLE IF EXISTS latest_applied");
@@ -169,7 +177,7 @@ class LatestRun {
     sink.properties.erase("delta.enableChangeDataFeed");  // the stream's own memory, no one reads its changes
     commit_once(sink, [&](delta::Commit& commit, const delta::Snapshot& snapshot) {
       std::string incoming = "latest_newest";
-      std::string keep_existing = existing_row_stays(columns);
+      std::string keep_existing = existing_row_stays_sql(rule(columns));
       std::string removes = std::string("NOT s.") + kDeleteFlag;
       if (s.deletes_retention && !snapshot.files.empty()) {
         // The deletes past retention go in the same commit as the batch's: each as an incoming
@@ -188,7 +196,7 @@ class LatestRun {
     std::string sql = "CREATE OR REPLACE TEMP TABLE latest_applied AS SELECT * FROM latest_newest";
     if (!deleted.files.empty())
       sql += " s WHERE s." + std::string(kDeleteFlag) + " OR NOT EXISTS (SELECT 1 FROM (" + delta::scan_sql(deleted) +
-             ") t WHERE " + match + " AND " + newer("t", "s", columns) + ")";
+             ") t WHERE " + match + " AND " + newer_sql(rule(columns), "t", "s") + ")";
     con.exec(sql);
     return "latest_applied";
   }
@@ -229,45 +237,39 @@ class LatestRun {
                                             "; write a duration, e.g. \"30 days\""));
   }
 
-  // What decides between two rows of a key with the same order_by, in order: of a change data
-  // feed, the later version's change (a delete repeats the row it deletes); then the later
-  // Kafka position (partition, offset) where the rows keep one.
-  std::vector<std::string> tie_columns(const std::vector<delta::Column>& columns) const {
-    std::vector<std::string> ties;
-    if (ctx_.stream.read == SourceRead::Changes) ties.push_back(kCommitVersionColumn);
+  // Silver's rule for these columns (sinks/newest_wins.h). What decides between two rows of a
+  // key with the same order_by, in order: of a change data feed, the later version's change (a
+  // delete repeats the row it deletes); then the later Kafka position (partition, offset) where
+  // the rows keep one.
+  NewestWins rule(const std::vector<delta::Column>& columns) const {
+    NewestWins rule;
+    rule.order_by = ctx_.stream.order_by;
+    if (ctx_.stream.read == SourceRead::Changes) rule.ties.push_back(kCommitVersionColumn);
     if (delta::has_column(columns, "partition") && delta::has_column(columns, "offset")) {
-      ties.push_back("partition");
-      ties.push_back("offset");
+      rule.ties.push_back("partition");
+      rule.ties.push_back("offset");
     }
-    return ties;
-  }
-
-  // Whether row `a` is newer than row `b` by (order_by, tie_columns), a NULL order_by oldest.
-  std::string newer(const std::string& a, const std::string& b, const std::vector<delta::Column>& columns) const {
-    std::string ob = sql::quote_ident(ctx_.stream.order_by);
-    std::string x = a + "." + ob, y = b + "." + ob;
-    std::string result = "coalesce(" + x + " > " + y + ", " + x + " IS NOT NULL AND " + y + " IS NULL)";
-    std::string a_ties, b_ties;
-    for (const auto& tie : tie_columns(columns)) {
-      a_ties += (a_ties.empty() ? "" : ", ") + a + "." + sql::quote_ident(tie) + "::BIGINT";
-      b_ties += (b_ties.empty() ? "" : ", ") + b + "." + sql::quote_ident(tie) + "::BIGINT";
-    }
-    if (!a_ties.empty())
-      result = "(" + result + " OR (" + x + " IS NOT DISTINCT FROM " + y + " AND coalesce([" + a_ties + "] > [" + b_ties + "], false)))";
-    return result;
-  }
-
-  // Silver's one rule, the same within a batch and across batches: the row of a key is its newest
-  // event by (order_by, tie_columns), a NULL order_by oldest. The existing row stays unless
-  // the incoming one is newer by that order; an identical resend of it changes nothing, not even
-  // its partition and offset (kept in the table, they decide later ties).
-  std::string existing_row_stays(const std::vector<delta::Column>& columns) const {
-    std::string newer = this->newer("s", "t", columns);
-    std::string same_event = "true";
     for (const auto& c : columns)
-      if (!is_lineage_column(c.name))
-        same_event += " AND s." + sql::quote_ident(c.name) + " IS NOT DISTINCT FROM t." + sql::quote_ident(c.name);
-    return "NOT " + newer + " OR (" + same_event + ")";
+      if (!is_lineage_column(c.name)) rule.event_columns.push_back(c.name);
+    return rule;
+  }
+
+  // The index of silver's keys for merge-on-read (sinks/key_index.h), kept across a continuous
+  // run's cycles; null when it would not pay or cannot serve these columns.
+  KeyIndex* key_index(const std::vector<delta::Column>& columns, const NewestWins& rule) {
+    const Stream& s = ctx_.stream;
+    if (!index_worth_it_ || !KeyIndex::serves(columns, s.key, rule)) return nullptr;
+    std::unique_ptr<KeyIndex>* slot = &own_index_;
+    if (ctx_.kept_state) {
+      auto* kept = dynamic_cast<KeptKeyIndex*>(ctx_.kept_state->get());
+      if (!kept) {
+        *ctx_.kept_state = std::make_unique<KeptKeyIndex>();
+        kept = static_cast<KeptKeyIndex*>(ctx_.kept_state->get());
+      }
+      slot = &kept->index;
+    }
+    if (!*slot || !(*slot)->made_for(s.key, rule, columns)) *slot = std::make_unique<KeyIndex>(s.key, rule, columns);
+    return slot->get();
   }
 
   StreamContext& ctx_;
@@ -275,6 +277,8 @@ class LatestRun {
   std::string source_path_;
   std::string table_path_;
   StreamReport report_;
+  bool index_worth_it_ = false;
+  std::unique_ptr<KeyIndex> own_index_;
 };
 
 }  // namespace

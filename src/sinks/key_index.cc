@@ -1,0 +1,359 @@
+#include "sinks/key_index.h"
+
+#include <duckdb.h>
+
+#include <functional>
+
+#include "table/parquet_file.h"
+#include "table/table_files.h"
+#include "util/cpu_profile.h"
+#include "util/error.h"
+
+namespace lakestream {
+
+namespace {
+
+const delta::Column* column_named(const std::vector<delta::Column>& columns, const std::string& name) {
+  for (const auto& c : columns)
+    if (c.name == name) return &c;
+  return nullptr;
+}
+
+std::string simple_type(const delta::Column& column) {
+  return column.type.is_string() ? column.type.get<std::string>() : "";
+}
+
+bool is_integer_type(const std::string& type) {
+  return type == "byte" || type == "short" || type == "integer" || type == "long";
+}
+
+// The column as the upsert's columns type it, so that the table's side (read from its files)
+// and the batch's side hash the same values alike.
+std::string typed(const delta::Column& column) {
+  return "CAST(" + sql::quote_ident(column.name) + " AS " + delta::duckdb_type_of(column.type) + ")";
+}
+
+// Runs `sql` and hands each chunk of its result to `each`.
+void for_each_chunk(sql::Connection& con, const std::string& sql,
+                    const std::function<void(duckdb_data_chunk chunk, idx_t rows)>& each) {
+  duckdb_result result = con.result_of(sql);
+  struct Release {
+    duckdb_result* result;
+    ~Release() { duckdb_destroy_result(result); }
+  } release{&result};
+  while (duckdb_data_chunk chunk = duckdb_fetch_chunk(result)) {
+    struct ReleaseChunk {
+      duckdb_data_chunk* chunk;
+      ~ReleaseChunk() { duckdb_destroy_data_chunk(chunk); }
+    } release_chunk{&chunk};
+    each(chunk, duckdb_data_chunk_get_size(chunk));
+  }
+}
+
+template <typename T>
+const T* column_data(duckdb_data_chunk chunk, idx_t column) {
+  return static_cast<const T*>(duckdb_vector_get_data(duckdb_data_chunk_get_vector(chunk, column)));
+}
+
+bool valid(duckdb_data_chunk chunk, idx_t column, idx_t row) {
+  uint64_t* validity = duckdb_vector_get_validity(duckdb_data_chunk_get_vector(chunk, column));
+  return validity == nullptr || duckdb_validity_row_is_valid(validity, row);
+}
+
+}  // namespace
+
+KeyIndex::KeyIndex(std::vector<std::string> key, NewestWins rule, std::vector<delta::Column> columns)
+    : key_(std::move(key)), rule_(std::move(rule)), columns_(std::move(columns)) {}
+
+bool KeyIndex::serves(const std::vector<delta::Column>& columns, const std::vector<std::string>& key, const NewestWins& rule) {
+  if (key.empty() || rule.ties.size() > 2) return false;
+  for (const auto& k : key) {
+    const delta::Column* column = column_named(columns, k);
+    // Floating point keys: -0.0 and 0.0 are one key to SQL but two texts.
+    if (!column || !column->type.is_string()) return false;
+    std::string type = simple_type(*column);
+    if (type == "float" || type == "double") return false;
+  }
+  const delta::Column* order_by = column_named(columns, rule.order_by);
+  if (!order_by) return false;
+  std::string type = simple_type(*order_by);
+  if (!is_integer_type(type) && type != "date" && type != "timestamp" && type != "timestamp_ntz") return false;
+  for (const auto& tie : rule.ties)
+    if (!column_named(columns, tie)) return false;
+  for (const auto& c : rule.event_columns)
+    if (!column_named(columns, c)) return false;
+  return true;
+}
+
+bool KeyIndex::made_for(const std::vector<std::string>& key, const NewestWins& rule,
+                        const std::vector<delta::Column>& columns) const {
+  if (key != key_ || rule.order_by != rule_.order_by || rule.ties != rule_.ties || rule.event_columns != rule_.event_columns ||
+      columns.size() != columns_.size())
+    return false;
+  for (size_t i = 0; i < columns.size(); i++)
+    if (columns[i].name != columns_[i].name || columns[i].type != columns_[i].type) return false;
+  return true;
+}
+
+std::string KeyIndex::encoded_sql(const std::string& relation, const std::string& extra) const {
+  std::string h1, h2;
+  for (const auto& k : key_) {
+    std::string value = typed(*column_named(columns_, k));
+    h1 += (h1.empty() ? "" : ", ") + value;
+    // A second hash, of other bytes (the key's text): two keys alike in both are as good as never.
+    h2 += (h2.empty() ? "" : ", chr(31), ") + ("coalesce(CAST(" + value + " AS VARCHAR), chr(30))");
+  }
+  const delta::Column& order_by = *column_named(columns_, rule_.order_by);
+  std::string type = simple_type(order_by), order;
+  if (is_integer_type(type)) order = "CAST(" + typed(order_by) + " AS BIGINT)";
+  else if (type == "date") order = "CAST(" + typed(order_by) + " - DATE '1970-01-01' AS BIGINT)";
+  else order = "epoch_us(" + typed(order_by) + ")";  // timestamp, timestamp_ntz: microseconds, exact
+  std::string ties[2] = {"CAST(0 AS BIGINT)", "CAST(0 AS BIGINT)"};
+  for (size_t i = 0; i < rule_.ties.size(); i++) ties[i] = "CAST(" + sql::quote_ident(rule_.ties[i]) + " AS BIGINT)";
+  std::string digest;
+  for (const auto& c : rule_.event_columns) digest += (digest.empty() ? "" : ", ") + typed(*column_named(columns_, c));
+  digest = digest.empty() ? "CAST(0 AS UBIGINT)" : "hash(" + digest + ")";
+  return "SELECT hash(" + h1 + ") AS __h1, hash(concat(" + h2 + ")) AS __h2, " + order + " AS __order, " + ties[0] +
+         " AS __tie0, " + ties[1] + " AS __tie1, " + digest + " AS __digest" + extra + " FROM " + relation + " AS __r";
+}
+
+size_t KeyIndex::slot_of(uint64_t h1) const {
+  size_t mask = slots_.size() - 1;
+  size_t i = h1 & mask;
+  while (slots_[i] != kNoEntry && entries_[slots_[i]].h1 != h1) i = (i + 1) & mask;
+  return i;
+}
+
+void KeyIndex::grow(size_t rows) {
+  size_t size = 16;
+  while (size < rows * 2) size *= 2;
+  if (size <= slots_.size()) return;
+  std::vector<uint32_t> old = std::move(slots_);
+  slots_.assign(size, kNoEntry);
+  for (uint32_t entry : old)
+    if (entry != kNoEntry) slots_[slot_of(entries_[entry].h1)] = entry;
+}
+
+void KeyIndex::insert(const Entry& entry) {
+  if (static_cast<size_t>(rows() + 1) * 2 > slots_.size()) grow(static_cast<size_t>(rows() + 1));
+  size_t slot = slot_of(entry.h1);
+  if (slots_[slot] != kNoEntry) {
+    Entry& there = entries_[slots_[slot]];
+    if (there.h2 != entry.h2) unusable_ = true;  // two keys with one slot hash: read the table instead
+    there = entry;  // the key's row moved (a purged file, or a replaced row)
+    return;
+  }
+  uint32_t index;
+  if (!free_.empty()) {
+    index = free_.back();
+    free_.pop_back();
+    entries_[index] = entry;
+  } else {
+    index = static_cast<uint32_t>(entries_.size());
+    entries_.push_back(entry);
+  }
+  slots_[slot] = index;
+}
+
+void KeyIndex::erase(uint64_t h1, uint64_t h2) {
+  if (slots_.empty()) return;
+  size_t hole = slot_of(h1);
+  if (slots_[hole] == kNoEntry || entries_[slots_[hole]].h2 != h2) return;
+  free_.push_back(slots_[hole]);
+  // Backward shift: the entries after the hole that may live in it move up, so that every probe
+  // still finds its entry before an empty slot.
+  size_t mask = slots_.size() - 1;
+  for (size_t j = (hole + 1) & mask; slots_[j] != kNoEntry; j = (j + 1) & mask) {
+    size_t home = entries_[slots_[j]].h1 & mask;
+    bool stays = hole <= j ? (home > hole && home <= j) : (home > hole || home <= j);
+    if (stays) continue;
+    slots_[hole] = slots_[j];
+    hole = j;
+  }
+  slots_[hole] = kNoEntry;
+}
+
+uint32_t KeyIndex::file_id(const std::string& readable_path) {
+  auto found = file_ids_.find(readable_path);
+  if (found != file_ids_.end()) return found->second;
+  uint32_t id = static_cast<uint32_t>(files_.size());
+  if (id >= kOrderNull) throw Error("key index: too many files");
+  files_.push_back(readable_path);
+  file_ids_.emplace(readable_path, id);
+  return id;
+}
+
+void KeyIndex::load(sql::Connection& con, const std::string& relation) {
+  for_each_chunk(con, encoded_sql("(" + relation + ")", ", __lakestream_file, __lakestream_row"),
+                 [&](duckdb_data_chunk chunk, idx_t rows) {
+    const auto* h1 = column_data<uint64_t>(chunk, 0);
+    const auto* h2 = column_data<uint64_t>(chunk, 1);
+    const auto* order = column_data<int64_t>(chunk, 2);
+    const auto* tie0 = column_data<int64_t>(chunk, 3);
+    const auto* tie1 = column_data<int64_t>(chunk, 4);
+    const auto* digest = column_data<uint64_t>(chunk, 5);
+    auto* file = static_cast<duckdb_string_t*>(duckdb_vector_get_data(duckdb_data_chunk_get_vector(chunk, 6)));
+    const auto* row = column_data<int64_t>(chunk, 7);
+    std::string last_path;
+    uint32_t last_id = 0;
+    for (idx_t i = 0; i < rows; i++) {
+      if (!valid(chunk, 3, i) || !valid(chunk, 4, i) || row[i] < 0 || row[i] > 0xFFFFFFFFll) {
+        unusable_ = true;  // a NULL tie: SQL's list comparison decides those, not the index
+        return;
+      }
+      std::string path(duckdb_string_t_data(&file[i]), duckdb_string_t_length(file[i]));
+      if (path != last_path || last_path.empty()) {
+        last_id = file_id(path);
+        last_path = path;
+      }
+      Entry entry;
+      entry.h1 = h1[i];
+      entry.h2 = h2[i];
+      entry.order = valid(chunk, 2, i) ? order[i] : 0;
+      entry.ties[0] = tie0[i];
+      entry.ties[1] = tie1[i];
+      entry.digest = digest[i];
+      entry.file = last_id | (valid(chunk, 2, i) ? 0 : kOrderNull);
+      entry.row = static_cast<uint32_t>(row[i]);
+      insert(entry);
+    }
+  });
+}
+
+bool KeyIndex::cover(sql::Connection& con, const delta::Snapshot& table) {
+  CpuScope cpu_scope("key_index.cover");
+  pending_.reset();
+  if (unusable_) return false;
+  std::unordered_set<std::string> files;
+  for (const auto& file : table.files) files.insert(file.logical_key());
+  table_ = table;
+  if (built_ && files == covered_) return true;
+  CpuScope build_scope("key_index.build");
+  entries_.clear();
+  free_.clear();
+  slots_.clear();
+  files_.clear();
+  file_ids_.clear();
+  int64_t expected = 0;
+  for (const auto& file : table.files) expected += file.live_rows().value_or(0);
+  entries_.reserve(static_cast<size_t>(expected));
+  grow(static_cast<size_t>(expected));
+  try {
+    // File by file: each query's result is one file's rows, never the table's.
+    for (const auto& file : table.files) {
+      delta::Snapshot one = table;
+      one.files = {file};
+      load(con, delta::scan_sql_with_positions(one));
+      if (unusable_) return false;
+    }
+  } catch (const Error&) {
+    unusable_ = true;  // a value the index cannot hold (say, an infinite timestamp): read the table
+    return false;
+  }
+  covered_ = std::move(files);
+  built_ = true;
+  builds_++;
+  return true;
+}
+
+bool KeyIndex::existing_stays(const Entry& existing, const Entry& incoming) const {
+  bool existing_null = existing.file & kOrderNull, incoming_null = incoming.file & kOrderNull;
+  bool newer = incoming_null ? false : (existing_null || incoming.order > existing.order);
+  bool same_order = existing_null == incoming_null && (existing_null || existing.order == incoming.order);
+  if (same_order) {
+    for (size_t i = 0; i < rule_.ties.size(); i++) {
+      if (incoming.ties[i] == existing.ties[i]) continue;
+      newer = incoming.ties[i] > existing.ties[i];
+      break;
+    }
+  }
+  return !newer || incoming.digest == existing.digest;
+}
+
+std::set<std::string> KeyIndex::match(sql::Connection& con, const std::string& incoming, const std::string& matched) {
+  CpuScope cpu_scope("key_index.match");
+  std::string keys;
+  for (const auto& k : key_) keys += ", " + sql::quote_ident(k);
+  con.exec("CREATE OR REPLACE TEMP TABLE upsert_index_incoming AS SELECT row_number() OVER () AS __n, * FROM (" +
+           encoded_sql(incoming, keys) + ")");
+  con.exec("CREATE OR REPLACE TEMP TABLE upsert_index_hits (n BIGINT, file VARCHAR, \"row\" BIGINT, keeps BOOLEAN)");
+  std::set<std::string> files;
+  {
+    sql::Appender hits(con, "upsert_index_hits");
+    for_each_chunk(con, "SELECT __n, __h1, __h2, __order, __tie0, __tie1, __digest FROM upsert_index_incoming",
+                   [&](duckdb_data_chunk chunk, idx_t rows) {
+      const auto* n = column_data<int64_t>(chunk, 0);
+      const auto* h1 = column_data<uint64_t>(chunk, 1);
+      const auto* h2 = column_data<uint64_t>(chunk, 2);
+      const auto* order = column_data<int64_t>(chunk, 3);
+      const auto* tie0 = column_data<int64_t>(chunk, 4);
+      const auto* tie1 = column_data<int64_t>(chunk, 5);
+      const auto* digest = column_data<uint64_t>(chunk, 6);
+      for (idx_t i = 0; i < rows; i++) {
+        if (slots_.empty()) break;
+        size_t slot = slot_of(h1[i]);
+        if (slots_[slot] == kNoEntry) continue;
+        const Entry& existing = entries_[slots_[slot]];
+        if (existing.h2 != h2[i]) continue;  // another key with the same slot hash: this one is new
+        if (!valid(chunk, 4, i) || !valid(chunk, 5, i)) throw Error("key index: a NULL tie in the batch");
+        Entry in;
+        in.order = valid(chunk, 3, i) ? order[i] : 0;
+        in.file = valid(chunk, 3, i) ? 0 : kOrderNull;
+        in.ties[0] = tie0[i];
+        in.ties[1] = tie1[i];
+        in.digest = digest[i];
+        const std::string& file = files_[existing.file & ~kOrderNull];
+        files.insert(file);
+        hits.append_int64(n[i]);
+        hits.append_text(file);
+        hits.append_int64(existing.row);
+        hits.append_bool(existing_stays(existing, in));
+        hits.end_row();
+      }
+    });
+  }
+  std::string key_list;
+  for (const auto& k : key_) key_list += (key_list.empty() ? "i." : ", i.") + sql::quote_ident(k);
+  con.exec("CREATE OR REPLACE TEMP TABLE " + matched + " AS SELECT " + key_list +
+           ", h.file AS __lakestream_file, h.\"row\" AS __lakestream_row, h.keeps AS __lakestream_keeps FROM "
+           "upsert_index_incoming i JOIN upsert_index_hits h ON i.__n = h.n");
+  con.exec("DROP TABLE upsert_index_incoming; DROP TABLE upsert_index_hits");
+  return files;
+}
+
+void KeyIndex::expect_commit(sql::Connection& con, const std::string& winners, std::vector<std::string> removed_files,
+                             std::vector<std::string> added_files, const delta::AddFile& written) {
+  Pending pending;
+  for_each_chunk(con, "SELECT __h1, __h2 FROM (" + encoded_sql(winners, "") + ")", [&](duckdb_data_chunk chunk, idx_t rows) {
+    const auto* h1 = column_data<uint64_t>(chunk, 0);
+    const auto* h2 = column_data<uint64_t>(chunk, 1);
+    for (idx_t i = 0; i < rows; i++) pending.replaced.emplace_back(h1[i], h2[i]);
+  });
+  pending.removed_files = std::move(removed_files);
+  pending.added_files = std::move(added_files);
+  if (!written.path.empty()) pending.written = written;
+  pending_ = std::move(pending);
+}
+
+void KeyIndex::committed(sql::Connection& con) {
+  if (!pending_ || !built_) return;
+  CpuScope cpu_scope("key_index.committed");
+  Pending pending = std::move(*pending_);
+  pending_.reset();
+  // The winners' old rows are gone (replaced, removed, or in a purged file); the written file
+  // holds the new rows of those keys and the purged files' other rows, at their new places.
+  for (const auto& [h1, h2] : pending.replaced) erase(h1, h2);
+  for (const auto& file : pending.removed_files) covered_.erase(file);
+  for (const auto& file : pending.added_files) covered_.insert(file);
+  if (pending.written) {
+    delta::Snapshot one = table_;
+    one.files = {*pending.written};
+    try {
+      load(con, delta::scan_sql_with_positions(one));
+    } catch (const Error&) {
+      unusable_ = true;
+    }
+  }
+}
+
+}  // namespace lakestream

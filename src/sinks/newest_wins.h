@@ -1,0 +1,26 @@
+// Silver's one rule, the same within a batch and across batches: the row of a key is its newest
+// event by (order_by, ties), a NULL order_by oldest. The existing row stays unless the incoming
+// one is newer by that order; an identical resend of it (the same values in every event column)
+// changes nothing, not even its lineage (kept in the table, the ties decide later ties).
+// Written once as SQL here; the key index (sinks/key_index.h) applies the same order to the
+// values it keeps.
+#pragma once
+
+#include <string>
+#include <vector>
+
+namespace lakestream {
+
+struct NewestWins {
+  std::string order_by;                    // the newest row of a key wins; NULL is oldest
+  std::vector<std::string> ties;           // BIGINT columns that decide, in order, when order_by ties
+  std::vector<std::string> event_columns;  // what an event says: the same values here is a resend
+};
+
+// SQL: whether row `a` is newer than row `b` (two relation aliases) by the rule's order.
+std::string newer_sql(const NewestWins& rule, const std::string& a, const std::string& b);
+
+// SQL over `t` (the existing row) and `s` (the incoming one): whether the existing row stays.
+std::string existing_row_stays_sql(const NewestWins& rule);
+
+}  // namespace lakestream

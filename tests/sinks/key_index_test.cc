@@ -1,0 +1,214 @@
+// The key index (sinks/key_index.h) against reading the table, and both against a model that
+// shares no code with either: generated batches of upserts under silver's rule (two key columns,
+// NULL in either; an order_by with ties and NULLs, broken by partition and offset; identical
+// resends; deletes; -0.0 and NaN in an event column) into two merge-on-read tables, one merged
+// with the index and one by reading its files. After every batch both tables must hold the
+// model's rows. Between batches the tables are compacted now and then, and written by another
+// writer (an upsert without the index), and a commit is built and never published: the index
+// must notice each and build itself again (or stay, for the commit that never was).
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <map>
+#include <optional>
+#include <random>
+#include <set>
+#include <tuple>
+
+#include "sinks/key_index.h"
+#include "sinks/newest_wins.h"
+#include "sinks/upsert.h"
+#include "sql/duckdb.h"
+#include "support/test_support.h"
+#include "table/compaction.h"
+#include "table/parquet_file.h"
+
+namespace lakestream {
+namespace {
+
+std::vector<delta::Column> columns() {
+  return {{"region", "string"}, {"id", "long"},     {"event_time", "timestamp"}, {"partition", "integer"},
+          {"offset", "long"},   {"amount", "double"}, {"note", "string"}};
+}
+
+NewestWins rule() {
+  NewestWins rule;
+  rule.order_by = "event_time";
+  rule.ties = {"partition", "offset"};
+  rule.event_columns = {"region", "id", "event_time", "amount", "note"};
+  return rule;
+}
+
+// One event as the model holds it.
+struct Event {
+  std::optional<std::string> region;
+  std::optional<int64_t> id;
+  std::optional<int64_t> time_us;
+  int32_t partition = 0;
+  int64_t offset = 0;
+  double amount = 0;
+  std::string note;
+};
+
+std::string sql_of(const Event& e) {
+  auto amount = [](double a) -> std::string {
+    if (std::isnan(a)) return "'NaN'::DOUBLE";
+    if (a == 0 && std::signbit(a)) return "'-0.0'::DOUBLE";
+    return std::to_string(a) + "::DOUBLE";
+  };
+  return "(" + (e.region ? "'" + *e.region + "'" : std::string("NULL")) + ", " +
+         (e.id ? std::to_string(*e.id) : std::string("NULL")) + "::BIGINT, " +
+         (e.time_us ? "make_timestamp(" + std::to_string(*e.time_us) + ")::TIMESTAMPTZ" : std::string("NULL::TIMESTAMPTZ")) +
+         ", " + std::to_string(e.partition) + ", " + std::to_string(e.offset) + "::BIGINT, " + amount(e.amount) + ", '" +
+         e.note + "')";
+}
+
+// The rule, written again for the model: newer by time (NULL oldest), then (partition, offset);
+// the existing row stays unless the incoming one is newer and says something else.
+bool incoming_replaces(const Event& existing, const Event& incoming) {
+  bool newer;
+  if (incoming.time_us != existing.time_us)
+    newer = incoming.time_us && (!existing.time_us || *incoming.time_us > *existing.time_us);
+  else
+    newer = std::tie(incoming.partition, incoming.offset) > std::tie(existing.partition, existing.offset);
+  auto same_amount = [](double a, double b) { return (std::isnan(a) && std::isnan(b)) || a == b; };
+  bool same_event = incoming.region == existing.region && incoming.id == existing.id && incoming.time_us == existing.time_us &&
+                    same_amount(incoming.amount, existing.amount) && incoming.note == existing.note;
+  return newer && !same_event;
+}
+
+using Key = std::pair<std::optional<std::string>, std::optional<int64_t>>;
+
+class KeyIndexTest : public ::testing::Test {
+ protected:
+  testing::TempDir dir;
+  sql::Database db;
+  sql::Connection con{db};
+
+  void create(const std::string& table) {
+    delta::Commit commit(delta::load_snapshot(table));
+    delta::Metadata metadata;
+    metadata.schema = columns();
+    metadata.configuration["delta.enableDeletionVectors"] = "true";
+    commit.set_metadata(metadata);
+    commit.publish();
+  }
+
+  // Merges the DuckDB table `incoming` into `table`, with the index when given; publishes unless told not to.
+  void upsert(const std::string& table, KeyIndex* index, bool publish = true) {
+    delta::Snapshot snapshot = delta::load_snapshot(table);
+    delta::Commit commit(snapshot);
+    upsert_rows(con, table, commit, snapshot, "incoming", {"region", "id"}, existing_row_stays_sql(rule()), columns(),
+                "s.note = 'delete'", index);
+    if (!publish) return;
+    commit.publish();
+    if (index) index->committed(con);
+  }
+
+  std::set<std::string> files_of(const std::string& table) {
+    std::set<std::string> files;
+    for (const auto& file : delta::load_snapshot(table).files) files.insert(file.logical_key());
+    return files;
+  }
+
+  std::string rows_of(const std::string& table) {
+    return "SELECT region, id, event_time, partition, \"offset\", amount, note FROM (" +
+           delta::scan_sql(delta::load_snapshot(table)) + ")";
+  }
+
+  int64_t differing(const std::string& a, const std::string& b) {
+    return con.scalar_int("SELECT count(*) FROM ((" + a + " EXCEPT ALL " + b + ") UNION ALL (" + b + " EXCEPT ALL " + a + "))");
+  }
+};
+
+TEST_F(KeyIndexTest, MergesAsReadingTheTableDoesAndAsTheModelSays) {
+  for (uint32_t seed : {1u, 2u, 3u, 4u}) {
+    std::string indexed = dir / ("indexed" + std::to_string(seed)), scanned = dir / ("scanned" + std::to_string(seed));
+    create(indexed);
+    create(scanned);
+    KeyIndex index({"region", "id"}, rule(), columns());
+    std::mt19937 random(seed);
+    std::map<Key, Event> model;
+    std::vector<Event> sent;
+    int64_t offset = 0;
+    int expected_builds = 0;
+    bool changed_by_others = true;  // the first batch builds it
+    for (int batch = 1; batch <= 16; batch++) {
+      // Unique keys within the batch (the stream merges the batch's newest per key first).
+      std::map<Key, Event> incoming;
+      int n = 1 + static_cast<int>(random() % 120);
+      for (int i = 0; i < n; i++) {
+        Event e;
+        if (!sent.empty() && random() % 8 == 0) {
+          e = sent[random() % sent.size()];  // a resend: the same event at a later position
+        } else {
+          static const char* regions[] = {"north", "south", "east", "west"};
+          if (random() % 20) e.region = regions[random() % 4];
+          if (random() % 25) e.id = static_cast<int64_t>(random() % 150);
+          if (random() % 15) e.time_us = 1'700'000'000'000'000 + static_cast<int64_t>(random() % 40) * 1'000'000;
+          int a = static_cast<int>(random() % 50);
+          e.amount = a == 0 ? -0.0 : a == 1 ? std::nan("") : a * 0.25;
+          e.note = random() % 9 == 0 ? "delete" : "b" + std::to_string(batch);
+        }
+        e.partition = static_cast<int32_t>(random() % 3);
+        e.offset = ++offset;
+        sent.push_back(e);
+        incoming[{e.region, e.id}] = e;
+      }
+      std::string values;
+      for (const auto& [key, e] : incoming) values += (values.empty() ? "" : ", ") + sql_of(e);
+      con.exec("CREATE OR REPLACE TABLE incoming AS SELECT * FROM (VALUES " + values +
+               ") t(region, id, event_time, partition, \"offset\", amount, note)");
+      for (const auto& [key, e] : incoming) {
+        auto found = model.find(key);
+        if (found != model.end() && !incoming_replaces(found->second, e)) continue;
+        if (e.note == "delete") model.erase(key);
+        else model[key] = e;
+      }
+      if (batch == 7) {
+        // A commit built with the index and never published: the index must not follow it.
+        upsert(indexed, &index, false);
+      }
+      // Batch 12 is merged by another writer (without the index).
+      bool other_writer = batch == 12;
+      if (changed_by_others && !other_writer) expected_builds++;
+      changed_by_others = false;
+      auto files_before = files_of(indexed);
+      upsert(indexed, other_writer ? nullptr : &index);
+      if (other_writer) changed_by_others = files_of(indexed) != files_before;
+      upsert(scanned, nullptr);
+      std::string model_rows;
+      for (const auto& [key, e] : model) model_rows += (model_rows.empty() ? "" : ", ") + sql_of(e);
+      std::string model_sql = model_rows.empty() ? rows_of(scanned) + " WHERE false"
+                                                 : "SELECT * FROM (VALUES " + model_rows + ")";
+      EXPECT_EQ(differing(rows_of(indexed), model_sql), 0) << "seed " << seed << " batch " << batch;
+      EXPECT_EQ(differing(rows_of(scanned), model_sql), 0) << "seed " << seed << " batch " << batch;
+      if (!other_writer) EXPECT_EQ(index.rows(), static_cast<int64_t>(model.size())) << "seed " << seed << " batch " << batch;
+      if (batch % 5 == 0) {
+        auto before = files_of(indexed);
+        delta::compact_table(con, indexed, 1 << 30);  // rows move: the index builds again
+        changed_by_others = changed_by_others || files_of(indexed) != before;
+      }
+    }
+    // Each build was one the table's change called for, no more: the index followed the stream's own commits.
+    EXPECT_EQ(index.builds(), expected_builds) << "seed " << seed;
+  }
+}
+
+// A key index is only offered what it can hold exactly.
+TEST(KeyIndexServes, IntegerDateAndTimestampOrderAndNoFloatingKeys) {
+  EXPECT_TRUE(KeyIndex::serves(columns(), {"region", "id"}, rule()));
+  NewestWins by_amount = rule();
+  by_amount.order_by = "amount";
+  EXPECT_FALSE(KeyIndex::serves(columns(), {"region", "id"}, by_amount));
+  EXPECT_FALSE(KeyIndex::serves(columns(), {"amount"}, rule()));
+  NewestWins three_ties = rule();
+  three_ties.ties = {"partition", "offset", "id"};
+  EXPECT_FALSE(KeyIndex::serves(columns(), {"region", "id"}, three_ties));
+  NewestWins by_offset = rule();
+  by_offset.order_by = "offset";
+  EXPECT_TRUE(KeyIndex::serves(columns(), {"id"}, by_offset));
+}
+
+}  // namespace
+}  // namespace lakestream
