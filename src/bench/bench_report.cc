@@ -42,6 +42,11 @@ std::string format_bench(const BenchResult& result) {
                     static_cast<double>(m.bytes_written) / static_cast<double>(std::max<int64_t>(1, m.batch_bytes)),
                     static_cast<double>(m.vector_bytes) / batches / 1e6, static_cast<double>(m.change_bytes) / batches / 1e6);
       text += line;
+      if (m.first_batch_ms >= 0) {
+        std::snprintf(line, sizeof line, "%-12s %-20s   first batch %.0f ms, the others %.0f ms (median)\n", "", "",
+                      m.first_batch_ms, m.later_batch_ms);
+        text += line;
+      }
     }
     if (m.bronze_files >= 0) {
       std::snprintf(line, sizeof line, "%-12s %-20s   %.1f CPU-us per event; files at the end: bronze %lld, silver %lld, gold %lld\n",
@@ -96,7 +101,9 @@ nlohmann::json bench_json(const BenchResult& result) {
                          {"vector_bytes", m.vector_bytes},
                          {"change_bytes", m.change_bytes},
                          {"batch_bytes", m.batch_bytes},
-                         {"cpu_ms_per_batch", m.batches > 0 ? m.cpu_seconds * 1000 / static_cast<double>(m.batches) : 0}});
+                         {"cpu_ms_per_batch", m.batches > 0 ? m.cpu_seconds * 1000 / static_cast<double>(m.batches) : 0},
+                         {"first_batch_ms", m.first_batch_ms},
+                         {"later_batch_ms", m.later_batch_ms}});
     if (m.bronze_files >= 0) {
       auto& added = j["measurements"].back();
       added["cpu_us_per_event"] = m.events > 0 ? m.cpu_seconds * 1e6 / static_cast<double>(m.events) : 0;

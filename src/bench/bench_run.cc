@@ -20,6 +20,7 @@
 #include "bench/seed_table.h"
 #include "bench/update_events.h"
 #include "bench/wide_events.h"
+#include "checkpoint/progress_log.h"
 #include "broker/embedded_broker.h"
 #include "check/window_recount.h"
 #include "pipeline/pipeline.h"
@@ -545,6 +546,16 @@ class BenchRun {
       for (const auto& changed : commit.change_data) m.change_bytes += changed.size;
     }
     expect(m.batches, o_.upsert_batches, "batches of " + name);
+    // Each batch's time by its progress record (this run's are the newest).
+    std::vector<double> batch_ms;
+    for (const auto& record : ProgressLog(pipeline.checkpoint_path(name)).read(static_cast<size_t>(m.batches)))
+      batch_ms.push_back(record["durationMs"].value("triggerExecution", 0.0));
+    if (batch_ms.size() >= 2) {
+      m.first_batch_ms = batch_ms.front();
+      std::vector<double> later(batch_ms.begin() + 1, batch_ms.end());
+      std::sort(later.begin(), later.end());
+      m.later_batch_ms = later[later.size() / 2];
+    }
   }
 
   // A continuous run (`--interval 0s`) while events are produced at a steady rate: how long each

@@ -60,6 +60,9 @@ struct Measurement {
   // Upsert steps (with `batches`): the data, vector and change data bytes the batches wrote to the
   // table, and the bytes of the batches' own rows (their bronze files) (-1: not such a step).
   int64_t bytes_written = -1, vector_bytes = -1, change_bytes = -1, batch_bytes = -1;
+  // Upsert steps: the first batch's time and the median of the others' (their progress records'
+  // triggerExecution), ms: the first builds merge-on-read's key index, the others use it.
+  double first_batch_ms = -1, later_batch_ms = -1;
   double per_second() const { return seconds > 0 ? static_cast<double>(events) / seconds : 0; }
 };
 

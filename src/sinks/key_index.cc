@@ -4,6 +4,7 @@
 
 #include <functional>
 
+#include "sql/memory_budget.h"
 #include "table/parquet_file.h"
 #include "table/table_files.h"
 #include "util/cpu_profile.h"
@@ -62,8 +63,11 @@ bool valid(duckdb_data_chunk chunk, idx_t column, idx_t row) {
 
 }  // namespace
 
-KeyIndex::KeyIndex(std::vector<std::string> key, NewestWins rule, std::vector<delta::Column> columns)
-    : key_(std::move(key)), rule_(std::move(rule)), columns_(std::move(columns)) {}
+KeyIndex::KeyIndex(std::vector<std::string> key, NewestWins rule, std::vector<delta::Column> columns, int64_t budget_bytes)
+    : key_(std::move(key)),
+      rule_(std::move(rule)),
+      columns_(std::move(columns)),
+      budget_bytes_(budget_bytes > 0 ? budget_bytes : sql::default_memory_budget()) {}
 
 bool KeyIndex::serves(const std::vector<delta::Column>& columns, const std::vector<std::string>& key, const NewestWins& rule) {
   if (key.empty() || rule.ties.size() > 2) return false;
@@ -183,8 +187,11 @@ uint32_t KeyIndex::file_id(const std::string& readable_path) {
   return id;
 }
 
-void KeyIndex::load(sql::Connection& con, const std::string& relation) {
-  for_each_chunk(con, encoded_sql("(" + relation + ")", ", __lakestream_file, __lakestream_row"),
+void KeyIndex::load(sql::Connection& con, const delta::Snapshot& table, const delta::AddFile& file) {
+  delta::Snapshot one = table;
+  one.files = {file};
+  const uint32_t id = file_id(delta::readable_path(delta::normal_table_path(table.table_path), file.path, file.size));
+  for_each_chunk(con, encoded_sql("(" + delta::scan_sql_with_positions(one) + ")", ", __lakestream_row"),
                  [&](duckdb_data_chunk chunk, idx_t rows) {
     const auto* h1 = column_data<uint64_t>(chunk, 0);
     const auto* h2 = column_data<uint64_t>(chunk, 1);
@@ -192,19 +199,11 @@ void KeyIndex::load(sql::Connection& con, const std::string& relation) {
     const auto* tie0 = column_data<int64_t>(chunk, 3);
     const auto* tie1 = column_data<int64_t>(chunk, 4);
     const auto* digest = column_data<uint64_t>(chunk, 5);
-    auto* file = static_cast<duckdb_string_t*>(duckdb_vector_get_data(duckdb_data_chunk_get_vector(chunk, 6)));
-    const auto* row = column_data<int64_t>(chunk, 7);
-    std::string last_path;
-    uint32_t last_id = 0;
+    const auto* row = column_data<int64_t>(chunk, 6);
     for (idx_t i = 0; i < rows; i++) {
       if (!valid(chunk, 3, i) || !valid(chunk, 4, i) || row[i] < 0 || row[i] > 0xFFFFFFFFll) {
         unusable_ = true;  // a NULL tie: SQL's list comparison decides those, not the index
         return;
-      }
-      std::string path(duckdb_string_t_data(&file[i]), duckdb_string_t_length(file[i]));
-      if (path != last_path || last_path.empty()) {
-        last_id = file_id(path);
-        last_path = path;
       }
       Entry entry;
       entry.h1 = h1[i];
@@ -213,7 +212,7 @@ void KeyIndex::load(sql::Connection& con, const std::string& relation) {
       entry.ties[0] = tie0[i];
       entry.ties[1] = tie1[i];
       entry.digest = digest[i];
-      entry.file = last_id | (valid(chunk, 2, i) ? 0 : kOrderNull);
+      entry.file = id | (valid(chunk, 2, i) ? 0 : kOrderNull);
       entry.row = static_cast<uint32_t>(row[i]);
       insert(entry);
     }
@@ -229,21 +228,16 @@ bool KeyIndex::cover(sql::Connection& con, const delta::Snapshot& table) {
   table_ = table;
   if (built_ && files == covered_) return true;
   CpuScope build_scope("key_index.build");
-  entries_.clear();
-  free_.clear();
-  slots_.clear();
-  files_.clear();
-  file_ids_.clear();
+  release();  // what it held goes first
   int64_t expected = 0;
   for (const auto& file : table.files) expected += file.live_rows().value_or(0);
+  if (expected * kBytesPerRow > budget_bytes_) return false;  // too large to hold: the batch reads the table
   entries_.reserve(static_cast<size_t>(expected));
   grow(static_cast<size_t>(expected));
   try {
     // File by file: each query's result is one file's rows, never the table's.
     for (const auto& file : table.files) {
-      delta::Snapshot one = table;
-      one.files = {file};
-      load(con, delta::scan_sql_with_positions(one));
+      load(con, table, file);
       if (unusable_) return false;
     }
   } catch (const Error&) {
@@ -346,14 +340,23 @@ void KeyIndex::committed(sql::Connection& con) {
   for (const auto& file : pending.removed_files) covered_.erase(file);
   for (const auto& file : pending.added_files) covered_.insert(file);
   if (pending.written) {
-    delta::Snapshot one = table_;
-    one.files = {*pending.written};
     try {
-      load(con, delta::scan_sql_with_positions(one));
+      load(con, table_, *pending.written);
     } catch (const Error&) {
       unusable_ = true;
     }
   }
+  if (rows() * kBytesPerRow > budget_bytes_) release();  // grown past its budget: the table is read from now on
+}
+
+void KeyIndex::release() {
+  std::vector<Entry>().swap(entries_);
+  std::vector<uint32_t>().swap(free_);
+  std::vector<uint32_t>().swap(slots_);
+  files_.clear();
+  file_ids_.clear();
+  covered_.clear();
+  built_ = false;
 }
 
 }  // namespace lakestream

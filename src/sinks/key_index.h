@@ -13,6 +13,9 @@
 // reading only the file each commit adds. Nothing of it is stored, so a crash loses nothing: the
 // next run builds it again.
 //
+// It is built only when it fits in a quarter of the machine's memory (the budget check and recount
+// take too, sql/memory_budget.h); a larger table is read instead.
+//
 // It serves keys of any type but floating point, and order_by columns that are integers, dates
 // or timestamps (the values a 64-bit integer holds exactly); upsert_rows reads the table for the
 // others, and whenever the index cannot serve (a NULL tie, two keys whose two hashes both agree).
@@ -35,7 +38,11 @@ namespace lakestream {
 class KeyIndex {
  public:
   // `columns`: the upsert's columns (the writer's shape); the rule's columns are among them.
-  KeyIndex(std::vector<std::string> key, NewestWins rule, std::vector<delta::Column> columns);
+  // `budget_bytes` 0: a quarter of the machine's memory.
+  KeyIndex(std::vector<std::string> key, NewestWins rule, std::vector<delta::Column> columns, int64_t budget_bytes = 0);
+
+  // What a row of the table costs the index: its entry and its share of the slots.
+  static constexpr int64_t kBytesPerRow = 72;
 
   // Whether an index can serve these keys and this rule (their column types).
   static bool serves(const std::vector<delta::Column>& columns, const std::vector<std::string>& key, const NewestWins& rule);
@@ -81,19 +88,22 @@ class KeyIndex {
 
   // SQL selecting, for each row of `relation`, the hashes and rule values (and `extra` after them).
   std::string encoded_sql(const std::string& relation, const std::string& extra) const;
-  // Reads rows of encoded_sql(relation, file, row) into the index.
-  void load(sql::Connection& con, const std::string& relation);
+  // Reads the live rows of one file of `table` into the index.
+  void load(sql::Connection& con, const delta::Snapshot& table, const delta::AddFile& file);
   void insert(const Entry& entry);
   void erase(uint64_t h1, uint64_t h2);
   size_t slot_of(uint64_t h1) const;
   void grow(size_t rows);
   uint32_t file_id(const std::string& readable_path);
+  // Lets go of every entry and its memory; describes no table.
+  void release();
   // Whether the existing row stays against an incoming one of the same key (the rule).
   bool existing_stays(const Entry& existing, const Entry& incoming) const;
 
   std::vector<std::string> key_;
   NewestWins rule_;
   std::vector<delta::Column> columns_;
+  int64_t budget_bytes_;
 
   std::vector<Entry> entries_;
   std::vector<uint32_t> free_;   // entries no longer used

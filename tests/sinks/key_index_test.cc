@@ -195,6 +195,23 @@ TEST_F(KeyIndexTest, MergesAsReadingTheTableDoesAndAsTheModelSays) {
   }
 }
 
+// A table too large for the index's memory budget is read instead: the same rows, nothing built.
+TEST_F(KeyIndexTest, ATableOverTheBudgetIsReadInstead) {
+  std::string table = dir / "t";
+  create(table);
+  KeyIndex index({"region", "id"}, rule(), columns(), 10 * KeyIndex::kBytesPerRow);
+  for (int batch = 0; batch < 3; batch++) {
+    con.exec("CREATE OR REPLACE TABLE incoming AS SELECT 'north' AS region, i::BIGINT AS id, make_timestamp(" +
+             std::to_string(batch) + " * 1000000)::TIMESTAMPTZ AS event_time, 0 AS partition, (" + std::to_string(batch) +
+             " * 100 + i)::BIGINT AS \"offset\", i * 1.0 AS amount, 'b" + std::to_string(batch) + "' AS note FROM range(" +
+             std::to_string(batch == 0 ? 8 : 30) + ") t(i)");
+    upsert(table, &index);
+  }
+  EXPECT_EQ(index.builds(), 1);  // the first batch's 8 rows fit; 30 do not
+  EXPECT_EQ(con.scalar_int("SELECT count(*) FROM (" + rows_of(table) + ") WHERE note = 'b2'"), 30);
+  EXPECT_EQ(con.scalar_int("SELECT count(*) FROM (" + rows_of(table) + ")"), 30);
+}
+
 // A key index is only offered what it can hold exactly.
 TEST(KeyIndexServes, IntegerDateAndTimestampOrderAndNoFloatingKeys) {
   EXPECT_TRUE(KeyIndex::serves(columns(), {"region", "id"}, rule()));
