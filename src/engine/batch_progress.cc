@@ -45,7 +45,7 @@ BatchProgress batch_progress(const StreamReport& stream, const BatchReport& b, s
   p.quarantined = b.quarantined;
   p.late_dropped = b.late_dropped;
   p.duplicates_dropped = b.duplicates_dropped;
-  if (b.event_time || b.state) p.watermark_us = b.watermark_us;
+  if (b.event_time || (b.state && b.state->operator_name == "windowAggregate")) p.watermark_us = b.watermark_us;
   if (b.event_time) p.max_event_time_us = b.event_time->max_us;
   p.state = b.state;
   auto total = b.durations_ms.find("triggerExecution");
@@ -91,8 +91,13 @@ BatchProgress decode_progress(const nlohmann::json& r) {
     p.max_event_time_us = own["maxEventTimeUs"].get<int64_t>();
   if (r.contains("stateOperators") && r["stateOperators"].is_array() && !r["stateOperators"].empty()) {
     const auto& op = r["stateOperators"][0];
-    p.state = StateReport{op.value("numRowsTotal", int64_t{0}), op.value("numRowsUpdated", int64_t{0}),
-                          op.value("numRowsRemoved", int64_t{0}), op.value("memoryUsedBytes", int64_t{0})};
+    StateReport state;
+    state.operator_name = op.value("operatorName", std::string("windowAggregate"));
+    state.rows_total = op.value("numRowsTotal", int64_t{0});
+    state.rows_updated = op.value("numRowsUpdated", int64_t{0});
+    state.rows_removed = op.value("numRowsRemoved", int64_t{0});
+    state.memory_bytes = op.value("memoryUsedBytes", int64_t{0});
+    p.state = state;
   }
   if (r.contains("durationMs")) p.duration_ms = r["durationMs"].value("triggerExecution", int64_t{0});
   if (r.contains("sources") && r["sources"].is_array() && !r["sources"].empty()) {

@@ -112,9 +112,9 @@ std::string Metrics::render() const {
   simple("lakestream_duplicate_rows_dropped_total", "counter", "Copies dropped by dedup within the watermark.",
          [](auto& m) { return m.duplicates_dropped; });
   simple("lakestream_quarantined_records_total", "counter", "Records sent to quarantine.", [](auto& m) { return m.quarantined; });
-  simple("lakestream_state_rows", "gauge", "Rows in the stream's state (open windows, remembered keys).",
+  simple("lakestream_state_rows", "gauge", "Rows in the stream's state (open windows, remembered keys; a key index's rows).",
          [](auto& m) { return m.state_rows; });
-  simple("lakestream_state_bytes", "gauge", "Size of the stream's state database.", [](auto& m) { return m.state_bytes; });
+  simple("lakestream_state_bytes", "gauge", "Size of the stream's state: a window stream's database, a merge-on-read latest stream's key index in memory.", [](auto& m) { return m.state_bytes; });
   family("lakestream_watermark_seconds", "gauge", "The event-time watermark, seconds since the epoch.",
          [&](const std::string& l, const StreamMetrics& m) {
            if (m.has_event_time) out += "lakestream_watermark_seconds{" + l + "} " + number(m.watermark_us / 1e6) + "\n";

@@ -68,12 +68,12 @@ nlohmann::json progress_record(const StreamReport& stream, const BatchReport& b,
                       {"max", iso_timestamp(b.event_time->max_us)},
                       {"avg", iso_timestamp(static_cast<int64_t>(b.event_time->avg_us))},
                       {"watermark", iso_timestamp(b.watermark_us)}};
-  } else if (b.state) {
+  } else if (b.state && b.state->operator_name == "windowAggregate") {
     r["eventTime"] = {{"watermark", iso_timestamp(b.watermark_us)}};
   }
   nlohmann::json operators = nlohmann::json::array();
   if (b.state)
-    operators.push_back({{"operatorName", "windowAggregate"},
+    operators.push_back({{"operatorName", b.state->operator_name},
                          {"numRowsTotal", b.state->rows_total},
                          {"numRowsUpdated", b.state->rows_updated},
                          {"numRowsRemoved", b.state->rows_removed},

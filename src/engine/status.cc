@@ -294,6 +294,9 @@ std::string format_status(const std::vector<StreamStatus>& statuses, int64_t now
       text += ", " + std::to_string(s.late_dropped) + " late dropped, " +
               counted(s.duplicates_dropped, "duplicate", "duplicates") + " dropped";
     text += "\n";
+    if (s.last_batch && s.last_batch->state && s.last_batch->state->operator_name == "keyIndex")
+      text += "         key index " + counted(s.last_batch->state->rows_total, "key", "keys") + " in memory (" +
+              bytes_text(s.last_batch->state->memory_bytes) + ")\n";
     if (s.last_batch && s.last_batch->watermark_us) {
       const auto& b = *s.last_batch;
       text += "         watermark " + iso_timestamp(*b.watermark_us);
@@ -372,6 +375,8 @@ nlohmann::json status_json(const std::vector<StreamStatus>& statuses) {
       if (f.state_bytes) j["footprint"]["stateBytes"] = *f.state_bytes;
       if (f.iceberg_version) j["footprint"]["icebergVersion"] = *f.iceberg_version;
     }
+    if (s.last_batch && s.last_batch->state && s.last_batch->state->operator_name == "keyIndex")
+      j["keyIndex"] = {{"keys", s.last_batch->state->rows_total}, {"memoryBytes", s.last_batch->state->memory_bytes}};
     if (s.kind == "ingest") {
       nlohmann::json lag = nlohmann::json::array();
       for (const auto& p : s.kafka_lag)

@@ -72,6 +72,13 @@ class KeyIndex {
   void committed(sql::Connection& con);
 
   int64_t rows() const { return static_cast<int64_t>(entries_.size() - free_.size()); }
+  // Whether it describes a table now (built and not let go).
+  bool built() const { return built_; }
+  // The memory its entries and slots hold.
+  int64_t memory_bytes() const {
+    return static_cast<int64_t>(entries_.capacity() * sizeof(Entry) + slots_.capacity() * sizeof(uint32_t) +
+                                free_.capacity() * sizeof(uint32_t));
+  }
   int64_t builds() const { return builds_; }
 
  private:

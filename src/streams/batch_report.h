@@ -20,12 +20,14 @@ struct EventTimeStats {
   double avg_us = 0;
 };
 
-// A stateful stream's state after a batch (Spark's stateOperators entry).
+// A stateful stream's state after a batch (Spark's stateOperators entry): a window stream's
+// (its state database), or a merge-on-read latest stream's key index (in memory).
 struct StateReport {
   int64_t rows_total = 0;       // open windows plus remembered dedup keys
   int64_t rows_updated = 0;     // state rows a batch inserted or changed
   int64_t rows_removed = 0;     // windows closed and dedup keys expired
-  int64_t memory_bytes = 0;     // the state database's size on disk
+  int64_t memory_bytes = 0;     // the state database's size on disk; the key index's memory
+  std::string operator_name = "windowAggregate";  // or "keyIndex"
 };
 
 struct BatchReport {

@@ -60,9 +60,6 @@ class LatestRun {
     if (last && last->id > committed) run_batch(*last, true);
     int64_t next_id = last ? last->id + 1 : 0;
     int64_t next_from = last ? last->table().to + 1 : 0;
-    // The key index costs a read of the whole table to build: worth it for a service, and for a
-    // run of several batches (a run of one reads the keys once either way).
-    index_worth_it_ = ctx_.continuous || delta::latest_version(source_path_) - next_from + 1 >= 3;
     run_planned_table_batches(source_path_, checkpoint_, ctx_.stream.max_files_per_trigger, next_id, next_from,
                               [&](const PlannedBatch& batch) { run_batch(batch, false); });
     if (next_id > 100) checkpoint_.forget_before(next_id - 100);
@@ -144,6 +141,15 @@ class LatestRun {
       batch.deletes = merged.rows_removed;
     });
     if (index && written) index->committed(con);
+    if (index && index->built()) {
+      StateReport state;
+      state.operator_name = "keyIndex";
+      state.rows_total = index->rows();
+      state.rows_updated = batch.output_rows;
+      state.rows_removed = batch.deletes;
+      state.memory_bytes = index->memory_bytes();
+      batch.state = state;
+    }
     batch.already_committed = !written;
     if (changes.oldest_commit_ms) batch.input_wait_ms = std::max<int64_t>(0, wall_clock_us() / 1000 - *changes.oldest_commit_ms);
     con.exec("DROP TABLE IF EXISTS latest_newest; DROP TABLE IF EXISTS latest_applied");
@@ -258,7 +264,9 @@ class LatestRun {
   // run's cycles; null when it would not pay or cannot serve these columns.
   KeyIndex* key_index(const std::vector<delta::Column>& columns, const NewestWins& rule) {
     const Stream& s = ctx_.stream;
-    if (!index_worth_it_ || !KeyIndex::serves(columns, s.key, rule)) return nullptr;
+    // Building it reads the whole table: worth it for a service, and from a plain run's second
+    // batch on (a run of one batch reads the table's keys once either way).
+    if ((!ctx_.continuous && report_.batches.empty()) || !KeyIndex::serves(columns, s.key, rule)) return nullptr;
     std::unique_ptr<KeyIndex>* slot = &own_index_;
     if (ctx_.kept_state) {
       auto* kept = dynamic_cast<KeptKeyIndex*>(ctx_.kept_state->get());
@@ -277,7 +285,6 @@ class LatestRun {
   std::string source_path_;
   std::string table_path_;
   StreamReport report_;
-  bool index_worth_it_ = false;
   std::unique_ptr<KeyIndex> own_index_;
 };
 
