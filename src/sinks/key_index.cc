@@ -63,6 +63,22 @@ bool valid(duckdb_data_chunk chunk, idx_t column, idx_t row) {
 
 }  // namespace
 
+std::optional<KeyIndex::Entry> KeyIndex::decode(duckdb_data_chunk chunk, idx_t row, idx_t first_column) {
+  // The columns of encoded_sql, in its order: __h1, __h2, __order, __tie0, __tie1, __digest.
+  const idx_t order_column = first_column + 2, tie0_column = first_column + 3, tie1_column = first_column + 4;
+  if (!valid(chunk, tie0_column, row) || !valid(chunk, tie1_column, row)) return std::nullopt;
+  Entry entry;
+  entry.h1 = column_data<uint64_t>(chunk, first_column)[row];
+  entry.h2 = column_data<uint64_t>(chunk, first_column + 1)[row];
+  bool has_order = valid(chunk, order_column, row);
+  entry.order = has_order ? column_data<int64_t>(chunk, order_column)[row] : 0;
+  entry.file = has_order ? 0 : kOrderNull;
+  entry.ties[0] = column_data<int64_t>(chunk, tie0_column)[row];
+  entry.ties[1] = column_data<int64_t>(chunk, tie1_column)[row];
+  entry.digest = column_data<uint64_t>(chunk, first_column + 5)[row];
+  return entry;
+}
+
 KeyIndex::KeyIndex(std::vector<std::string> key, NewestWins rule, std::vector<delta::Column> columns, int64_t budget_bytes)
     : key_(std::move(key)),
       rule_(std::move(rule)),
@@ -193,28 +209,16 @@ void KeyIndex::load(sql::Connection& con, const delta::Snapshot& table, const de
   const uint32_t id = file_id(delta::readable_path(delta::normal_table_path(table.table_path), file.path, file.size));
   for_each_chunk(con, encoded_sql("(" + delta::scan_sql_with_positions(one) + ")", ", __lakestream_row"),
                  [&](duckdb_data_chunk chunk, idx_t rows) {
-    const auto* h1 = column_data<uint64_t>(chunk, 0);
-    const auto* h2 = column_data<uint64_t>(chunk, 1);
-    const auto* order = column_data<int64_t>(chunk, 2);
-    const auto* tie0 = column_data<int64_t>(chunk, 3);
-    const auto* tie1 = column_data<int64_t>(chunk, 4);
-    const auto* digest = column_data<uint64_t>(chunk, 5);
     const auto* row = column_data<int64_t>(chunk, 6);
     for (idx_t i = 0; i < rows; i++) {
-      if (!valid(chunk, 3, i) || !valid(chunk, 4, i) || row[i] < 0 || row[i] > 0xFFFFFFFFll) {
+      std::optional<Entry> entry = decode(chunk, i, 0);
+      if (!entry || row[i] < 0 || row[i] > 0xFFFFFFFFll) {
         unusable_ = true;  // a NULL tie: SQL's list comparison decides those, not the index
         return;
       }
-      Entry entry;
-      entry.h1 = h1[i];
-      entry.h2 = h2[i];
-      entry.order = valid(chunk, 2, i) ? order[i] : 0;
-      entry.ties[0] = tie0[i];
-      entry.ties[1] = tie1[i];
-      entry.digest = digest[i];
-      entry.file = id | (valid(chunk, 2, i) ? 0 : kOrderNull);
-      entry.row = static_cast<uint32_t>(row[i]);
-      insert(entry);
+      entry->file |= id;
+      entry->row = static_cast<uint32_t>(row[i]);
+      insert(*entry);
     }
   });
 }
@@ -264,12 +268,18 @@ bool KeyIndex::existing_stays(const Entry& existing, const Entry& incoming) cons
   return !newer || incoming.digest == existing.digest;
 }
 
-std::set<std::string> KeyIndex::match(sql::Connection& con, const std::string& incoming, const std::string& matched) {
+std::optional<std::set<std::string>> KeyIndex::match(sql::Connection& con, const std::string& incoming,
+                                                    const std::string& matched) {
   CpuScope cpu_scope("key_index.match");
   std::string keys;
   for (const auto& k : key_) keys += ", " + sql::quote_ident(k);
-  con.exec("CREATE OR REPLACE TEMP TABLE upsert_index_incoming AS SELECT row_number() OVER () AS __n, * FROM (" +
-           encoded_sql(incoming, keys) + ")");
+  try {
+    con.exec("CREATE OR REPLACE TEMP TABLE upsert_index_incoming AS SELECT row_number() OVER () AS __n, * FROM (" +
+             encoded_sql(incoming, keys) + ")");
+  } catch (const Error&) {
+    unusable_ = true;  // a value the index cannot hold (an infinite timestamp): the table is read
+    return std::nullopt;
+  }
   con.exec("CREATE OR REPLACE TEMP TABLE upsert_index_hits (n BIGINT, file VARCHAR, \"row\" BIGINT, keeps BOOLEAN)");
   std::set<std::string> files;
   {
@@ -277,34 +287,30 @@ std::set<std::string> KeyIndex::match(sql::Connection& con, const std::string& i
     for_each_chunk(con, "SELECT __n, __h1, __h2, __order, __tie0, __tie1, __digest FROM upsert_index_incoming",
                    [&](duckdb_data_chunk chunk, idx_t rows) {
       const auto* n = column_data<int64_t>(chunk, 0);
-      const auto* h1 = column_data<uint64_t>(chunk, 1);
-      const auto* h2 = column_data<uint64_t>(chunk, 2);
-      const auto* order = column_data<int64_t>(chunk, 3);
-      const auto* tie0 = column_data<int64_t>(chunk, 4);
-      const auto* tie1 = column_data<int64_t>(chunk, 5);
-      const auto* digest = column_data<uint64_t>(chunk, 6);
-      for (idx_t i = 0; i < rows; i++) {
+      for (idx_t i = 0; i < rows && !unusable_; i++) {
+        std::optional<Entry> in = decode(chunk, i, 1);
+        if (!in) {
+          unusable_ = true;  // a NULL tie in the batch: the table is read
+          return;
+        }
         if (slots_.empty()) break;
-        size_t slot = slot_of(h1[i]);
+        size_t slot = slot_of(in->h1);
         if (slots_[slot] == kNoEntry) continue;
         const Entry& existing = entries_[slots_[slot]];
-        if (existing.h2 != h2[i]) continue;  // another key with the same slot hash: this one is new
-        if (!valid(chunk, 4, i) || !valid(chunk, 5, i)) throw Error("key index: a NULL tie in the batch");
-        Entry in;
-        in.order = valid(chunk, 3, i) ? order[i] : 0;
-        in.file = valid(chunk, 3, i) ? 0 : kOrderNull;
-        in.ties[0] = tie0[i];
-        in.ties[1] = tie1[i];
-        in.digest = digest[i];
+        if (existing.h2 != in->h2) continue;  // another key with the same slot hash: this one is new
         const std::string& file = files_[existing.file & ~kOrderNull];
         files.insert(file);
         hits.append_int64(n[i]);
         hits.append_text(file);
         hits.append_int64(existing.row);
-        hits.append_bool(existing_stays(existing, in));
+        hits.append_bool(existing_stays(existing, *in));
         hits.end_row();
       }
     });
+  }
+  if (unusable_) {
+    con.exec("DROP TABLE upsert_index_incoming; DROP TABLE upsert_index_hits");
+    return std::nullopt;
   }
   std::string key_list;
   for (const auto& k : key_) key_list += (key_list.empty() ? "i." : ", i.") + sql::quote_ident(k);

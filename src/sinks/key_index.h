@@ -29,6 +29,8 @@
 #include <unordered_set>
 #include <vector>
 
+#include <duckdb.h>
+
 #include "sinks/newest_wins.h"
 #include "sql/duckdb.h"
 #include "table/delta_table.h"
@@ -57,8 +59,10 @@ class KeyIndex {
   // Creates the DuckDB table `matched`: for each row of `incoming` (one per key, the upsert's
   // columns) whose key the table holds, the key columns, `__lakestream_file` and
   // `__lakestream_row` (where the existing row is) and `__lakestream_keeps` (whether the existing
-  // row stays, by the rule). Returns the files (readable paths) holding them.
-  std::set<std::string> match(sql::Connection& con, const std::string& incoming, const std::string& matched);
+  // row stays, by the rule). Returns the files (readable paths) holding them; nullopt when the
+  // batch has what the index cannot compare (a NULL tie, an infinite timestamp): then the table
+  // is read, now and from then on.
+  std::optional<std::set<std::string>> match(sql::Connection& con, const std::string& incoming, const std::string& matched);
 
   // What the commit being built on the covered snapshot does: its winners (the keys whose rows
   // it replaces or removes: the DuckDB table `winners`), the files it removes and adds (by
@@ -104,6 +108,9 @@ class KeyIndex {
   uint32_t file_id(const std::string& readable_path);
   // Lets go of every entry and its memory; describes no table.
   void release();
+  // The hashes and rule values of row `row` of a chunk of encoded_sql, from `first_column` on
+  // (the row's place left unset); nullopt when a tie is NULL.
+  static std::optional<Entry> decode(duckdb_data_chunk chunk, idx_t row, idx_t first_column);
   // Whether the existing row stays against an incoming one of the same key (the rule).
   bool existing_stays(const Entry& existing, const Entry& incoming) const;
 

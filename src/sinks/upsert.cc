@@ -199,13 +199,14 @@ UpsertResult upsert_rows(sql::Connection& con, const std::string& table_path, de
   const bool merge_on_read = writes_deletion_vectors(commit);
   // Merge-on-read with the key index: it says which rows of which files hold the batch's keys
   // (upsert_matched, below), without reading the table.
-  const bool indexed = merge_on_read && index && index->cover(con, writer_shape);
+  std::optional<std::set<std::string>> holding;
+  if (merge_on_read && index && index->cover(con, writer_shape)) holding = index->match(con, incoming, "upsert_matched");
+  const bool indexed = holding.has_value();
   std::vector<delta::AddFile> affected;
   if (indexed) {
-    std::set<std::string> holding = index->match(con, incoming, "upsert_matched");
     std::string table = delta::normal_table_path(snapshot.table_path);
     for (const auto& file : snapshot.files)
-      if (holding.count(delta::readable_path(table, file.path, file.size))) affected.push_back(file);
+      if (holding->count(delta::readable_path(table, file.path, file.size))) affected.push_back(file);
   } else {
     const delta::Column* first_key = delta::find_column(columns, key.at(0));
     affected = first_key ? files_that_may_hold(con, snapshot, incoming, *first_key) : snapshot.files;

@@ -9,13 +9,6 @@
 namespace lakestream::testing {
 namespace {
 
-std::string replaced(std::string text, const std::string& from, const std::string& to) {
-  auto at = text.find(from);
-  EXPECT_NE(at, std::string::npos) << from;
-  if (at != std::string::npos) text.replace(at, from.size(), to);
-  return text;
-}
-
 struct DefinitionChange {
   std::string what;
   std::string from, to;   // in the shop pipeline file

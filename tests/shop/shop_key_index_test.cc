@@ -11,13 +11,6 @@
 namespace lakestream::testing {
 namespace {
 
-std::string replaced(std::string toml, const std::string& from, const std::string& to) {
-  auto at = toml.find(from);
-  EXPECT_NE(at, std::string::npos) << from << " is not in the pipeline";
-  if (at != std::string::npos) toml.replace(at, from.size(), to);
-  return toml;
-}
-
 // Silver merging on read with deletes, a batch per bronze file; and the same stream copy-on-write.
 std::string two_silvers() {
   std::string silver = "order_by = \"event_time\"\ndeletes = \"status = 'cancelled'\"\nmax_files_per_trigger = 1\n";

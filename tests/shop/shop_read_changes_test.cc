@@ -15,13 +15,6 @@
 namespace lakestream::testing {
 namespace {
 
-std::string replaced(std::string toml, const std::string& from, const std::string& to) {
-  auto at = toml.find(from);
-  EXPECT_NE(at, std::string::npos) << from << " is not in the pipeline";
-  if (at != std::string::npos) toml.replace(at, from.size(), to);
-  return toml;
-}
-
 // The streams reading silver, after a silver that writes its feed and deletes cancelled orders.
 const char* kReadersOfSilver = R"toml(
 # a copy of silver from its change data feed

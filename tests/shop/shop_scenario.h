@@ -38,6 +38,14 @@ inline std::string shop_pipeline(bool dedup = true) {
 
 // `toml` (a pipeline file whose [lake] section is followed by another section, as the shop
 // example's is) with that section replaced by `lake`.
+// `toml` with its first `from` replaced by `to` (a failure when there is none).
+inline std::string replaced(std::string toml, const std::string& from, const std::string& to) {
+  auto at = toml.find(from);
+  EXPECT_NE(at, std::string::npos) << from << " is not in the pipeline";
+  if (at != std::string::npos) toml.replace(at, from.size(), to);
+  return toml;
+}
+
 inline std::string with_lake(std::string toml, const std::string& lake) {
   size_t start = toml.find("[lake]\n");
   size_t end = toml.find("\n[", start + 1);

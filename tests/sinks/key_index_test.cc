@@ -212,6 +212,29 @@ TEST_F(KeyIndexTest, ATableOverTheBudgetIsReadInstead) {
   EXPECT_EQ(con.scalar_int("SELECT count(*) FROM (" + rows_of(table) + ")"), 30);
 }
 
+// A batch with a NULL tie (SQL's list comparison decides those) is merged by reading the table,
+// and so is every batch after it: the same rows as a table merged without an index.
+TEST_F(KeyIndexTest, ABatchWithANullTieIsMergedByReadingTheTable) {
+  std::string indexed = dir / "indexed", scanned = dir / "scanned";
+  create(indexed);
+  create(scanned);
+  KeyIndex index({"region", "id"}, rule(), columns());
+  auto batch = [&](int n, int64_t time_us, const std::string& partition, const std::string& note) {
+    con.exec("CREATE OR REPLACE TABLE incoming AS SELECT 'north' AS region, i::BIGINT AS id, make_timestamp(" +
+             std::to_string(time_us) + ")::TIMESTAMPTZ AS event_time, " + partition +
+             "::INTEGER AS partition, i::BIGINT AS \"offset\", 1.0 AS amount, '" + note + "' AS note FROM range(" +
+             std::to_string(n) + ") t(i)");
+    upsert(indexed, &index);
+    upsert(scanned, nullptr);
+  };
+  batch(5, 1000000, "0", "first");
+  batch(8, 1000000, "NULL", "second");  // the same time, a NULL partition
+  batch(6, 2000000, "1", "third");
+  EXPECT_EQ(index.builds(), 1);
+  EXPECT_EQ(differing(rows_of(indexed), rows_of(scanned)), 0);
+  EXPECT_EQ(con.scalar_int("SELECT count(*) FROM (" + rows_of(indexed) + ") WHERE note = 'third'"), 6);
+}
+
 // A key index is only offered what it can hold exactly.
 TEST(KeyIndexServes, IntegerDateAndTimestampOrderAndNoFloatingKeys) {
   EXPECT_TRUE(KeyIndex::serves(columns(), {"region", "id"}, rule()));
