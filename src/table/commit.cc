@@ -40,12 +40,38 @@ nlohmann::json as_string_map(const nlohmann::json& parameters) {
   return out;
 }
 
+// A table that does not set delta.checkpointInterval is checkpointed every 10 commits while its
+// checkpoint is small, and at most this many commits apart when it is large.
+constexpr int64_t kLongestCheckpointInterval = 100;
+
+// Whether the checkpoint `_last_checkpoint` names still pays against writing a new one at
+// `version`: each checkpoint costs all of the table's actions (its live files, and the tombstones
+// of a week of compactions), the commits since it only what they hold. A service that commits
+// several times a second and compacts as it runs gathers tens of thousands of tombstones an
+// hour; writing them all every 10 commits grew the log by a GB an hour (the hour soak). So a new
+// checkpoint waits until the commits since the last add up to a quarter of its actions (this
+// commit's count standing for each), or for kLongestCheckpointInterval commits.
+bool last_checkpoint_still_pays(const std::string& table_path, int64_t version, int64_t actions_per_commit) {
+  std::optional<std::string> text = read_table_file(table_path, "_delta_log/_last_checkpoint");
+  if (!text) return false;
+  nlohmann::json hint = nlohmann::json::parse(*text, nullptr, false);
+  if (!hint.is_object() || !hint.contains("version") || !hint["version"].is_number_integer() || !hint.contains("size") ||
+      !hint["size"].is_number_integer())
+    return false;
+  int64_t since = version - hint["version"].get<int64_t>();
+  if (since <= 0 || since >= kLongestCheckpointInterval) return false;
+  return since * std::max<int64_t>(1, actions_per_commit) * 4 < hint["size"].get<int64_t>();
+}
+
 }  // namespace
 
 // A checkpoint only spares readers work: the commit is already in, so a failure is a warning.
 void Commit::write_checkpoint_if_due(int64_t version) const {
   const Metadata* metadata = metadata_ ? &*metadata_ : read_metadata_ ? &*read_metadata_ : nullptr;
   if (version == 0 || !metadata || version % checkpoint_interval(*metadata) != 0) return;
+  int64_t actions = static_cast<int64_t>(adds_.size() + removes_.size() + change_data_.size() + txns_.size()) + 1;
+  if (!metadata->configuration.count("delta.checkpointInterval") && last_checkpoint_still_pays(table_path_, version, actions))
+    return;
   try {
     write_checkpoint(table_path_, version);
   } catch (const Error& e) {

@@ -254,3 +254,51 @@ TEST_F(CheckpointWriter, TheLogTailFromTheHintMissesNoCommitWhateverTheHint) {
 
 }  // namespace
 }  // namespace lakestream::delta
+
+namespace lakestream::delta {
+namespace {
+
+// A table whose checkpoint is large against what a commit adds (a service's: the tombstones of a
+// week of compactions, a file or two a commit) is checkpointed less often than every 10 commits,
+// never more than 100 apart; a table that sets delta.checkpointInterval keeps its interval.
+TEST(CheckpointCadence, ALargeCheckpointWaitsForTheCommitsToAddUpUnlessTheTableSetsTheInterval) {
+  testing::TempDir dir;
+  for (bool set_interval : {false, true}) {
+    std::string path = dir / (set_interval ? "set" : "default");
+    Commit first(load_snapshot(path));
+    Metadata metadata;
+    metadata.schema = {{"id", "long"}};
+    if (set_interval) metadata.configuration["delta.checkpointInterval"] = "10";
+    first.set_metadata(metadata);
+    for (int i = 0; i < 600; i++) {
+      AddFile file;
+      file.path = "seed-" + std::to_string(i) + ".parquet";
+      file.size = 1;
+      first.add(file);
+    }
+    first.publish();
+    for (int v = 1; v <= 220; v++) {
+      Commit commit(load_snapshot(path));
+      AddFile file;
+      file.path = "commit-" + std::to_string(v) + ".parquet";
+      file.size = 1;
+      commit.add(file);
+      commit.publish();
+    }
+    std::vector<int64_t> versions;
+    for (const auto& [version, files] : list_log(path).checkpoints) versions.push_back(version);
+    if (set_interval) {
+      EXPECT_EQ(versions.size(), 22u);
+    } else {
+      // 600 actions against 2 a commit: 10, then about 80 and 90 commits later.
+      EXPECT_EQ(versions, (std::vector<int64_t>{10, 90, 180}));
+    }
+    for (size_t i = 1; i < versions.size(); i++) EXPECT_LE(versions[i] - versions[i - 1], 100);
+    // Readers find every file, from whichever checkpoint and the commits after it.
+    EXPECT_EQ(load_snapshot(path).files.size(), 820u);
+    EXPECT_EQ(load_snapshot(path, 150).files.size(), 750u);
+  }
+}
+
+}  // namespace
+}  // namespace lakestream::delta
