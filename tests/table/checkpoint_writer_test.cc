@@ -168,6 +168,34 @@ TEST_F(CheckpointWriter, RememberedCheckpointsReadTheSameAsTheFiles) {
   EXPECT_EQ(new_table, fingerprint(whole()));
 }
 
+// A long-running process remembers no tombstones (a service's compactions make tens of thousands
+// an hour), yet every checkpoint it writes carries all of them on: each file a commit replaced,
+// from before the last checkpoint and after it.
+TEST_F(CheckpointWriter, ARememberingProcessCarriesEveryTombstoneIntoItsCheckpoints) {
+  remember_checkpoints(true);
+  struct Forget {
+    ~Forget() { remember_checkpoints(false); }
+  } forget;
+  AddFile previous = create_ids_table(con, table, "1");
+  for (int64_t v = 1; v <= 30; v++) {
+    Commit commit(load_snapshot(table));
+    AddFile next = write_ids(con, table, std::to_string(v + 1));
+    commit.add(next);
+    commit.remove(previous, false);  // compaction-like: the file replaced, as dataChange=false
+    EXPECT_EQ(commit.publish(), v);
+    previous = next;
+    EXPECT_TRUE(load_snapshot(table).tombstones.empty());
+  }
+  for (int64_t version : {10, 20, 30}) {
+    std::string checkpoint = sql::quote_literal(table + "/_delta_log/" + std::string(20 - std::to_string(version).size(), '0') +
+                                                std::to_string(version) + ".checkpoint.parquet");
+    EXPECT_EQ(con.scalar_int("SELECT count(*) FROM read_parquet(" + checkpoint + ") WHERE remove IS NOT NULL"), version)
+        << "checkpoint " << version;
+  }
+  EXPECT_EQ(load_snapshot(table, std::nullopt, Tombstones::kInclude).tombstones.size(), 30u);
+  EXPECT_EQ(scanned_ids(con, load_snapshot(table)), "31");
+}
+
 // A reader of a range of commits (a latest or window stream) asks for the shape of the range's
 // last version, usually older than the table's newest: from memory when no commit after it changed
 // the shape, the shape that version had when one did, with or without a remembered replay.
