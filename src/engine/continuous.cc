@@ -18,6 +18,7 @@
 
 #include "engine/background_compaction.h"
 #include "engine/lake_vacuum.h"
+#include "table/background_checkpoints.h"
 #include "table/delta_table.h"
 #include "util/error.h"
 #include "util/files.h"
@@ -264,6 +265,9 @@ int run_continuously(const Pipeline& pipeline, RunOptions options, const Continu
   std::mutex out_mu, err_mu;
   LineSink compaction_buf(out, out_mu);
   std::ostream compaction_out(&compaction_buf);
+  // Checkpoints off the batches' path (table/background_checkpoints.h); declared before the
+  // compaction so that the checkpoints its last commits ask for are still written.
+  delta::BackgroundCheckpoints checkpoints;
   std::optional<BackgroundCompaction> compaction;
   if (pipeline.compact) {
     compaction.emplace(pipeline, options.quiet ? nullptr : &compaction_out);

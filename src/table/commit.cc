@@ -7,6 +7,7 @@
 #include <map>
 #include <set>
 
+#include "table/background_checkpoints.h"
 #include "table/column_mapping.h"
 #include "table/delta_log_json.h"
 #include "table/delta_table.h"
@@ -79,6 +80,7 @@ void Commit::write_checkpoint_if_due(int64_t version) const {
   int64_t actions = static_cast<int64_t>(adds_.size() + removes_.size() + change_data_.size() + txns_.size()) + 1;
   if (!metadata->configuration.count("delta.checkpointInterval") && last_checkpoint_still_pays(table_path_, version, actions))
     return;
+  if (BackgroundCheckpoints::take(table_path_, version)) return;
   try {
     write_checkpoint(table_path_, version);
   } catch (const Error& e) {

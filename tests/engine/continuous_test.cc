@@ -12,6 +12,7 @@
 
 #include "ops_pipeline.h"
 #include "table/delta_table.h"
+#include "util/files.h"
 
 namespace lakestream::testing {
 namespace {
@@ -88,6 +89,35 @@ TEST(Continuous, IngestAndSilverGoOnWhileGoldRuns) {
     if (end == std::string::npos) break;
     start = end + 1;
   }
+}
+
+// A service writes its checkpoints beside the batches (table/background_checkpoints.h): held
+// 10 s before its rename, bronze's checkpoint of version 10 holds up no batch after it, and the
+// service still writes it before it stops.
+TEST(Continuous, ACheckpointHoldsUpNoBatchAndIsWrittenBeforeTheServiceStops) {
+  PipelineFixture f(ops_pipeline(), {{"orders", 3}});
+  BackgroundProcess run({"run", "-p", f.pipeline_file(), "--continuous", "--interval", "0s"}, f.dir(),
+                        {"LAKESTREAM_PAUSE=before_checkpoint_rename:10000"});
+  const std::string log = f.dir() + "/lake/bronze_orders/_delta_log/";
+  auto count_is = [](int n) { return "n\n" + std::to_string(n) + "\n"; };
+  // An order a batch until bronze has committed version 10, whose checkpoint is then due.
+  int sent = 0;
+  while (!std::filesystem::exists(log + "00000000000000000010.json") && sent < 30) {
+    sent++;
+    f.produce("orders", order_at(sent, "0905"), "order_id");
+    ASSERT_EQ(wait_for_query(f, "select count(*) as n from bronze_orders", count_is(sent), 20000), count_is(sent));
+  }
+  ASSERT_TRUE(std::filesystem::exists(log + "00000000000000000010.json"));
+  auto sent_at = std::chrono::steady_clock::now();
+  f.produce("orders", order_at(sent + 1, "0906"), "order_id");
+  EXPECT_EQ(wait_for_query(f, "select count(*) as n from bronze_orders", count_is(sent + 1), 20000), count_is(sent + 1));
+  // Written in the batch, the checkpoint would have held this order for most of its 10 s.
+  EXPECT_LT(std::chrono::steady_clock::now() - sent_at, std::chrono::seconds(5)) << run.out();
+  run.send_signal(SIGTERM);
+  CommandResult r = run.wait(90000);
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_TRUE(std::filesystem::exists(log + "00000000000000000010.checkpoint.parquet")) << r.out;
+  EXPECT_EQ(nlohmann::json::parse(read_file(log + "_last_checkpoint"))["version"], 10);
 }
 
 TEST(Continuous, RunsOnItsIntervalServesMetricsAndStopsCleanlyOnSigterm) {
@@ -256,7 +286,9 @@ TEST(Continuous, CompactsSmallFilesAsItGoesSoTheirCountStaysBounded) {
     for (const auto& [partition, files] : files_per_partition)
       EXPECT_LE(files, 18) << table << " " << partition << "after " << data_commits << " commits";
     EXPECT_GT(compactions, 0) << table;
-    if (std::string(table) == "bronze_orders") EXPECT_GE(data_commits, 20) << "the run should have taken many small batches";
+    if (std::string(table) == "bronze_orders") {
+      EXPECT_GE(data_commits, 20) << "the run should have taken many small batches";
+    }
   }
   // Gold's files follow its windows (3 hours here), not its batches.
   size_t gold_files = delta::load_snapshot(f.dir() + "/lake/hourly_sales").files.size();

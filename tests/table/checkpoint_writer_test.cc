@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include "support/test_support.h"
+#include "table/background_checkpoints.h"
 #include "table/log_files.h"
 #include "table_fixtures.h"
 #include "util/error.h"
@@ -194,6 +195,50 @@ TEST_F(CheckpointWriter, ARememberingProcessCarriesEveryTombstoneIntoItsCheckpoi
   }
   EXPECT_EQ(load_snapshot(table, std::nullopt, Tombstones::kInclude).tombstones.size(), 30u);
   EXPECT_EQ(scanned_ids(con, load_snapshot(table)), "31");
+}
+
+// A service writes its checkpoints on a thread of their own (table/background_checkpoints.h): the
+// commit that makes one due only hands it over. Every checkpoint on disk is then one that thread
+// wrote, the newest asked for is among them however far behind the thread was, each carries
+// every tombstone, and once it has finished, commits write their own again.
+TEST_F(CheckpointWriter, InAServiceTheCheckpointsAreWrittenBesideTheCommitsAndNoneIsLost) {
+  remember_checkpoints(true);
+  struct Forget {
+    ~Forget() { remember_checkpoints(false); }
+  } forget;
+  AddFile previous = create_ids_table(con, table, "1");
+  BackgroundCheckpoints background;
+  for (int64_t v = 1; v <= 30; v++) {
+    Commit commit(load_snapshot(table));
+    AddFile next = write_ids(con, table, std::to_string(v + 1));
+    commit.add(next);
+    commit.remove(previous, false);
+    EXPECT_EQ(commit.publish(), v);
+    previous = next;
+  }
+  background.finish();
+  std::vector<int64_t> versions;
+  for (const auto& [version, files] : list_log(table).checkpoints) versions.push_back(version);
+  EXPECT_EQ(static_cast<int64_t>(versions.size()), background.written());
+  ASSERT_FALSE(versions.empty());
+  EXPECT_EQ(versions.back(), 30);
+  for (int64_t version : versions) {
+    std::string checkpoint = sql::quote_literal(table + "/_delta_log/" + std::string(20 - std::to_string(version).size(), '0') +
+                                                std::to_string(version) + ".checkpoint.parquet");
+    EXPECT_EQ(con.scalar_int("SELECT count(*) FROM read_parquet(" + checkpoint + ") WHERE remove IS NOT NULL"), version)
+        << "checkpoint " << version;
+  }
+  EXPECT_EQ(nlohmann::json::parse(read_file(table + "/_delta_log/_last_checkpoint"))["version"], 30);
+
+  // Finished: the commit at 40 writes its own.
+  for (int64_t v = 31; v <= 40; v++) {
+    Commit commit(load_snapshot(table));
+    commit.add(write_ids(con, table, std::to_string(v + 1)));
+    EXPECT_EQ(commit.publish(), v);
+  }
+  EXPECT_TRUE(list_log(table).checkpoints.count(40));
+  EXPECT_EQ(static_cast<int64_t>(versions.size()), background.written());
+  EXPECT_EQ(scanned_ids(con, load_snapshot(table)), "31,32,33,34,35,36,37,38,39,40,41");
 }
 
 // A reader of a range of commits (a latest or window stream) asks for the shape of the range's

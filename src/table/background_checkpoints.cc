@@ -1,0 +1,88 @@
+#include "table/background_checkpoints.h"
+
+#include <pthread.h>
+#include <sys/resource.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <exception>
+
+#include "table/delta_table.h"
+
+namespace lakestream::delta {
+
+namespace {
+
+// The one alive, if any: set and cleared under `installed_mu`, so that a commit never hands a
+// checkpoint to one being destroyed.
+std::mutex installed_mu;
+BackgroundCheckpoints* installed = nullptr;
+
+}  // namespace
+
+BackgroundCheckpoints::BackgroundCheckpoints() {
+  thread_ = std::thread([this] { run(); });
+  std::lock_guard lock(installed_mu);
+  installed = this;
+}
+
+BackgroundCheckpoints::~BackgroundCheckpoints() { finish(); }
+
+void BackgroundCheckpoints::finish() {
+  if (!thread_.joinable()) return;
+  {
+    std::lock_guard lock(installed_mu);
+    if (installed == this) installed = nullptr;
+  }
+  {
+    std::lock_guard lock(mu_);
+    stopping_ = true;
+  }
+  asked_.notify_all();
+  thread_.join();
+}
+
+bool BackgroundCheckpoints::take(const std::string& table, int64_t version) {
+  std::lock_guard lock(installed_mu);
+  if (!installed) return false;
+  {
+    std::lock_guard queue_lock(installed->mu_);
+    int64_t& asked = installed->asked_for_[table];
+    if (version > asked) asked = version;
+  }
+  installed->asked_.notify_one();
+  return true;
+}
+
+int64_t BackgroundCheckpoints::written() const {
+  std::lock_guard lock(mu_);
+  return written_;
+}
+
+void BackgroundCheckpoints::run() {
+  // Behind the streams' batches for the CPU, as the downstream stages are behind ingest; named
+  // for top -H and perf.
+  setpriority(PRIO_PROCESS, static_cast<id_t>(gettid()), 10);
+  pthread_setname_np(pthread_self(), "ls:checkpoints");
+  std::unique_lock lock(mu_);
+  while (true) {
+    asked_.wait(lock, [&] { return stopping_ || !asked_for_.empty(); });
+    if (asked_for_.empty()) return;  // stopping, and everything asked for is written
+    auto next = asked_for_.begin();
+    const std::string table = next->first;
+    const int64_t version = next->second;
+    asked_for_.erase(next);
+    lock.unlock();
+    bool wrote = false;
+    try {
+      write_checkpoint(table, version);
+      wrote = true;
+    } catch (const std::exception& e) {
+      std::fprintf(stderr, "warning: %s (the commit is in; the next checkpoint will include it)\n", e.what());
+    }
+    lock.lock();
+    if (wrote) written_++;
+  }
+}
+
+}  // namespace lakestream::delta
