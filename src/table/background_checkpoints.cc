@@ -1,5 +1,6 @@
 #include "table/background_checkpoints.h"
 
+#include <malloc.h>
 #include <pthread.h>
 #include <sys/resource.h>
 #include <unistd.h>
@@ -80,6 +81,11 @@ void BackgroundCheckpoints::run() {
     } catch (const std::exception& e) {
       std::fprintf(stderr, "warning: %s (the commit is in; the next checkpoint will include it)\n", e.what());
     }
+    // A checkpoint's replay and action lines are a service's largest passing allocations (tens of
+    // MB with a week of tombstones), and glibc keeps what is freed in the thread's arena: three
+    // checkpoints of the hour soak's bronze (43,000 tombstones) left 87 MiB resident, 53 MiB
+    // when trimmed after each.
+    malloc_trim(0);
     lock.lock();
     if (wrote) written_++;
   }
