@@ -104,5 +104,30 @@ TEST_F(Vacuum, DeletesOldUntrackedFilesAndOldLogButNotAYoungUncommittedFile) {
   EXPECT_EQ(load_snapshot(table, 11).version, 11);
 }
 
+// A commit or checkpoint killed mid-write leaves its temporary file in the log folder; the log's
+// cleanup (a service's, at start and hourly) deletes it once an hour old, and never a young one,
+// which may be a write in flight.
+TEST_F(Vacuum, TheLogCleanupDeletesWhatAKilledWriteLeftOnceAnHourOld) {
+  create_ids_table(con, table, "1");
+  const std::string log = table + "/_delta_log/";
+  const std::string commit_left = ".00000000000000000001.json.0166859d-d25b-481b-8f38-ddd6aafeb2bd.tmp";
+  const std::string checkpoint_left = "00000000000000000010.checkpoint.parquet.6ba44171-f521-47b8-8548-8e8c04bc5059.tmp";
+  const std::string in_flight = ".00000000000000000001.json.7e0c3cde-1b43-4c8e-9d1f-2d3a4b5c6d7e.tmp";
+  for (const auto& name : {commit_left, checkpoint_left, in_flight}) write_text(log + name, "{}");
+  age(log + commit_left, 2LL * 3600 * 1000);
+  age(log + checkpoint_left, 2LL * 3600 * 1000);
+  age(log + in_flight, 10LL * 60 * 1000);
+
+  VacuumPlan plan = plan_vacuum(table, std::nullopt, std::nullopt, false, VacuumScope::LogOnly);
+  std::sort(plan.log_files.begin(), plan.log_files.end());
+  EXPECT_EQ(plan.log_files, (std::vector<std::string>{commit_left, checkpoint_left}));
+  run_vacuum(plan);
+  EXPECT_FALSE(std::filesystem::exists(log + commit_left));
+  EXPECT_FALSE(std::filesystem::exists(log + checkpoint_left));
+  EXPECT_TRUE(std::filesystem::exists(log + in_flight));
+  EXPECT_TRUE(std::filesystem::exists(commit_file_path(table, 0)));
+  EXPECT_EQ(scanned_ids(con, load_snapshot(table)), "1");
+}
+
 }  // namespace
 }  // namespace lakestream::delta
