@@ -30,6 +30,18 @@ class CheckpointWriter : public fixtures::TableTest {
       EXPECT_EQ(commit.publish(), v);
     }
   }
+  // As a service runs: the process remembers its replays and checkpoints, until the test ends.
+  struct Remembering {
+    Remembering() { remember_checkpoints(true); }
+    ~Remembering() { remember_checkpoints(false); }
+  };
+  // The remove actions (tombstones) in the checkpoint of `version`.
+  int64_t tombstones_in_checkpoint(int64_t version) {
+    char name[64];
+    std::snprintf(name, sizeof name, "/_delta_log/%020lld.checkpoint.parquet", static_cast<long long>(version));
+    return con.scalar_int("SELECT count(*) FROM read_parquet(" + sql::quote_literal(table + name) +
+                          ") WHERE remove IS NOT NULL");
+  }
   // n more versions after `version`, each adding a file.
   void commit_versions_after(int64_t version, int64_t n) {
     for (int64_t v = version + 1; v <= version + n; v++) {
@@ -133,10 +145,7 @@ TEST_F(CheckpointWriter, TxnLookupAgreesWithTheReplayWhereverTheTxnIs) {
 // same as from the files, past new checkpoints, and a table deleted and written again under the
 // same path (a new checkpoint file of the same name) is read from its files, not from memory.
 TEST_F(CheckpointWriter, RememberedCheckpointsReadTheSameAsTheFiles) {
-  remember_checkpoints(true);
-  struct Forget {
-    ~Forget() { remember_checkpoints(false); }
-  } forget;
+  Remembering remembering;
   AddFile first = create_ids_table(con, table, "1, 2");
   commit_versions(12, first);
   auto fingerprint = [&](const Snapshot& s) {
@@ -173,10 +182,7 @@ TEST_F(CheckpointWriter, RememberedCheckpointsReadTheSameAsTheFiles) {
 // an hour), yet every checkpoint it writes carries all of them on: each file a commit replaced,
 // from before the last checkpoint and after it.
 TEST_F(CheckpointWriter, ARememberingProcessCarriesEveryTombstoneIntoItsCheckpoints) {
-  remember_checkpoints(true);
-  struct Forget {
-    ~Forget() { remember_checkpoints(false); }
-  } forget;
+  Remembering remembering;
   AddFile previous = create_ids_table(con, table, "1");
   for (int64_t v = 1; v <= 30; v++) {
     Commit commit(load_snapshot(table));
@@ -188,10 +194,7 @@ TEST_F(CheckpointWriter, ARememberingProcessCarriesEveryTombstoneIntoItsCheckpoi
     EXPECT_TRUE(load_snapshot(table).tombstones.empty());
   }
   for (int64_t version : {10, 20, 30}) {
-    std::string checkpoint = sql::quote_literal(table + "/_delta_log/" + std::string(20 - std::to_string(version).size(), '0') +
-                                                std::to_string(version) + ".checkpoint.parquet");
-    EXPECT_EQ(con.scalar_int("SELECT count(*) FROM read_parquet(" + checkpoint + ") WHERE remove IS NOT NULL"), version)
-        << "checkpoint " << version;
+    EXPECT_EQ(tombstones_in_checkpoint(version), version) << "checkpoint " << version;
   }
   EXPECT_EQ(load_snapshot(table, std::nullopt, Tombstones::kInclude).tombstones.size(), 30u);
   EXPECT_EQ(scanned_ids(con, load_snapshot(table)), "31");
@@ -202,10 +205,7 @@ TEST_F(CheckpointWriter, ARememberingProcessCarriesEveryTombstoneIntoItsCheckpoi
 // wrote, the newest asked for is among them however far behind the thread was, each carries
 // every tombstone, and once it has finished, commits write their own again.
 TEST_F(CheckpointWriter, InAServiceTheCheckpointsAreWrittenBesideTheCommitsAndNoneIsLost) {
-  remember_checkpoints(true);
-  struct Forget {
-    ~Forget() { remember_checkpoints(false); }
-  } forget;
+  Remembering remembering;
   AddFile previous = create_ids_table(con, table, "1");
   BackgroundCheckpoints background;
   for (int64_t v = 1; v <= 30; v++) {
@@ -223,10 +223,7 @@ TEST_F(CheckpointWriter, InAServiceTheCheckpointsAreWrittenBesideTheCommitsAndNo
   ASSERT_FALSE(versions.empty());
   EXPECT_EQ(versions.back(), 30);
   for (int64_t version : versions) {
-    std::string checkpoint = sql::quote_literal(table + "/_delta_log/" + std::string(20 - std::to_string(version).size(), '0') +
-                                                std::to_string(version) + ".checkpoint.parquet");
-    EXPECT_EQ(con.scalar_int("SELECT count(*) FROM read_parquet(" + checkpoint + ") WHERE remove IS NOT NULL"), version)
-        << "checkpoint " << version;
+    EXPECT_EQ(tombstones_in_checkpoint(version), version) << "checkpoint " << version;
   }
   EXPECT_EQ(nlohmann::json::parse(read_file(table + "/_delta_log/_last_checkpoint"))["version"], 30);
 
