@@ -38,6 +38,7 @@ void BackgroundCheckpoints::finish() {
   {
     std::lock_guard lock(mu_);
     stopping_ = true;
+    held_ = false;
   }
   asked_.notify_all();
   thread_.join();
@@ -50,9 +51,28 @@ bool BackgroundCheckpoints::take(const std::string& table, int64_t version) {
     std::lock_guard queue_lock(installed->mu_);
     int64_t& asked = installed->asked_for_[table];
     if (version > asked) asked = version;
+    int64_t& taken = installed->taken_[table];
+    if (version > taken) taken = version;
   }
   installed->asked_.notify_one();
   return true;
+}
+
+std::optional<int64_t> BackgroundCheckpoints::newest_taken(const std::string& table) {
+  std::lock_guard lock(installed_mu);
+  if (!installed) return std::nullopt;
+  std::lock_guard queue_lock(installed->mu_);
+  auto it = installed->taken_.find(table);
+  if (it == installed->taken_.end()) return std::nullopt;
+  return it->second;
+}
+
+void BackgroundCheckpoints::hold(bool held) {
+  {
+    std::lock_guard lock(mu_);
+    held_ = held;
+  }
+  asked_.notify_all();
 }
 
 int64_t BackgroundCheckpoints::written() const {
@@ -67,7 +87,7 @@ void BackgroundCheckpoints::run() {
   pthread_setname_np(pthread_self(), "ls:checkpoints");
   std::unique_lock lock(mu_);
   while (true) {
-    asked_.wait(lock, [&] { return stopping_ || !asked_for_.empty(); });
+    asked_.wait(lock, [&] { return !held_ && (stopping_ || !asked_for_.empty()); });
     if (asked_for_.empty()) return;  // stopping, and everything asked for is written
     auto next = asked_for_.begin();
     const std::string table = next->first;

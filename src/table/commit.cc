@@ -66,7 +66,9 @@ bool last_checkpoint_still_pays(const std::string& table_path, int64_t version, 
   if (!hint.is_object() || !hint.contains("version") || !hint["version"].is_number_integer() || !hint.contains("size") ||
       !hint["size"].is_number_integer())
     return false;
-  int64_t since = version - hint["version"].get<int64_t>();
+  int64_t last = hint["version"].get<int64_t>();
+  if (std::optional<int64_t> taken = BackgroundCheckpoints::newest_taken(table_path)) last = std::max(last, *taken);
+  int64_t since = version - last;
   if (since <= 0 || since >= kLongestCheckpointInterval) return false;
   return since * std::max<int64_t>(1, actions_per_commit) * 4 < hint["size"].get<int64_t>();
 }

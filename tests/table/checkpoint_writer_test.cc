@@ -3,9 +3,13 @@
 // with the commits before them gone.
 #include <gtest/gtest.h>
 
+#include <chrono>
+#include <thread>
+
 #include "support/test_support.h"
 #include "table/background_checkpoints.h"
 #include "table/log_files.h"
+#include "table/table_files.h"
 #include "table_fixtures.h"
 #include "util/error.h"
 #include "util/files.h"
@@ -236,6 +240,50 @@ TEST_F(CheckpointWriter, InAServiceTheCheckpointsAreWrittenBesideTheCommitsAndNo
   EXPECT_TRUE(list_log(table).checkpoints.count(40));
   EXPECT_EQ(static_cast<int64_t>(versions.size()), background.written());
   EXPECT_EQ(scanned_ids(con, load_snapshot(table)), "31,32,33,34,35,36,37,38,39,40,41");
+}
+
+// The cadence of a large checkpoint counts from the newest checkpoint handed to the thread, not
+// from a `_last_checkpoint` the thread has not replaced yet: with the thread held back (as a busy
+// service's lags), a table of 600 files checkpointed at 10 is asked again at 90 and 170 (80
+// commits of 2 actions against 600 and more), not at every 10th commit from 90 on.
+TEST(CheckpointCadence, ALaggingCheckpointThreadIsNotAskedAgainEveryTenCommits) {
+  testing::TempDir dir;
+  std::string path = dir / "table";
+  BackgroundCheckpoints background;
+  Commit first(load_snapshot(path));
+  Metadata metadata;
+  metadata.schema = {{"id", "long"}};
+  first.set_metadata(metadata);
+  for (int i = 0; i < 600; i++) {
+    AddFile file;
+    file.path = "seed-" + std::to_string(i) + ".parquet";
+    file.size = 1;
+    first.add(file);
+  }
+  first.publish();
+  std::vector<int64_t> taken;
+  for (int v = 1; v <= 220; v++) {
+    Commit commit(load_snapshot(path));
+    AddFile file;
+    file.path = "commit-" + std::to_string(v) + ".parquet";
+    file.size = 1;
+    commit.add(file);
+    commit.publish();
+    std::optional<int64_t> newest = BackgroundCheckpoints::newest_taken(normal_table_path(path));
+    if (newest && (taken.empty() || taken.back() != *newest)) taken.push_back(*newest);
+    if (v == 10) {  // the first checkpoint written, then the thread held back
+      for (int wait = 0; wait < 500 && background.written() < 1; wait++)
+        std::this_thread::sleep_for(std::chrono::milliseconds(10));
+      ASSERT_EQ(background.written(), 1);
+      background.hold(true);
+    }
+  }
+  EXPECT_EQ(taken, (std::vector<int64_t>{10, 90, 170}));
+  background.finish();  // lets it go: the newest asked for (170) is written
+  std::vector<int64_t> versions;
+  for (const auto& [version, files] : list_log(path).checkpoints) versions.push_back(version);
+  EXPECT_EQ(versions, (std::vector<int64_t>{10, 170}));
+  EXPECT_EQ(load_snapshot(path).files.size(), 820u);
 }
 
 // A reader of a range of commits (a latest or window stream) asks for the shape of the range's
