@@ -21,11 +21,11 @@ std::string q(const std::string& name) { return sql::quote_ident(name); }
 // has it on); the oldest commit still in the log when the run goes back further.
 int64_t feed_on_since(const delta::Snapshot& snapshot, const std::vector<delta::CommitEntry>& commits) {
   const int64_t oldest = commits.front().version;
-  bool on = delta::change_data_feed_enabled(delta::load_table_shape(snapshot.table_path, oldest).metadata);
+  bool on = delta::change_data_feed_enabled(delta::load_table_shape(snapshot.table, oldest).metadata);
   int64_t since = oldest;
   for (const auto& commit : commits) {
     if (!commit.changes_metadata) continue;
-    bool now_on = delta::change_data_feed_enabled(delta::load_table_shape(snapshot.table_path, commit.version).metadata);
+    bool now_on = delta::change_data_feed_enabled(delta::load_table_shape(snapshot.table, commit.version).metadata);
     if (now_on && !on) since = commit.version;
     on = now_on;
   }
@@ -41,11 +41,11 @@ int64_t first_replayable(const delta::Snapshot& snapshot, const std::vector<delt
   const int64_t since = commits[first].version;
   std::set<std::string> live;
   if (since > 0)
-    for (const auto& file : delta::load_snapshot(snapshot.table_path, since - 1).files) live.insert(file.path);
+    for (const auto& file : delta::load_snapshot(snapshot.table, since - 1).files) live.insert(file.path);
   std::vector<std::string> all(live.begin(), live.end());
   for (size_t i = first; i < commits.size(); i++)
     for (auto& key : delta::change_feed_files(commits[i])) all.push_back(std::move(key));
-  std::vector<std::string> gone_list = delta::missing_table_files(snapshot.table_path, all);
+  std::vector<std::string> gone_list = delta::missing_table_files(snapshot.table, all);
   if (gone_list.empty()) return since;
   std::set<std::string> gone(gone_list.begin(), gone_list.end());
   // From the newest commit back: whether it and every later one find their files.
@@ -66,7 +66,7 @@ int64_t first_replayable(const delta::Snapshot& snapshot, const std::vector<delt
 }  // namespace
 
 std::string change_feed_sql(const delta::Snapshot& snapshot, int64_t from) {
-  return delta::change_rows_sql(snapshot, delta::read_commits(snapshot.table_path, from, snapshot.version));
+  return delta::change_rows_sql(snapshot, delta::read_commits(snapshot.table, from, snapshot.version));
 }
 
 std::vector<CheckLine> check_change_feed(sql::Connection& con, const std::string& table, const delta::Snapshot& snapshot) {
@@ -74,7 +74,7 @@ std::vector<CheckLine> check_change_feed(sql::Connection& con, const std::string
   std::vector<CheckLine> lines;
   auto add = [&](const std::string& verdict, const std::string& text) { lines.push_back(check_line(verdict, text)); };
   const std::vector<delta::CommitEntry> commits =
-      delta::read_commits(snapshot.table_path, delta::oldest_commit(snapshot.table_path), snapshot.version);
+      delta::read_commits(snapshot.table, delta::oldest_commit(snapshot.table), snapshot.version);
   const int64_t on_since = feed_on_since(snapshot, commits);
   const int64_t since = first_replayable(snapshot, commits, static_cast<size_t>(on_since - commits.front().version));
   if (since > snapshot.version) {
@@ -90,7 +90,7 @@ std::vector<CheckLine> check_change_feed(sql::Connection& con, const std::string
   // must be the table's rows now.
   std::string before = "SELECT " + names + ", 1 AS _n FROM (SELECT * FROM " + q(table) + " WHERE false)";
   if (since > 0) {
-    delta::Snapshot base = delta::load_snapshot(snapshot.table_path, since - 1);
+    delta::Snapshot base = delta::load_snapshot(snapshot.table, since - 1);
     before = "SELECT " + names + ", 1 AS _n FROM (" + delta::scan_sql(base) + ")";
   }
   sql::Rows counts = con.query(

@@ -169,7 +169,7 @@ class Checker {
       }
       std::vector<std::string> paths;
       for (const auto& file : snapshot.files) paths.push_back(file.path);
-      for (const auto& path : delta::missing_table_files(snapshot.table_path, paths)) {
+      for (const auto& path : delta::missing_table_files(snapshot.table, paths)) {
         add("PROBLEM", table + " version " + std::to_string(snapshot.version) + " names data file " + path +
                            ", which is missing: the table cannot be read. Restore the file from a backup (lakestream "
                            "vacuum never deletes a file the current version names)");
@@ -251,7 +251,7 @@ class Checker {
   std::vector<RecordedGap> data_loss(const Stream& stream) {
     std::vector<RecordedGap> gaps;
     const auto& snapshot = snapshots_.at(stream.table);
-    for (const auto& commit : delta::read_commits(snapshot.table_path, delta::oldest_commit(snapshot.table_path), snapshot.version)) {
+    for (const auto& commit : delta::read_commits(snapshot.table, delta::oldest_commit(snapshot.table), snapshot.version)) {
       auto record = commit_record_of(commit.commit_info);
       if (!record) continue;
       for (const auto& gap : record->data_loss) gaps.push_back({commit.version, record->batch_id.value_or(0), gap});
@@ -407,10 +407,10 @@ void Checker::check_window(const Stream& stream) {
   // says which one really wrote it.
   con_.exec("CREATE OR REPLACE TEMP TABLE check_boundary (file VARCHAR, first_row BIGINT, end_row BIGINT, boundary BIGINT)");
   {
-    std::string gold_path = gold.table_path.empty() ? pipeline_.table_path(stream.table) : gold.table_path;
+    delta::Table gold_table = gold.table.path().empty() ? delta::Table(pipeline_.table_path(stream.table)) : gold.table;
     std::map<std::string, int64_t> added_in;
     std::map<int64_t, std::optional<int64_t>> boundary_of_version;
-    for (const auto& commit : delta::read_commits(gold_path, delta::oldest_commit(gold_path), gold.version)) {
+    for (const auto& commit : delta::read_commits(gold_table, delta::oldest_commit(gold_table), gold.version)) {
       // A file added again with a new deletion vector keeps the commit that wrote its rows.
       for (const auto& added : commit.adds)
         if (!added.deletion_vector || !added_in.count(added.path)) added_in[added.path] = commit.version;
@@ -418,7 +418,7 @@ void Checker::check_window(const Stream& stream) {
       boundary_of_version[commit.version] = record ? record->source_max_batch_id : std::nullopt;
     }
     sql::Appender appender(con_, "check_boundary");
-    std::string table = delta::normal_table_path(gold.table_path);  // as the scan names its files
+    const delta::Table& table = gold.table;  // as the scan names its files
     for (const auto& file : gold.files) {
       std::vector<std::pair<int64_t, std::optional<int64_t>>> runs;  // first row, boundary (none: unknown)
       if (auto tagged = delta::seen_batches_of(file)) {

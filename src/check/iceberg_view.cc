@@ -12,7 +12,7 @@ std::vector<CheckLine> check_iceberg_view(const std::string& table, const delta:
   if (!snapshot.exists() || !delta::iceberg_enabled(snapshot.metadata)) return {};
   std::vector<CheckLine> lines;
   auto add = [&](const std::string& verdict, const std::string& text) { lines.push_back(check_line(verdict, text)); };
-  auto described = delta::iceberg_metadata_version(snapshot.table_path);
+  auto described = delta::iceberg_metadata_version(snapshot.table);
   if (!described || *described < snapshot.version) {
     add("note", table + "'s Iceberg view is " +
                     (described ? "of version " + std::to_string(*described) : std::string("not written yet")) +
@@ -21,7 +21,7 @@ std::vector<CheckLine> check_iceberg_view(const std::string& table, const delta:
     return lines;
   }
   const std::string n = std::to_string(*described + 1);
-  auto text = delta::read_table_file(snapshot.table_path, "metadata/v" + n + ".metadata.json");
+  auto text = delta::read_table_file(snapshot.table, "metadata/v" + n + ".metadata.json");
   nlohmann::json view = text ? nlohmann::json::parse(*text, nullptr, false) : nlohmann::json();
   if (!view.is_object()) {
     add("PROBLEM", table + "'s Iceberg view v" + n + ".metadata.json, which version-hint.text names, is missing or not JSON; " +

@@ -43,7 +43,7 @@ std::vector<RecountChange> recount_table(sql::Connection& con, const Pipeline& p
       // written here, into the table created as the stream would create it.
       if (!progress || progress->output_columns.empty()) return changes;
       delta::Snapshot created;
-      created.table_path = table_path;
+      created.table = table_path;
       for (const auto& [name, type] : progress->output_columns)
         created.metadata.schema.push_back({name, delta::delta_type_of_duckdb(type, "a window aggregate"), true});
       created.metadata.configuration = pipeline.table_properties(stream);

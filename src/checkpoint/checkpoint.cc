@@ -72,9 +72,9 @@ void Checkpoint::refresh_working_copy(const Pipeline& pipeline, const Stream& st
   mirror_of(pipeline, stream, path)->pull();
 }
 
-int64_t Checkpoint::committed_batch(std::initializer_list<std::string> table_paths) const {
+int64_t Checkpoint::committed_batch(std::initializer_list<delta::Table> tables) const {
   int64_t newest = -1;
-  for (const auto& table : table_paths) newest = std::max(newest, delta::txn_version(table, id()));
+  for (const auto& table : tables) newest = std::max(newest, delta::txn_version(table, id()));
   return newest;
 }
 

@@ -26,6 +26,7 @@
 #include "checkpoint/stream_lock.h"
 #include "checkpoint/stream_metadata.h"
 #include "pipeline/pipeline.h"
+#include "table/table.h"
 
 namespace lakestream {
 
@@ -52,9 +53,9 @@ class Checkpoint {
   // True when this open created the checkpoint (the stream never ran before).
   bool is_new() const { return metadata_->is_new(); }
 
-  // What this stream has committed: the newest batch id its txn carries in any of `table_paths`
+  // What this stream has committed: the newest batch id its txn carries in any of `tables`
   // (the tables it writes), -1 when none. The one answer every kind of stream asks.
-  int64_t committed_batch(std::initializer_list<std::string> table_paths) const;
+  int64_t committed_batch(std::initializer_list<delta::Table> tables) const;
 
   // True when the stream's definition in the pipeline file differs from the checkpoint's.
   bool definition_changed() const { return metadata_->definition_changed(); }

@@ -7,6 +7,7 @@
 #include "engine/lake_stores.h"
 #include "pipeline/did_you_mean.h"
 #include "pipeline/pipeline.h"
+#include "sinks/lake_table.h"
 #include "sql/duckdb.h"
 #include "table/compaction.h"
 #include "util/byte_size.h"
@@ -36,7 +37,7 @@ void add_optimize_command(CLI::App& app) {
     if (!bytes) throw Error("--target-size '" + *target + "' is not a size; write e.g. 128MB, 64MiB, 1GB");
     sql::Database db;
     sql::Connection con(db);
-    auto result = delta::compact_table(con, pipeline.table_path(*table), *bytes, keeps_seen_batches(pipeline, *table));
+    auto result = delta::compact_table(con, lake_table(pipeline, *table), *bytes, keeps_seen_batches(pipeline, *table));
     if (result.version < 0) {
       std::cout << "optimize: " << *table << " has fewer than two small files in any partition, so nothing was merged\n";
       return;

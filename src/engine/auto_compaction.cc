@@ -1,6 +1,7 @@
 #include "engine/auto_compaction.h"
 
 #include "engine/background_compaction.h"
+#include "sinks/lake_table.h"
 #include "table/compaction.h"
 #include "table/delta_table.h"
 #include "util/error.h"
@@ -69,9 +70,9 @@ void compact_table(const Pipeline& pipeline, const std::string& table, sql::Conn
   try {
     // A table the stream has not created yet (a quarantine with no bad record so far) has
     // nothing to merge: not a failure to report.
-    if (delta::latest_version(pipeline.table_path(table)) < 0) return;
+    if (delta::latest_version(lake_table(pipeline, table)) < 0) return;
     delta::CompactionResult result =
-        delta::compact_small_files(con, pipeline.table_path(table), settings, taken, keeps_seen_batches(pipeline, table));
+        delta::compact_small_files(con, lake_table(pipeline, table), settings, taken, keeps_seen_batches(pipeline, table));
     if (result.version < 0 || !out) return;
     *out << when << table << ": compacted " << counted(result.files_removed, "small file", "small files") << " ("
          << counted(result.bytes_removed, "byte", "bytes") << ") into " << counted(result.files_added, "file", "files")

@@ -1,12 +1,13 @@
 #include "engine/lake_stores.h"
 
 #include "checkpoint/checkpoint.h"
+#include "sinks/lake_table.h"
 #include "table/table_files.h"
 
 namespace lakestream {
 
 void use_lake_stores(const Pipeline& pipeline) {
-  delta::configure_table_stores({pipeline.storage, pipeline.cache_dir, pipeline.cache_size_bytes});
+  delta::configure_table_stores(lake_store_options(pipeline));
 }
 
 void refresh_checkpoint_copies(const Pipeline& pipeline) {

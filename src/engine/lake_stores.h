@@ -1,5 +1,7 @@
-// Tables on object stores use the pipeline's [lake.storage] settings and its local cache; every
-// command that reads or writes tables hands its pipeline over here once, after loading it.
+// Tables on object stores use the pipeline's [lake.storage] settings and its local cache. The
+// streams make their tables with them (sinks/lake_table.h); every command that reads or writes
+// tables also hands its pipeline over here once, after loading it, for the tables it names by
+// path alone (check, query, status, vacuum).
 #pragma once
 
 #include "pipeline/pipeline.h"

@@ -4,6 +4,7 @@
 #include <optional>
 
 #include "checkpoint/checkpoint.h"
+#include "sinks/lake_table.h"
 #include "table/delta_table.h"
 #include "util/error.h"
 
@@ -18,7 +19,7 @@ int64_t source_version_needed(const Pipeline& pipeline, const Stream& stream) {
   auto position = read_stream_position(pipeline, stream);
   if (!position || !position->newest) return 0;
   const PlannedBatch& batch = *position->newest;
-  bool committed = delta::load_snapshot(pipeline.table_path(stream.table)).txn_version(position->id) >= batch.id;
+  bool committed = delta::load_snapshot(lake_table(pipeline, stream.table)).txn_version(position->id) >= batch.id;
   return committed ? batch.table().to + 1 : batch.table().from;
 }
 
@@ -38,11 +39,11 @@ delta::VacuumPlan plan_table_vacuum(const Pipeline& pipeline, const std::string&
     int64_t version = source_version_needed(pipeline, stream);
     needed = needed ? std::min(*needed, version) : version;
   }
-  return delta::plan_vacuum(pipeline.table_path(table), retain_ms, needed, unsafe_retention, scope);
+  return delta::plan_vacuum(lake_table(pipeline, table), retain_ms, needed, unsafe_retention, scope);
 }
 
 int64_t clean_expired_log(const Pipeline& pipeline, const std::string& table) {
-  if (!delta::load_snapshot(pipeline.table_path(table)).exists()) return 0;
+  if (!delta::load_snapshot(lake_table(pipeline, table)).exists()) return 0;
   delta::VacuumPlan plan = plan_table_vacuum(pipeline, table, std::nullopt, false, delta::VacuumScope::LogOnly);
   delta::run_vacuum(plan);
   return static_cast<int64_t>(plan.log_files.size());

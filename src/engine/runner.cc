@@ -7,6 +7,7 @@
 #include "engine/backlog_progress.h"
 #include "checkpoint/checkpoint.h"
 #include "engine/progress_record.h"
+#include "sinks/lake_table.h"
 #include "source/group_membership.h"
 #include "sql/duckdb.h"
 #include "streams/ingest_stream.h"
@@ -67,10 +68,10 @@ void tell_where_it_runs(const Stream& stream, const std::optional<std::string>& 
 // the run writes it before the stream's first batch (a failure only warns, as after a commit).
 void catch_up_iceberg(const Pipeline& pipeline, const Stream& stream, const RunOptions& options) {
   for (const auto& table : stream.tables_written()) {
-    std::string path = pipeline.table_path(table);
-    if (options.kept && !options.kept->iceberg_caught_up.insert(path).second) continue;
+    delta::Table lake = lake_table(pipeline, table);
+    if (options.kept && !options.kept->iceberg_caught_up.insert(lake.path()).second) continue;
     try {
-      delta::catch_up_iceberg_metadata(path);
+      delta::catch_up_iceberg_metadata(lake);
     } catch (const Error& e) {
       std::fprintf(stderr, "warning: the Iceberg metadata of table %s was not caught up: %s\n", table.c_str(), e.what());
     }

@@ -11,6 +11,7 @@
 #include "checkpoint/window_state_store.h"
 #include "engine/progress_record.h"
 #include "engine/rate_alert.h"
+#include "sinks/lake_table.h"
 #include "sinks/partition_commit.h"
 #include "source/kafka_reader.h"
 #include "table/delta_table.h"
@@ -41,10 +42,10 @@ const char* kind_name(StreamKind kind) {
 std::map<int32_t, int64_t> committed_offsets(const Pipeline& pipeline, const Stream& stream) {
   // Workers keep each partition's position in bronze's per-partition txns.
   if (!pipeline.worker_group(stream).empty())
-    return committed_positions(delta::load_snapshot(pipeline.table_path(stream.table)), stream.name);
+    return committed_positions(delta::load_snapshot(lake_table(pipeline, stream.table)), stream.name);
   auto id = read_checkpoint_id(pipeline, stream);
   if (!id) return {};
-  int64_t committed = delta::txn_version(pipeline.table_path(stream.table), *id);
+  int64_t committed = delta::txn_version(lake_table(pipeline, stream.table), *id);
   if (committed < 0) return {};
   auto batch = read_planned_batch(pipeline.checkpoint_path(stream.name), committed);
   if (!batch) return {};
@@ -71,7 +72,7 @@ void add_kafka_lag(const Pipeline& pipeline, const Stream& stream, StreamStatus&
 int64_t committed_source_version(const Pipeline& pipeline, const Stream& stream) {
   auto id = read_checkpoint_id(pipeline, stream);
   if (!id) return -1;
-  int64_t committed = delta::txn_version(pipeline.table_path(stream.table), *id);
+  int64_t committed = delta::txn_version(lake_table(pipeline, stream.table), *id);
   // A batch that only moved the watermark read no version: the one before it says.
   for (int64_t batch = committed; batch >= 0 && batch > committed - 100; batch--) {
     auto planned = read_planned_batch(pipeline.checkpoint_path(stream.name), batch);
@@ -82,7 +83,7 @@ int64_t committed_source_version(const Pipeline& pipeline, const Stream& stream)
 }
 
 void add_versions_behind(const Pipeline& pipeline, const Stream& stream, StreamStatus& status) {
-  int64_t latest = delta::latest_version(pipeline.table_path(stream.from));
+  int64_t latest = delta::latest_version(lake_table(pipeline, stream.from));
   int64_t read_to = status.last_batch && status.last_batch->end_version ? *status.last_batch->end_version : -1;
   read_to = std::max(read_to, committed_source_version(pipeline, stream));
   status.versions_behind = std::max<int64_t>(0, latest - read_to);
@@ -106,20 +107,19 @@ std::string bytes_text(int64_t bytes) {
 // read (status says why elsewhere, through the stream's own lines).
 std::optional<StreamStatus::Footprint> footprint_of(const Pipeline& pipeline, const Stream& stream) {
   try {
-    std::string path = pipeline.table_path(stream.table);
-    delta::Snapshot snapshot = delta::load_snapshot(path);
+    delta::Snapshot snapshot = delta::load_snapshot(lake_table(pipeline, stream.table));
     if (!snapshot.exists()) return std::nullopt;
     StreamStatus::Footprint f;
     for (const auto& file : snapshot.files) {
       f.data_files++;
       f.data_bytes += file.size;
     }
-    for (const auto& log : delta::list_table_files(path, "_delta_log/")) {
+    for (const auto& log : delta::list_table_files(snapshot.table, "_delta_log/")) {
       f.log_files++;
       f.log_bytes += static_cast<int64_t>(log.size);
     }
     f.table_version = snapshot.version;
-    if (delta::iceberg_enabled(snapshot.metadata)) f.iceberg_version = delta::iceberg_metadata_version(path).value_or(-1);
+    if (delta::iceberg_enabled(snapshot.metadata)) f.iceberg_version = delta::iceberg_metadata_version(snapshot.table).value_or(-1);
     if (stream.kind == StreamKind::Window) {
       std::string state = WindowStateStore::path_in(pipeline.checkpoint_path(stream.name));
       if (path_exists(state)) f.state_bytes = file_size_or_zero(state);

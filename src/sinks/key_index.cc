@@ -206,7 +206,7 @@ uint32_t KeyIndex::file_id(const std::string& readable_path) {
 void KeyIndex::load(sql::Connection& con, const delta::Snapshot& table, const delta::AddFile& file) {
   delta::Snapshot one = table;
   one.files = {file};
-  const uint32_t id = file_id(delta::readable_path(delta::normal_table_path(table.table_path), file.path, file.size));
+  const uint32_t id = file_id(delta::readable_path(table.table, file.path, file.size));
   for_each_chunk(con, encoded_sql("(" + delta::scan_sql_with_positions(one) + ")", ", __lakestream_row"),
                  [&](duckdb_data_chunk chunk, idx_t rows) {
     const auto* row = column_data<int64_t>(chunk, 6);

@@ -52,8 +52,8 @@ int64_t commit_partitions(const PartitionSink& sink, const std::map<int32_t, Off
   std::vector<delta::AddFile> files;
   // A conflict at the log version with other partitions' commits is retried at the next version
   // without reading Kafka again.
-  return delta::commit_with_retry("commit to " + sink.table_path, [&]() -> int64_t {
-    delta::Snapshot snapshot = delta::load_snapshot(sink.table_path);
+  return delta::commit_with_retry("commit to " + sink.table.path(), [&]() -> int64_t {
+    delta::Snapshot snapshot = delta::load_snapshot(sink.table);
     // What of each partition another owner has not committed yet.
     FirstOffsets from;
     for (const auto& [partition, range] : ranges) {
@@ -64,7 +64,7 @@ int64_t commit_partitions(const PartitionSink& sink, const std::map<int32_t, Off
     if (from.empty()) return -1;
     int64_t version = snapshot.version + 1;
     delta::Commit commit =
-        begin_commit(snapshot, sink.schema, sink.partition_columns, sink.table_path, sink.properties);
+        begin_commit(snapshot, sink.schema, sink.partition_columns, sink.table.path(), sink.properties);
     const delta::Metadata table = commit.metadata_after();
     // A retry that creates the table or adds columns again names them anew (column mapping's
     // physical names): the files are written again for them.

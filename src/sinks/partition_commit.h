@@ -25,7 +25,7 @@ std::string partition_app_id(const std::string& stream, int32_t partition);
 std::map<int32_t, int64_t> committed_positions(const delta::Snapshot& table, const std::string& stream);
 
 struct PartitionSink {
-  std::string table_path;
+  delta::Table table;  // reached with the settings it was made with (table/table.h)
   std::string stream;                          // the txns' appIds are "<stream>-<partition>"
   std::vector<delta::Column> schema;           // creates or evolves the table, as commit_once does
   std::vector<std::string> partition_columns;

@@ -16,7 +16,7 @@ namespace {
 
 // A batch planned by this run found in its table: only another runner of the stream puts it there.
 [[noreturn]] void refuse_second_writer(const SinkCommit& sink, int64_t committed) {
-  throw Error("table " + sink.table_path + " already holds batch " + std::to_string(committed) + " of this stream " +
+  throw Error("table " + sink.table.path() + " already holds batch " + std::to_string(committed) + " of this stream " +
               "(txn " + sink.app_id + "), but this run planned batch " + std::to_string(sink.batch_id) +
               " just now: another runner of the same stream, on another machine, is writing to it. Only one "
               "runner per stream may run at a time: stop one of them. This run stops here; nothing was written "
@@ -55,15 +55,15 @@ delta::Commit begin_commit(const delta::Snapshot& snapshot, const std::vector<de
 
 bool commit_once(const SinkCommit& sink, const std::function<void(delta::Commit&, const delta::Snapshot&)>& build) {
   CpuScope cpu_scope("commit_once");
-  return delta::commit_with_retry("commit batch " + std::to_string(sink.batch_id) + " to " + sink.table_path, [&] {
+  return delta::commit_with_retry("commit batch " + std::to_string(sink.batch_id) + " to " + sink.table.path(), [&] {
     // Each attempt looks again: the version another writer took may even hold this batch.
-    delta::Snapshot snapshot = delta::load_snapshot(sink.table_path);
+    delta::Snapshot snapshot = delta::load_snapshot(sink.table);
     int64_t committed = snapshot.txn_version(sink.app_id);
     if (committed >= sink.batch_id) {
       if (!sink.replay) refuse_second_writer(sink, committed);
       return false;
     }
-    delta::Commit commit = begin_commit(snapshot, sink.schema, sink.partition_columns, sink.table_path, sink.properties);
+    delta::Commit commit = begin_commit(snapshot, sink.schema, sink.partition_columns, sink.table.path(), sink.properties);
     build(commit, snapshot);
     commit.set_txn(sink.app_id, sink.batch_id);
     commit.set_operation(sink.operation);

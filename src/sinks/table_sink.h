@@ -16,7 +16,7 @@
 namespace lakestream {
 
 struct SinkCommit {
-  std::string table_path;
+  delta::Table table;  // reached with the settings it was made with (table/table.h)
   std::vector<delta::Column> schema;   // creates the table with it, or evolves the table to it (new columns)
   std::string app_id;
   int64_t batch_id = 0;

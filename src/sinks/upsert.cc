@@ -99,7 +99,7 @@ struct MarkedFiles {
 // conflict with every batch of a stream that touches every file (random keys); and rewriting
 // a file when a quarter of it is dead writes, averaged over the updates that killed it, about 3
 // rows per updated row.
-MarkedFiles mark_replaced_rows(sql::Connection& con, const std::string& table_path, delta::Commit& commit,
+MarkedFiles mark_replaced_rows(sql::Connection& con, const delta::Table& into, delta::Commit& commit,
                                const delta::Snapshot& affected, const std::string& match) {
   MarkedFiles marked_files;
   // A table whose row ids must stay stable is never purged here: its rows would move to a new file.
@@ -109,13 +109,13 @@ MarkedFiles mark_replaced_rows(sql::Connection& con, const std::string& table_pa
                                  "upsert_winners s ON " + match);
   std::map<std::string, std::vector<uint64_t>> rows_by_file;
   for (const auto& row : replaced.rows) rows_by_file[*row[0]].push_back(std::stoull(*row[1]));
-  std::string table = delta::normal_table_path(affected.table_path);
+  const delta::Table& table = affected.table;
   for (const auto& file : affected.files) {
     auto found = rows_by_file.find(delta::readable_path(table, file.path, file.size));
     if (found == rows_by_file.end()) continue;
     std::vector<uint64_t> rows = found->second;
     if (file.deletion_vector) {
-      auto before = delta::deleted_rows(table_path, *file.deletion_vector);
+      auto before = delta::deleted_rows(into, *file.deletion_vector);
       rows.insert(rows.end(), before.begin(), before.end());
     }
     std::sort(rows.begin(), rows.end());
@@ -136,7 +136,7 @@ MarkedFiles mark_replaced_rows(sql::Connection& con, const std::string& table_pa
       continue;
     }
     delta::AddFile marked = file;
-    marked.deletion_vector = delta::write_deletion_vector(table_path, rows);
+    marked.deletion_vector = delta::write_deletion_vector(into, rows);
     marked.data_change = true;
     // Its min/max may now be wider than its live rows: the protocol's wide bounds.
     stats["tightBounds"] = false;
@@ -152,7 +152,7 @@ MarkedFiles mark_replaced_rows(sql::Connection& con, const std::string& table_pa
 // update_preimage (delete when the incoming row removes it), each incoming row that replaced one
 // as update_postimage, each new key's row as insert. A merge that only inserts writes none: a
 // reader takes its added rows as inserts.
-void write_changes(sql::Connection& con, const std::string& table_path, delta::Commit& commit, const delta::Metadata& table,
+void write_changes(sql::Connection& con, const delta::Table& into, delta::Commit& commit, const delta::Metadata& table,
                    const std::string& existing, const std::vector<delta::Column>& columns, const std::string& match,
                    const std::string& removes) {
   std::string t_list, s_list;
@@ -170,14 +170,14 @@ void write_changes(sql::Connection& con, const std::string& table_path, delta::C
       "t JOIN upsert_winners s ON " + match + " UNION ALL SELECT " + s_list + ", 'update_postimage' FROM upsert_winners s SEMI JOIN "
       "upsert_replaced t ON " + match + " WHERE NOT " + removed + " UNION ALL SELECT " + s_list +
       ", 'insert' FROM upsert_winners s ANTI JOIN upsert_replaced t ON " + match + " WHERE NOT " + removed;
-  delta::ChangeDataFile file = delta::write_change_data_file(con, table_path, table, changes, columns);
+  delta::ChangeDataFile file = delta::write_change_data_file(con, into, table, changes, columns);
   if (!file.path.empty()) commit.add_change_data(file);
   con.exec("DROP TABLE upsert_replaced");
 }
 
 }  // namespace
 
-UpsertResult upsert_rows(sql::Connection& con, const std::string& table_path, delta::Commit& commit,
+UpsertResult upsert_rows(sql::Connection& con, const delta::Table& into, delta::Commit& commit,
                          const delta::Snapshot& snapshot,
                          const std::string& incoming, const std::vector<std::string>& key,
                          const std::string& keep_existing, const std::vector<delta::Column>& columns,
@@ -204,7 +204,7 @@ UpsertResult upsert_rows(sql::Connection& con, const std::string& table_path, de
   const bool indexed = holding.has_value();
   std::vector<delta::AddFile> affected;
   if (indexed) {
-    std::string table = delta::normal_table_path(snapshot.table_path);
+    const delta::Table& table = snapshot.table;
     for (const auto& file : snapshot.files)
       if (holding->count(delta::readable_path(table, file.path, file.size))) affected.push_back(file);
   } else {
@@ -269,9 +269,9 @@ UpsertResult upsert_rows(sql::Connection& con, const std::string& table_path, de
       result.rows_removed = con.scalar_int("SELECT count(*) FROM upsert_winners s SEMI JOIN " + existing_matches + " t ON " +
                                            match + " WHERE (" + removes + ")");
     if (matched > 0 && delta::change_data_feed_enabled(table_after))
-      write_changes(con, table_path, commit, table_after, existing, columns, match, removes);
+      write_changes(con, into, commit, table_after, existing, columns, match, removes);
     if (matched > 0 && merge_on_read) {
-      marked = mark_replaced_rows(con, table_path, commit, affected_only, match);
+      marked = mark_replaced_rows(con, into, commit, affected_only, match);
       result.vectors_written = marked.vectors_written;
       result.files_rewritten = static_cast<int64_t>(marked.purged.size());
       rows = "SELECT " + column_list + " FROM upsert_winners s" + written_only;
@@ -292,7 +292,7 @@ UpsertResult upsert_rows(sql::Connection& con, const std::string& table_path, de
       rows = "SELECT " + column_list + " FROM upsert_winners s" + written_only;  // only new keys: append them
     }
   }
-  delta::AddFile added = delta::write_data_file(con, table_path, table_after, rows, columns);
+  delta::AddFile added = delta::write_data_file(con, into, table_after, rows, columns);
   if (!added.path.empty()) {
     commit.add(added);
     marked.added.push_back(added.logical_key());

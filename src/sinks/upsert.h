@@ -37,7 +37,7 @@ struct UpsertResult {
 // `index` (merge-on-read only; it must apply the rule keep_existing says, sinks/key_index.h):
 // finds the existing rows of incoming keys instead of reading the files that may hold them; the
 // caller tells it KeyIndex::committed() once the commit is published.
-UpsertResult upsert_rows(sql::Connection& con, const std::string& table_path, delta::Commit& commit,
+UpsertResult upsert_rows(sql::Connection& con, const delta::Table& into, delta::Commit& commit,
                          const delta::Snapshot& snapshot,
                          const std::string& incoming, const std::vector<std::string>& key,
                          const std::string& keep_existing, const std::vector<delta::Column>& columns,

@@ -69,23 +69,23 @@ std::vector<delta::Column> with_change_columns(std::vector<delta::Column> column
   return columns;
 }
 
-TableChanges read_table_changes(const std::string& table_path, int64_t from_version, int64_t to_version, SourceRead read) {
+TableChanges read_table_changes(const delta::Table& table, int64_t from_version, int64_t to_version, SourceRead read) {
   CpuScope cpu_scope("read_table_changes");
   TableChanges changes;
   changes.from_version = from_version;
   changes.to_version = to_version;
   changes.read = read;
-  changes.shape = delta::load_table_shape(table_path, to_version);
+  changes.shape = delta::load_table_shape(table, to_version);
   changes.columns = read == SourceRead::Changes ? with_change_columns(changes.shape.metadata.schema) : changes.shape.metadata.schema;
   std::vector<delta::CommitEntry> commits;
-  if (to_version >= from_version) commits = delta::read_commits(table_path, from_version, to_version);
+  if (to_version >= from_version) commits = delta::read_commits(table, from_version, to_version);
   for (const auto& commit : commits) {
     bool added_rows = false;
     if (read == SourceRead::Changes) {
-      require_recorded_changes(table_path, commit);
+      require_recorded_changes(table.path(), commit);
       added_rows = !delta::change_feed_files(commit).empty();
     } else if (changes_rows(commit)) {
-      if (read == SourceRead::Appends) refuse_changed_rows(table_path, commit);
+      if (read == SourceRead::Appends) refuse_changed_rows(table.path(), commit);
       continue;  // skip_changes: the whole version, its added rows too
     } else {
       added_rows = take_added_files(commit, changes.added);
@@ -99,27 +99,27 @@ TableChanges read_table_changes(const std::string& table_path, int64_t from_vers
 }
 
 std::string all_rows_read_sql(const delta::Snapshot& snapshot, SourceRead read) {
-  std::vector<delta::CommitEntry> commits = delta::read_commits(snapshot.table_path, 0, snapshot.version);
+  std::vector<delta::CommitEntry> commits = delta::read_commits(snapshot.table, 0, snapshot.version);
   delta::Snapshot appended = snapshot;  // skip_changes: the files of the versions read
   appended.files.clear();
   std::vector<std::string> needed;
   for (const auto& commit : commits) {
     if (read == SourceRead::Changes) {
-      require_recorded_changes(snapshot.table_path, commit);
+      require_recorded_changes(snapshot.table.path(), commit);
       for (auto& key : delta::change_feed_files(commit)) needed.push_back(std::move(key));
     } else if (!changes_rows(commit)) {
       take_added_files(commit, appended.files);
     }
   }
   for (const auto& file : appended.files) needed.push_back(file.path);
-  auto missing = delta::missing_table_files(snapshot.table_path, needed);
+  auto missing = delta::missing_table_files(snapshot.table, needed);
   if (!missing.empty())
     throw Error("vacuum has deleted " + missing.front() + (missing.size() > 1 ? " and " + std::to_string(missing.size() - 1) + " more" : "") +
-                ", which the stream read from " + snapshot.table_path + ", so what it read cannot be read again");
+                ", which the stream read from " + snapshot.table.path() + ", so what it read cannot be read again");
   return read == SourceRead::Changes ? delta::change_rows_sql(snapshot, commits) : delta::scan_sql(appended);
 }
 
-int64_t last_version_of_batch(const std::string& table_path, int64_t from_version, int64_t until, int64_t max_files) {
+int64_t last_version_of_batch(const delta::Table& table, int64_t from_version, int64_t until, int64_t max_files) {
   CpuScope cpu_scope("last_version_of_batch");
   int64_t to = from_version - 1;
   int64_t files = 0;
@@ -127,7 +127,7 @@ int64_t last_version_of_batch(const std::string& table_path, int64_t from_versio
   // for each batch (a version adds at least one file, unless it only compacts or changes metadata).
   while (to < until) {
     int64_t step_end = std::min(until, to + std::max<int64_t>(1, max_files));
-    for (const auto& commit : delta::read_commits(table_path, to + 1, step_end)) {
+    for (const auto& commit : delta::read_commits(table, to + 1, step_end)) {
       int64_t added = 0;
       for (const auto& add : commit.adds) added += add.data_change ? 1 : 0;
       if (to >= from_version && files + added > max_files) return to;

@@ -34,9 +34,9 @@ struct TableChanges {
   std::optional<int64_t> oldest_commit_ms;
 };
 
-// What versions from..to (inclusive) of the table at `table_path` hold for a stream reading it as
+// What versions from..to (inclusive) of `table` hold for a stream reading it as
 // `read` says. Throws Error for a version the stream cannot read, saying what to do.
-TableChanges read_table_changes(const std::string& table_path, int64_t from_version, int64_t to_version,
+TableChanges read_table_changes(const delta::Table& table, int64_t from_version, int64_t to_version,
                                 SourceRead read = SourceRead::Appends);
 
 // `columns` followed by the change columns a stream reading the change data feed gets
@@ -52,7 +52,7 @@ std::string all_rows_read_sql(const delta::Snapshot& snapshot, SourceRead read);
 // `until`: versions are taken whole, in order, while their new data files add up to at most
 // `max_files` (always at least one version, however many files it has). from_version - 1 when
 // there is nothing to read.
-int64_t last_version_of_batch(const std::string& table_path, int64_t from_version, int64_t until, int64_t max_files);
+int64_t last_version_of_batch(const delta::Table& table, int64_t from_version, int64_t until, int64_t max_files);
 
 // The number of rows `changes` holds, from the files' statistics; nullopt when a file has none
 // (or when reading changes).

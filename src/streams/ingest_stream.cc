@@ -13,6 +13,7 @@
 
 #include "checkpoint/checkpoint.h"
 #include "pipeline/bronze_layout.h"
+#include "sinks/lake_table.h"
 #include "sinks/partition_commit.h"
 #include "sinks/table_sink.h"
 #include "source/group_membership.h"
@@ -136,8 +137,8 @@ class IngestRun {
       : ctx_(ctx),
         source_(*ctx.pipeline.find_source(ctx.stream.source)),
         reader_(kept_or_new_reader(ctx, source_)),
-        bronze_path_(ctx.pipeline.table_path(ctx.stream.table)),
-        quarantine_path_(ctx.pipeline.table_path(ctx.stream.table + "_quarantine")) {
+        bronze_table_(lake_table(ctx.pipeline, ctx.stream.table)),
+        quarantine_table_(lake_table(ctx.pipeline, ctx.stream.table + "_quarantine")) {
     report_.stream = ctx.stream.name;
     std::string group = ctx.pipeline.worker_group(ctx.stream);
     if (group.empty()) {
@@ -158,9 +159,9 @@ class IngestRun {
   StreamReport run() {
     if (membership_) return run_as_worker();
     auto started = std::chrono::steady_clock::now();
-    int64_t committed = checkpoint_->committed_batch({bronze_path_});
+    int64_t committed = checkpoint_->committed_batch({bronze_table_});
     checkpoint_->check_definition(committed >= 0 ||
-                                 checkpoint_->committed_batch({quarantine_path_}) >= 0);
+                                 checkpoint_->committed_batch({quarantine_table_}) >= 0);
     std::optional<PlannedBatch> last = checkpoint_->last_planned();
     if (last && committed > last->id)
       throw Error("the checkpoint of stream " + ctx_.stream.name + " at " + checkpoint_->path() +
@@ -458,7 +459,7 @@ class IngestRun {
   // The columns of the source's fields bronze has now: those before the ingest columns.
   std::vector<delta::Column> bronze_field_columns() const {
     std::vector<delta::Column> fields;
-    delta::Snapshot bronze = delta::load_snapshot(bronze_path_);
+    delta::Snapshot bronze = delta::load_snapshot(bronze_table_);
     for (const auto& column : bronze.metadata.schema) {
       if (column.name == "partition") break;
       fields.push_back(column);
@@ -544,7 +545,7 @@ class IngestRun {
       std::string select = "SELECT *, " + batch_id + " AS _batch_id, " + ingested_at + " AS _ingested_at FROM (" +
                            records.quarantined_rows_sql() + ")";
       SinkCommit sink;
-      sink.table_path = quarantine_path_;
+      sink.table = quarantine_table_;
       sink.schema = quarantine_columns();
       sink.app_id = checkpoint_->id();
       sink.batch_id = id;
@@ -552,7 +553,7 @@ class IngestRun {
       sink.replay = batch.replayed;
       sink.properties = ctx_.pipeline.table_properties(ctx_.stream);
       commit_once(sink, [&](delta::Commit& commit, const delta::Snapshot&) {
-        commit.add(delta::write_data_file(con, quarantine_path_, commit.metadata_after(), select, sink.schema));
+        commit.add(delta::write_data_file(con, quarantine_table_, commit.metadata_after(), select, sink.schema));
         fault_point("after_data_files");
       });
       fault_point("after_quarantine_commit");
@@ -561,7 +562,7 @@ class IngestRun {
     std::string select = "SELECT *, " + batch_id + " AS _batch_id, " + ingested_at + " AS _ingested_at" + derived +
                          " FROM (" + records.good_rows_sql() + ")";
     SinkCommit sink;
-    sink.table_path = bronze_path_;
+    sink.table = bronze_table_;
     sink.schema = with_derived_columns(con, select, records.field_columns());
     sink.app_id = checkpoint_->id();
     sink.batch_id = id;
@@ -571,7 +572,7 @@ class IngestRun {
     sink.properties = ctx_.pipeline.table_properties(ctx_.stream);
     bool written = commit_once(sink, [&](delta::Commit& commit, const delta::Snapshot&) {
       if (batch.output_rows > 0)
-        for (const auto& file : delta::write_partitioned_files(con, bronze_path_, commit.metadata_after(), select, sink.schema,
+        for (const auto& file : delta::write_partitioned_files(con, bronze_table_, commit.metadata_after(), select, sink.schema,
                                                                sink.partition_columns))
           commit.add(file);
       fault_point("after_data_files");
@@ -635,7 +636,7 @@ class IngestRun {
 
   // The offsets of the topic up to `topic_end` not in bronze yet (per-partition txns).
   int64_t behind_topic_end(const Offsets& topic_end) {
-    Offsets positions = committed_positions(delta::load_snapshot(bronze_path_), ctx_.stream.name);
+    Offsets positions = committed_positions(delta::load_snapshot(bronze_table_), ctx_.stream.name);
     int64_t behind = 0;
     for (const auto& [p, end] : topic_end) {
       auto at = positions.find(p);
@@ -650,7 +651,7 @@ class IngestRun {
   // rebalance changed the assignment before it was done.
   bool read_share(const std::set<int32_t>& held) {
     if (held.empty()) return true;
-    Offsets start = committed_positions(delta::load_snapshot(bronze_path_), ctx_.stream.name);
+    Offsets start = committed_positions(delta::load_snapshot(bronze_table_), ctx_.stream.name);
     for (auto it = start.begin(); it != start.end();) it = held.count(it->first) ? std::next(it) : start.erase(it);
     std::set<int32_t> never_read;
     for (int32_t p : held)
@@ -709,10 +710,10 @@ class IngestRun {
              extra + " FROM (" + rows_sql + ") WHERE " + rows_condition(from);
     };
     if (batch.quarantined > 0) {
-      PartitionSink sink{quarantine_path_, ctx_.stream.name, quarantine_columns(), {}, record,
+      PartitionSink sink{quarantine_table_, ctx_.stream.name, quarantine_columns(), {}, record,
                          ctx_.pipeline.table_properties(ctx_.stream)};
       commit_partitions(sink, ranges, [&](const FirstOffsets& from, int64_t version, const delta::Metadata& table) {
-        delta::AddFile file = delta::write_data_file(con, quarantine_path_, table,
+        delta::AddFile file = delta::write_data_file(con, quarantine_table_, table,
                                                      rows(records.quarantined_rows_sql(), from, version, ""), sink.schema);
         // Another owner may have committed every quarantined row of the batch already.
         return file.path.empty() ? std::vector<delta::AddFile>{} : std::vector<delta::AddFile>{file};
@@ -720,13 +721,13 @@ class IngestRun {
       fault_point("after_quarantine_commit");
     }
     std::string derived = derived_columns_sql();
-    PartitionSink sink{bronze_path_, ctx_.stream.name,
+    PartitionSink sink{bronze_table_, ctx_.stream.name,
                        with_derived_columns(con, rows(records.good_rows_sql(), {}, 0, derived), records.field_columns()),
                        ctx_.stream.partition_by, record, ctx_.pipeline.table_properties(ctx_.stream)};
     int64_t version = commit_partitions(sink, ranges, [&](const FirstOffsets& from, int64_t v, const delta::Metadata& table) {
       std::vector<delta::AddFile> files;
       if (batch.output_rows > 0)
-        files = delta::write_partitioned_files(con, bronze_path_, table, rows(records.good_rows_sql(), from, v, derived),
+        files = delta::write_partitioned_files(con, bronze_table_, table, rows(records.good_rows_sql(), from, v, derived),
                                                sink.schema, sink.partition_columns);
       return files;
     });
@@ -793,8 +794,8 @@ class IngestRun {
   std::optional<Checkpoint> checkpoint_;  // none for a worker
   GroupMembership* membership_ = nullptr;  // a worker's group, kept for the process's life
   std::shared_ptr<KafkaReader> reader_;  // kept across the cycles of a continuous run (see kept_or_new_reader)
-  std::string bronze_path_;
-  std::string quarantine_path_;
+  delta::Table bronze_table_;
+  delta::Table quarantine_table_;
   Offsets latest_;  // the end offsets seen when the run started
   std::map<int32_t, LastRead> last_read_;  // per partition, the last record read (as the plans keep it)
   std::set<int32_t> replaced_;  // partitions whose last record read is not there now (records_replaced)

@@ -5,6 +5,7 @@
 #include "checkpoint/checkpoint.h"
 #include "pipeline/bronze_layout.h"
 #include "pipeline/change_columns.h"
+#include "sinks/lake_table.h"
 #include "sinks/key_index.h"
 #include "sinks/newest_wins.h"
 #include "sinks/table_sink.h"
@@ -44,8 +45,8 @@ class LatestRun {
   explicit LatestRun(StreamContext& ctx)
       : ctx_(ctx),
         checkpoint_(ctx.pipeline, ctx.stream),
-        source_path_(ctx.pipeline.table_path(ctx.stream.from)),
-        table_path_(ctx.pipeline.table_path(ctx.stream.table)) {
+        source_table_(lake_table(ctx.pipeline, ctx.stream.from)),
+        table_(lake_table(ctx.pipeline, ctx.stream.table)) {
     report_.stream = ctx.stream.name;
     report_.stream_id = checkpoint_.id();
     report_.source = "DeltaSource[" + ctx.stream.from + "]";
@@ -54,13 +55,13 @@ class LatestRun {
 
   StreamReport run() {
     auto started = std::chrono::steady_clock::now();
-    int64_t committed = checkpoint_.committed_batch({table_path_});
+    int64_t committed = checkpoint_.committed_batch({table_});
     checkpoint_.check_definition(committed >= 0);
     std::optional<PlannedBatch> last = checkpoint_.last_planned();
     if (last && last->id > committed) run_batch(*last, true);
     int64_t next_id = last ? last->id + 1 : 0;
     int64_t next_from = last ? last->table().to + 1 : 0;
-    run_planned_table_batches(source_path_, checkpoint_, ctx_.stream.max_files_per_trigger, next_id, next_from,
+    run_planned_table_batches(source_table_, checkpoint_, ctx_.stream.max_files_per_trigger, next_id, next_from,
                               [&](const PlannedBatch& batch) { run_batch(batch, false); });
     if (next_id > 100) checkpoint_.forget_before(next_id - 100);
     report_.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
@@ -79,10 +80,10 @@ class LatestRun {
     int64_t from = planned.table().from, to = planned.table().to;
     batch.start_offset = from;
     batch.end_offset = to;
-    batch.latest_offset = delta::latest_version(source_path_);
+    batch.latest_offset = delta::latest_version(source_table_);
     batch.description = "versions " + std::to_string(from) + "-" + std::to_string(to) + " of " + s.from;
 
-    TableChanges changes = read_table_changes(source_path_, from, to, s.read);
+    TableChanges changes = read_table_changes(source_table_, from, to, s.read);
     const auto& columns = changes.columns;
     auto& con = ctx_.con;
     // A NULL in a key column is a value like any other, as in GROUP BY: those events are one
@@ -123,7 +124,7 @@ class LatestRun {
     std::string incoming = "latest_newest";
     if (!s.deletes.empty()) incoming = remember_deletes(planned.id, replay, columns, record);
     SinkCommit sink;
-    sink.table_path = table_path_;
+    sink.table = table_;
     sink.schema = columns;
     sink.app_id = checkpoint_.id();
     sink.batch_id = planned.id;
@@ -136,7 +137,7 @@ class LatestRun {
     KeyIndex* index = key_index(columns, newest);
     bool written = commit_once(sink, [&](delta::Commit& commit, const delta::Snapshot& snapshot) {
       UpsertResult merged =
-          upsert_rows(con, table_path_, commit, snapshot, incoming, s.key, keep_existing, columns, removes, index);
+          upsert_rows(con, table_, commit, snapshot, incoming, s.key, keep_existing, columns, removes, index);
       batch.output_rows = merged.rows_written;
       batch.deletes = merged.rows_removed;
     });
@@ -170,9 +171,9 @@ class LatestRun {
     const Stream& s = ctx_.stream;
     auto& con = ctx_.con;
     if (s.deletes_retention) check_retention_scale(columns);
-    std::string deleted_path = ctx_.pipeline.table_path(s.deleted_table());
+    const delta::Table deleted_table = lake_table(ctx_.pipeline, s.deleted_table());
     SinkCommit sink;
-    sink.table_path = deleted_path;
+    sink.table = deleted_table;
     sink.schema = columns;
     sink.app_id = checkpoint_.id();
     sink.batch_id = batch_id;
@@ -192,10 +193,10 @@ class LatestRun {
         keep_existing = "NOT s._expired AND (" + keep_existing + ")";
         removes = "s._expired OR " + removes;
       }
-      upsert_rows(con, deleted_path, commit, snapshot, incoming, s.key, keep_existing, columns, removes);
+      upsert_rows(con, deleted_table, commit, snapshot, incoming, s.key, keep_existing, columns, removes);
     });
     fault_point("after_deleted_commit");
-    delta::Snapshot deleted = delta::load_snapshot(deleted_path);
+    delta::Snapshot deleted = delta::load_snapshot(deleted_table);
     std::string match;
     for (const auto& k : s.key)
       match += (match.empty() ? "" : " AND ") + ("s." + sql::quote_ident(k) + " IS NOT DISTINCT FROM t." + sql::quote_ident(k));
@@ -282,8 +283,8 @@ class LatestRun {
 
   StreamContext& ctx_;
   Checkpoint checkpoint_;
-  std::string source_path_;
-  std::string table_path_;
+  delta::Table source_table_;
+  delta::Table table_;
   StreamReport report_;
   std::unique_ptr<KeyIndex> own_index_;
 };

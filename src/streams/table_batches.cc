@@ -5,12 +5,12 @@
 
 namespace lakestream {
 
-void run_planned_table_batches(const std::string& source_path, Checkpoint& checkpoint, int64_t max_files,
+void run_planned_table_batches(const delta::Table& source, Checkpoint& checkpoint, int64_t max_files,
                                int64_t& next_id, int64_t& next_from,
                                const std::function<void(const PlannedBatch&)>& run) {
-  int64_t source_version = delta::latest_version(source_path);
+  int64_t source_version = delta::latest_version(source);
   for (;;) {
-    int64_t to = last_version_of_batch(source_path, next_from, source_version, max_files);
+    int64_t to = last_version_of_batch(source, next_from, source_version, max_files);
     if (to < next_from) break;
     PlannedBatch batch{next_id++, TableInput{next_from, to, false}};
     checkpoint.plan(batch);

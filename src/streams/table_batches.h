@@ -7,12 +7,13 @@
 #include <string>
 
 #include "checkpoint/checkpoint.h"
+#include "table/table.h"
 
 namespace lakestream {
 
 // Plans and runs the batches over what the source table holds now, at most `max_files` files
 // each, from version `next_from` on with ids from `next_id` (both advanced).
-void run_planned_table_batches(const std::string& source_path, Checkpoint& checkpoint, int64_t max_files,
+void run_planned_table_batches(const delta::Table& source, Checkpoint& checkpoint, int64_t max_files,
                                int64_t& next_id, int64_t& next_from,
                                const std::function<void(const PlannedBatch&)>& run);
 

@@ -7,6 +7,7 @@
 
 #include "checkpoint/checkpoint.h"
 #include "checkpoint/window_state_store.h"
+#include "sinks/lake_table.h"
 #include "sinks/table_sink.h"
 #include "sinks/upsert.h"
 #include "source/table_source.h"
@@ -51,8 +52,8 @@ class WindowRun {
       : ctx_(ctx),
         s_(ctx.stream),
         checkpoint_(ctx.pipeline, ctx.stream),
-        source_path_(ctx.pipeline.table_path(ctx.stream.from)),
-        table_path_(ctx.pipeline.table_path(ctx.stream.table)) {
+        source_table_(lake_table(ctx.pipeline, ctx.stream.from)),
+        table_(lake_table(ctx.pipeline, ctx.stream.table)) {
     report_.stream = s_.name;
     report_.stream_id = checkpoint_.id();
     report_.source = "DeltaSource[" + s_.from + "]";
@@ -61,12 +62,12 @@ class WindowRun {
 
   StreamReport run() {
     auto started = std::chrono::steady_clock::now();
-    if (delta::latest_version(source_path_) < 0) return report_;  // nothing upstream yet
+    if (delta::latest_version(source_table_) < 0) return report_;  // nothing upstream yet
     if (checkpoint_.definition_changed()) checkpoint_.check_definition(has_committed_work());
     // Nothing pending and nothing new since the last run: done, without opening the state.
     std::optional<PlannedBatch> planned = checkpoint_.last_planned();
     auto idle = checkpoint_.idle_mark();
-    if (idle && planned && idle->batch == planned->id && delta::latest_version(source_path_) <= idle->to)
+    if (idle && planned && idle->batch == planned->id && delta::latest_version(source_table_) <= idle->to)
       return report_;
     checkpoint_.clear_idle_mark();
     // In continuous mode the stages share the cores, and DuckDB's worker threads spin for tasks
@@ -81,7 +82,7 @@ class WindowRun {
     if (last && last->id > meta().last_batch) run_batch(*last, true);
     int64_t next_id = last ? last->id + 1 : 0;
     int64_t next_from = last ? last->table().to + 1 : 0;
-    run_planned_table_batches(source_path_, checkpoint_, s_.max_files_per_trigger, next_id, next_from,
+    run_planned_table_batches(source_table_, checkpoint_, s_.max_files_per_trigger, next_id, next_from,
                               [&](const PlannedBatch& batch) { run_batch(batch, false); });
     // Spark's trailing no-data batch: what the moved watermark closed is written in this run.
     if (needs_no_data_batch()) {
@@ -105,7 +106,7 @@ class WindowRun {
   // Whether a batch's state or output was ever committed (a state that cannot be read counts,
   // to be safe).
   bool has_committed_work() {
-    if (checkpoint_.committed_batch({table_path_}) >= 0) return true;
+    if (checkpoint_.committed_batch({table_}) >= 0) return true;
     try {
       auto progress = read_window_progress(ctx_.pipeline, s_);
       return progress && progress->last_batch >= 0;
@@ -120,8 +121,8 @@ class WindowRun {
     CpuScope cpu_scope("window.open_state");
     auto& con = ctx_.con;
     // The source's columns as the stream reads them, from an empty read of its newest version.
-    int64_t newest = delta::latest_version(source_path_);
-    TableChanges none = read_table_changes(source_path_, newest + 1, newest, s_.read);
+    int64_t newest = delta::latest_version(source_table_);
+    TableChanges none = read_table_changes(source_table_, newest + 1, newest, s_.read);
     bool keep = ctx_.kept_state && !checkpoint_.on_object_store();
     if (keep) {
       auto* kept = dynamic_cast<OpenWindowState*>(ctx_.kept_state->get());
@@ -180,7 +181,7 @@ class WindowRun {
     record.source_version = meta().source_version;
     record.source_max_batch_id = meta().source_max_batch_id;
     SinkCommit sink;
-    sink.table_path = table_path_;
+    sink.table = table_;
     sink.schema = columns;
     sink.app_id = checkpoint_.id();
     sink.batch_id = batch_id;
@@ -189,13 +190,13 @@ class WindowRun {
     sink.properties = ctx_.pipeline.table_properties(s_);
     commit_once(sink, [&](delta::Commit& commit, const delta::Snapshot& snapshot) {
       if (s_.output == OutputMode::Append) {
-        commit.add(delta::write_data_file(con, table_path_, commit.metadata_after(), select, columns));
+        commit.add(delta::write_data_file(con, table_, commit.metadata_after(), select, columns));
         fault_point("after_data_files");
       } else {
         con.exec("CREATE OR REPLACE TEMP TABLE window_updates AS " + select);
         std::vector<std::string> key{s_.window_column};
         key.insert(key.end(), s_.group_by.begin(), s_.group_by.end());
-        upsert_rows(con, table_path_, commit, snapshot, "window_updates", key, "false", columns);
+        upsert_rows(con, table_, commit, snapshot, "window_updates", key, "false", columns);
       }
       // Every row of the new files had seen the same source batches: compaction keeps this per row.
       commit.tag_new_files(delta::kSeenBatchesTag,
@@ -238,7 +239,7 @@ class WindowRun {
     // Versions read, inclusive; a batch without data read none: both are the last version read.
     batch.start_offset = no_data ? to : from;
     batch.end_offset = to;
-    batch.latest_offset = delta::latest_version(source_path_);
+    batch.latest_offset = delta::latest_version(source_table_);
     int64_t state_rows_before = state_rows();
     batch.description = no_data ? "no data (the watermark moved)"
                                 : "versions " + std::to_string(from) + "-" + std::to_string(to) + " of " + s_.from;
@@ -253,7 +254,7 @@ class WindowRun {
     std::optional<int64_t> oldest_input_ms;  // when the oldest source commit read was made
 
     if (!no_data) {
-      TableChanges changes = read_table_changes(source_path_, from, to, s_.read);
+      TableChanges changes = read_table_changes(source_table_, from, to, s_.read);
       oldest_input_ms = changes.oldest_commit_ms;
       std::string source = "(" + changes_scan_sql(changes) + ") AS source";
       std::string filter = s_.filter.empty() ? std::string("true") : "(" + s_.filter + ")";
@@ -398,8 +399,8 @@ class WindowRun {
   StreamContext& ctx_;
   const Stream& s_;
   Checkpoint checkpoint_;
-  std::string source_path_;
-  std::string table_path_;
+  delta::Table source_table_;
+  delta::Table table_;
   OpenWindowState own_;               // a plain run's (or a remote checkpoint's) state, detached at the end
   OpenWindowState* open_ = nullptr;   // own_ or the one kept across cycles; set by open_state
   StreamReport report_;

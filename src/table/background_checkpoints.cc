@@ -44,25 +44,25 @@ void BackgroundCheckpoints::finish() {
   thread_.join();
 }
 
-bool BackgroundCheckpoints::take(const std::string& table, int64_t version) {
+bool BackgroundCheckpoints::take(const Table& table, int64_t version) {
   std::lock_guard lock(installed_mu);
   if (!installed) return false;
   {
     std::lock_guard queue_lock(installed->mu_);
-    int64_t& asked = installed->asked_for_[table];
-    if (version > asked) asked = version;
-    int64_t& taken = installed->taken_[table];
+    Asked& asked = installed->asked_for_[table.path()];
+    if (version > asked.version) asked = {table, version};
+    int64_t& taken = installed->taken_[table.path()];
     if (version > taken) taken = version;
   }
   installed->asked_.notify_one();
   return true;
 }
 
-std::optional<int64_t> BackgroundCheckpoints::newest_taken(const std::string& table) {
+std::optional<int64_t> BackgroundCheckpoints::newest_taken(const Table& table) {
   std::lock_guard lock(installed_mu);
   if (!installed) return std::nullopt;
   std::lock_guard queue_lock(installed->mu_);
-  auto it = installed->taken_.find(table);
+  auto it = installed->taken_.find(table.path());
   if (it == installed->taken_.end()) return std::nullopt;
   return it->second;
 }
@@ -90,8 +90,8 @@ void BackgroundCheckpoints::run() {
     asked_.wait(lock, [&] { return !held_ && (stopping_ || !asked_for_.empty()); });
     if (asked_for_.empty()) return;  // stopping, and everything asked for is written
     auto next = asked_for_.begin();
-    const std::string table = next->first;
-    const int64_t version = next->second;
+    const Table table = next->second.table;
+    const int64_t version = next->second.version;
     asked_for_.erase(next);
     lock.unlock();
     bool wrote = false;

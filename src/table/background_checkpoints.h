@@ -16,6 +16,8 @@
 #include <string>
 #include <thread>
 
+#include "table/table.h"
+
 namespace lakestream::delta {
 
 class BackgroundCheckpoints {
@@ -30,13 +32,13 @@ class BackgroundCheckpoints {
 
   // Hands the checkpoint of `version` of `table` to the running one: false when none runs (the
   // caller writes it). A table asked for again before its turn gets only the newest version.
-  static bool take(const std::string& table, int64_t version);
+  static bool take(const Table& table, int64_t version);
 
   // The newest version of `table` handed to the running one (asked for, being written or
   // written), if any: the cadence counts from it, not from a `_last_checkpoint` that its thread
   // has not replaced yet (otherwise a lagging thread is asked again every 10 commits, and the
   // hour soak's bronze got a checkpoint 20 commits after each, twice the checkpoints).
-  static std::optional<int64_t> newest_taken(const std::string& table);
+  static std::optional<int64_t> newest_taken(const Table& table);
 
   // For the tests: the checkpoints it wrote, and a thread held back as a busy service's lags.
   int64_t written() const;
@@ -47,8 +49,12 @@ class BackgroundCheckpoints {
 
   mutable std::mutex mu_;
   std::condition_variable asked_;
-  std::map<std::string, int64_t> asked_for_;  // table -> the version to checkpoint
-  std::map<std::string, int64_t> taken_;      // table -> the newest version ever handed over
+  struct Asked {
+    Table table;  // as the commit reached it: the checkpoint goes to the same store the same way
+    int64_t version = -1;
+  };
+  std::map<std::string, Asked> asked_for_;  // table path -> the version to checkpoint
+  std::map<std::string, int64_t> taken_;    // table path -> the newest version ever handed over
   bool held_ = false;
   bool stopping_ = false;
   int64_t written_ = 0;

@@ -35,7 +35,7 @@ std::vector<std::string> change_feed_files(const CommitEntry& commit) {
 
 std::string change_rows_sql(const Snapshot& snapshot, const std::vector<CommitEntry>& commits) {
   const Metadata& metadata = snapshot.metadata;
-  std::string table = normal_table_path(snapshot.table_path);
+  const Table& table = snapshot.table;
   std::string names;
   for (const auto& c : metadata.schema) names += (names.empty() ? "" : ", ") + q(c.name);
   std::string sql;

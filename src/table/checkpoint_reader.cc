@@ -43,41 +43,41 @@ void read_parquet_actions(const std::vector<std::string>& files, LogActions& int
 
 // A sidecar's key in the table: its path names a file of `_delta_log/_sidecars/` (the protocol
 // lets it be a whole URI, which must then lie in that folder).
-std::string sidecar_key(const std::string& table_path, const std::string& path) {
+std::string sidecar_key(const Table& table, const std::string& path) {
   std::string decoded = url_decode_path(path);
-  std::string folder = join_path(normal_table_path(table_path), "_delta_log/_sidecars/");
+  std::string folder = join_path(table.normal().path(), "_delta_log/_sidecars/");
   if (decoded.starts_with("file:") || decoded.find("://") != std::string::npos) {
     std::string local = decoded.starts_with("file://") ? decoded.substr(7) : decoded.starts_with("file:") ? decoded.substr(5) : decoded;
     if (!local.starts_with(folder))
-      throw Error("a v2 checkpoint of table " + table_path + " names the sidecar " + path + ", outside its " +
+      throw Error("a v2 checkpoint of table " + table.path() + " names the sidecar " + path + ", outside its " +
                   "_delta_log/_sidecars folder; the protocol keeps sidecars there");
     decoded = local.substr(folder.size());
   }
   if (decoded.empty() || decoded.find('/') != std::string::npos)
-    throw Error("a v2 checkpoint of table " + table_path + " names the sidecar \"" + path + "\", not a file name");
+    throw Error("a v2 checkpoint of table " + table.path() + " names the sidecar \"" + path + "\", not a file name");
   return "_delta_log/_sidecars/" + decoded;
 }
 
 }  // namespace
 
-LogActions read_checkpoint(const std::string& table_path, const std::vector<storage::ObjectInfo>& parts) {
+LogActions read_checkpoint(const Table& table, const std::vector<storage::ObjectInfo>& parts) {
   LogActions actions;
   if (parts.size() == 1 && parts.front().key.ends_with(".json")) {
-    std::optional<std::string> text = read_table_file(table_path, parts.front().key);
-    if (!text) throw Error("the Delta checkpoint " + parts.front().key + " of table " + table_path + " is gone");
-    actions = parse_commit_text(*text, join_path(table_path, parts.front().key));
+    std::optional<std::string> text = read_table_file(table, parts.front().key);
+    if (!text) throw Error("the Delta checkpoint " + parts.front().key + " of table " + table.path() + " is gone");
+    actions = parse_commit_text(*text, join_path(table.path(), parts.front().key));
   } else {
     std::vector<std::string> files;
-    for (const auto& part : parts) files.push_back(readable_path(table_path, part.key, part.size));
+    for (const auto& part : parts) files.push_back(readable_path(table, part.key, part.size));
     read_parquet_actions(files, actions);
   }
   for (const auto& sidecar : actions.sidecars) {
-    std::string key = sidecar_key(table_path, sidecar.path);
-    if (missing_table_files(table_path, {key}).size() == 1)
-      throw Error("the sidecar " + key + " of the v2 checkpoint " + parts.front().key + " of table " + table_path +
+    std::string key = sidecar_key(table, sidecar.path);
+    if (missing_table_files(table, {key}).size() == 1)
+      throw Error("the sidecar " + key + " of the v2 checkpoint " + parts.front().key + " of table " + table.path() +
                   " is missing; the checkpoint cannot be read without it. Delete the checkpoint if the JSON commits are "
                   "still there");
-    read_parquet_actions({readable_path(table_path, key, sidecar.size)}, actions);
+    read_parquet_actions({readable_path(table, key, sidecar.size)}, actions);
   }
   actions.sidecars.clear();
   return actions;

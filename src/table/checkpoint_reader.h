@@ -11,9 +11,9 @@
 
 namespace lakestream::delta {
 
-// The actions of the checkpoint of the table at `table_path` made of the log files `parts` (keys
+// The actions of the checkpoint of the table at `table` made of the log files `parts` (keys
 // in the table, as listed), its sidecars' actions included (the sidecars themselves are left out
 // of the result). Throws Error naming the file when one cannot be read or a row is malformed.
-LogActions read_checkpoint(const std::string& table_path, const std::vector<storage::ObjectInfo>& parts);
+LogActions read_checkpoint(const Table& table, const std::vector<storage::ObjectInfo>& parts);
 
 }  // namespace lakestream::delta

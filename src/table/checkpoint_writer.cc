@@ -68,9 +68,9 @@ int64_t checkpoint_interval(const Metadata& metadata) {
   }
 }
 
-void write_checkpoint(const std::string& table_path, int64_t version) {
-  Snapshot snapshot = load_snapshot(table_path, version, Tombstones::kInclude);
-  const std::string& table = snapshot.table_path;
+void write_checkpoint(const Table& wanted, int64_t version) {
+  Snapshot snapshot = load_snapshot(wanted, version, Tombstones::kInclude);
+  const Table& table = snapshot.table;
   const int64_t now = now_ms();
 
   Protocol protocol{snapshot.min_reader_version, snapshot.min_writer_version, snapshot.reader_features,
@@ -96,8 +96,8 @@ void write_checkpoint(const std::string& table_path, int64_t version) {
   const int64_t actions = static_cast<int64_t>(std::count(lines.begin(), lines.end(), '\n'));
 
   const std::string key = checkpoint_key(version);
-  const std::string final_path = join_path(table, key);
-  const bool remote = is_remote_table(table);
+  const std::string final_path = join_path(table.path(), key);
+  const bool remote = table.is_remote();
   // Locally DuckDB writes beside the final name and a rename publishes it; for a table on an
   // object store it writes into the cache's staging folder and one PUT publishes it whole.
   std::string parquet_path = remote ? staging_path(table, key) : final_path + "." + new_uuid() + ".tmp";
@@ -117,12 +117,12 @@ void write_checkpoint(const std::string& table_path, int64_t version) {
       publish_staged_file(table, key, parquet_path);
     } else {
       std::filesystem::rename(parquet_path, final_path);
-      sync_dir(log_dir(table));
+      sync_dir(log_dir(table.path()));
     }
   } catch (const std::exception& e) {
     remove_all(json_path);
     remove_all(parquet_path);
-    throw Error("cannot write the checkpoint of version " + std::to_string(version) + " of table " + table + ": " +
+    throw Error("cannot write the checkpoint of version " + std::to_string(version) + " of table " + table.path() + ": " +
                 e.what());
   }
   remove_all(json_path);

@@ -58,16 +58,16 @@ constexpr int64_t kLongestCheckpointInterval = 100;
 // the commits since cost more than the checkpoint's bytes; 100 of them put 150 ms on every batch
 // of the store soak's bronze. A table on a store is checkpointed every 10 commits (or its
 // delta.checkpointInterval), as Delta does.
-bool last_checkpoint_still_pays(const std::string& table_path, int64_t version, int64_t actions_per_commit) {
-  if (is_remote_table(table_path)) return false;
-  std::optional<std::string> text = read_table_file(table_path, "_delta_log/_last_checkpoint");
+bool last_checkpoint_still_pays(const Table& table, int64_t version, int64_t actions_per_commit) {
+  if (table.is_remote()) return false;
+  std::optional<std::string> text = read_table_file(table, "_delta_log/_last_checkpoint");
   if (!text) return false;
   nlohmann::json hint = nlohmann::json::parse(*text, nullptr, false);
   if (!hint.is_object() || !hint.contains("version") || !hint["version"].is_number_integer() || !hint.contains("size") ||
       !hint["size"].is_number_integer())
     return false;
   int64_t last = hint["version"].get<int64_t>();
-  if (std::optional<int64_t> taken = BackgroundCheckpoints::newest_taken(table_path)) last = std::max(last, *taken);
+  if (std::optional<int64_t> taken = BackgroundCheckpoints::newest_taken(table)) last = std::max(last, *taken);
   int64_t since = version - last;
   if (since <= 0 || since >= kLongestCheckpointInterval) return false;
   return since * std::max<int64_t>(1, actions_per_commit) * 4 < hint["size"].get<int64_t>();
@@ -80,17 +80,17 @@ void Commit::write_checkpoint_if_due(int64_t version) const {
   const Metadata* metadata = metadata_ ? &*metadata_ : read_metadata_ ? &*read_metadata_ : nullptr;
   if (version == 0 || !metadata || version % checkpoint_interval(*metadata) != 0) return;
   int64_t actions = static_cast<int64_t>(adds_.size() + removes_.size() + change_data_.size() + txns_.size()) + 1;
-  if (!metadata->configuration.count("delta.checkpointInterval") && last_checkpoint_still_pays(table_path_, version, actions))
+  if (!metadata->configuration.count("delta.checkpointInterval") && last_checkpoint_still_pays(table_, version, actions))
     return;
-  if (BackgroundCheckpoints::take(table_path_, version)) return;
+  if (BackgroundCheckpoints::take(table_, version)) return;
   try {
-    write_checkpoint(table_path_, version);
+    write_checkpoint(table_, version);
   } catch (const Error& e) {
     std::fprintf(stderr, "warning: %s (the commit is in; the next checkpoint will include it)\n", e.what());
   }
 }
 
-Commit::Commit(const Snapshot& read) : table_path_(read.table_path), read_version_(read.version) {
+Commit::Commit(const Snapshot& read) : table_(read.table), read_version_(read.version) {
   if (read.exists()) {
     read_metadata_ = read.metadata;
     read_protocol_ = Protocol{read.min_reader_version, read.min_writer_version, read.reader_features,
@@ -106,7 +106,7 @@ Commit::Commit(const Snapshot& read) : table_path_(read.table_path), read_versio
 
 void Commit::set_metadata(const Metadata& metadata) {
   // Column mapping's ids and physical names are fixed here, before any file is written for it.
-  metadata_ = with_column_mapping(metadata, read_metadata_, table_path_);
+  metadata_ = with_column_mapping(metadata, read_metadata_, table_.path());
 }
 
 void Commit::add(const AddFile& file) { adds_.push_back(file); }
@@ -142,12 +142,12 @@ void Commit::set_commit_info(const nlohmann::json& extra) {
 int64_t Commit::publish() {
   CpuScope cpu_scope("commit.publish");
   const int64_t version = read_version_ + 1;
-  if (published_) throw Error("internal: a commit to table " + table_path_ + " was published twice");
-  if (table_path_.empty()) throw Error("internal: a commit has no table path (build it from load_snapshot's result)");
+  if (published_) throw Error("internal: a commit to table " + table_.path() + " was published twice");
+  if (table_.path().empty()) throw Error("internal: a commit has no table path (build it from load_snapshot's result)");
   const bool new_table = version == 0;
   if (new_table && !metadata_)
-    throw Error("internal: creating table " + table_path_ + " needs its metadata (Commit::set_metadata)");
-  if (read_protocol_) check_writable(*read_protocol_, read_metadata_.value_or(Metadata{}), table_path_);
+    throw Error("internal: creating table " + table_.path() + " needs its metadata (Commit::set_metadata)");
+  if (read_protocol_) check_writable(*read_protocol_, read_metadata_.value_or(Metadata{}), table_.path());
 
   const int64_t now = now_ms();
   Metadata metadata = metadata_ ? *metadata_ : *read_metadata_;
@@ -158,14 +158,14 @@ int64_t Commit::publish() {
   // The protocol changes only when the table needs more of it (a timestamp_ntz column).
   std::optional<Protocol> new_protocol = protocol_needed(read_protocol_, metadata);
   const Protocol& protocol = new_protocol ? *new_protocol : *read_protocol_;
-  check_removes_allowed(protocol, metadata, removes_, operation_, table_path_);
+  check_removes_allowed(protocol, metadata, removes_, operation_, table_.path());
   // The change data feed: a commit of lakestream's that takes rows out says which, in cdc files.
   // Without them a reader of the feed takes every row of a removed file as deleted and every row
   // of an added one as inserted: true of a whole-file delete, false of a rewrite (a MERGE's),
   // whose unchanged rows would come out deleted and inserted again.
   if (change_data_feed_enabled(metadata) && change_data_.empty() &&
       std::any_of(removes_.begin(), removes_.end(), [](const RemoveFile& r) { return r.data_change; }))
-    throw Error("table " + table_path_ + " has the change data feed on (delta.enableChangeDataFeed = true), and this " +
+    throw Error("table " + table_.path() + " has the change data feed on (delta.enableChangeDataFeed = true), and this " +
                 operation_ + " takes rows out without writing its changes; nothing was committed. Turn the feed off "
                 "with Spark (ALTER TABLE ... SET TBLPROPERTIES ('delta.enableChangeDataFeed' = 'false')) to write it here");
   // A file added again with a new deletion vector (merge-on-read) brings no new rows: only the
@@ -175,11 +175,11 @@ int64_t Commit::publish() {
     if (!added.deletion_vector || std::none_of(removes_.begin(), removes_.end(),
                                                [&](const RemoveFile& r) { return r.path == added.path; }))
       new_rows.push_back(added);
-  check_added_rows(protocol, metadata, new_rows, table_path_);
+  check_added_rows(protocol, metadata, new_rows, table_);
   // A table with an Iceberg view stays one the view can describe (table/iceberg_metadata.h).
   if (iceberg_enabled(metadata))
     if (std::string unfit = iceberg_unfit_reason(metadata); !unfit.empty())
-      throw Error("table " + table_path_ + " has Iceberg metadata (" + kIcebergProperty + " = true), and after this " +
+      throw Error("table " + table_.path() + " has Iceberg metadata (" + kIcebergProperty + " = true), and after this " +
                   operation_ + " " + unfit + "; nothing was committed. Write the table without them, or unset " +
                   kIcebergProperty);
   const std::string row_tracking_line =
@@ -210,9 +210,9 @@ int64_t Commit::publish() {
   for (const auto& added : adds_) text += add_action(added).dump() + "\n";
   for (const auto& changed : change_data_) text += cdc_action(changed).dump() + "\n";
 
-  std::string path = commit_file_path(table_path_, version);
-  if (!put_table_file_if_absent(table_path_, commit_key(version), text))
-    throw CommitConflict("another writer committed version " + std::to_string(version) + " of table " + table_path_ +
+  std::string path = commit_file_path(table_.path(), version);
+  if (!put_table_file_if_absent(table_, commit_key(version), text))
+    throw CommitConflict("another writer committed version " + std::to_string(version) + " of table " + table_.path() +
                          " first (" + path + " exists); re-read the table and redo the work on top of it");
   published_ = true;
   write_checkpoint_if_due(version);
@@ -225,10 +225,10 @@ int64_t Commit::publish() {
 void Commit::write_iceberg_view(int64_t version) const {
   fault_point("before_iceberg_metadata");
   try {
-    write_iceberg_metadata(load_snapshot(table_path_, version));
+    write_iceberg_metadata(load_snapshot(table_, version));
   } catch (const Error& e) {
     std::fprintf(stderr, "warning: the Iceberg metadata of version %lld of table %s was not written: %s (the commit is in; "
-                 "the next commit or run writes it)\n", static_cast<long long>(version), table_path_.c_str(), e.what());
+                 "the next commit or run writes it)\n", static_cast<long long>(version), table_.path().c_str(), e.what());
   }
 }
 
@@ -250,7 +250,7 @@ std::string Commit::assign_row_ids(const Protocol& protocol, const Metadata& met
     if (added.base_row_id) continue;  // given by the writer that made it
     auto stats = nlohmann::json::parse(added.stats.empty() ? "{}" : added.stats, nullptr, false);
     if (!stats.is_object() || !stats.contains("numRecords") || !stats["numRecords"].is_number_integer())
-      throw Error("internal: file " + added.path + " of table " + table_path_ +
+      throw Error("internal: file " + added.path + " of table " + table_.path() +
                   " has no numRecords, which row tracking needs to give its rows ids");
     added.base_row_id = high_water_mark + 1;
     added.default_row_commit_version = version;
@@ -260,7 +260,7 @@ std::string Commit::assign_row_ids(const Protocol& protocol, const Metadata& met
   bool moves_rows = false;
   for (const auto& removed : removes_) moves_rows = moves_rows || !kept_in_place.count(removed.path);
   if (fresh_rows && moves_rows && row_tracking_enabled(protocol, metadata))
-    throw Error("table " + table_path_ + " has row tracking on (delta.enableRowTracking = true): this " + operation_ +
+    throw Error("table " + table_.path() + " has row tracking on (delta.enableRowTracking = true): this " + operation_ +
                 " would rewrite rows into new files, and their row ids must then be kept in materialized columns, "
                 "which lakestream does not write. Nothing was committed. Merge into it with deletion_vectors = true "
                 "(merge-on-read leaves rows in place), or turn row tracking off with Spark");
@@ -280,9 +280,9 @@ int64_t Commit::previous_commit_timestamp() const {
   // Its commit file may be gone (log clean-up after a checkpoint at that version, on a table no
   // one wrote for weeks): then the clock alone orders the commits, as the protocol's writers do
   // when the previous commit's time is unknown.
-  std::optional<std::string> text = read_table_file(table_path_, commit_key(read_version_));
+  std::optional<std::string> text = read_table_file(table_, commit_key(read_version_));
   if (!text) return 0;
-  const nlohmann::json info = parse_commit_text(*text, commit_file_path(table_path_, read_version_)).commit_info;
+  const nlohmann::json info = parse_commit_text(*text, commit_file_path(table_.path(), read_version_)).commit_info;
   for (const char* key : {"inCommitTimestamp", "timestamp"})
     if (info.contains(key) && info[key].is_number_integer()) return info[key].get<int64_t>();
   return 0;

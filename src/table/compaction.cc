@@ -103,11 +103,11 @@ std::string rows_keeping_seen_batches(sql::Connection& con, const Snapshot& grou
            "end_row BIGINT, batch BIGINT)");
   {
     sql::Appender appender(con, "compaction_runs");
-    std::string table = normal_table_path(group_files.table_path);
+    const Table& table = group_files.table;
     int64_t ordinal = 0;
     for (const auto& file : group_files.files) {
       auto file_runs = seen_batches_of(file);
-      if (!file_runs) throw Error("compacting " + table + ": " + file.path + " has no readable " + kSeenBatchesTag + " tag");
+      if (!file_runs) throw Error("compacting " + table.path() + ": " + file.path + " has no readable " + kSeenBatchesTag + " tag");
       for (size_t i = 0; i < file_runs->size(); i++) {
         appender.append_text(readable_path(table, file.path, file.size));
         appender.append_int64(ordinal++);
@@ -139,10 +139,10 @@ int64_t rows_in(sql::Connection& con, const Snapshot& files) {
 
 // True when a commit after `read_version` removed one of `inputs` (by path: a delete that only
 // wrote a deletion vector removes it too): the compaction must be redone.
-bool inputs_removed_since(const std::string& table_path, int64_t read_version, const std::map<std::string, AddFile>& inputs) {
-  int64_t latest = latest_version(table_path);
+bool inputs_removed_since(const Table& table, int64_t read_version, const std::map<std::string, AddFile>& inputs) {
+  int64_t latest = latest_version(table);
   if (latest <= read_version) return false;
-  for (const auto& commit : read_commits(table_path, read_version + 1, latest))
+  for (const auto& commit : read_commits(table, read_version + 1, latest))
     for (const auto& removed : commit.removes)
       if (inputs.count(removed.path)) return true;
   return false;
@@ -161,7 +161,7 @@ struct MergedFiles {
 };
 
 // Plans on `snapshot` and writes each group's rows to one new file (none when nothing is due).
-MergedFiles merge_groups(sql::Connection& con, const std::string& table_path, const Snapshot& snapshot,
+MergedFiles merge_groups(sql::Connection& con, const Table& table, const Snapshot& snapshot,
                          const Planner& plan, bool keep_seen_batches) {
   MergedFiles merged;
   merged.planned_at = snapshot.version;
@@ -179,7 +179,7 @@ MergedFiles merge_groups(sql::Connection& con, const std::string& table_path, co
     std::string rows = keep_seen_batches
                            ? rows_keeping_seen_batches(con, group_files, column_list, runs)
                            : "SELECT " + column_list + " FROM (" + scan_sql(group_files) + ")" + clustering_order(snapshot);
-    AddFile file = write_data_file(con, table_path, snapshot.metadata, rows, snapshot.metadata.schema,
+    AddFile file = write_data_file(con, table, snapshot.metadata, rows, snapshot.metadata.schema,
                                    partition_values_by_name(snapshot.metadata, group.front().partition_values));
     if (keep_seen_batches) {
       con.exec("DROP TABLE IF EXISTS compaction_rows; DROP TABLE IF EXISTS compaction_runs");
@@ -189,9 +189,9 @@ MergedFiles merge_groups(sql::Connection& con, const std::string& table_path, co
     Snapshot new_file = snapshot;
     new_file.files = {file};
     if (file.path.empty() || rows_in(con, new_file) != expected) {
-      if (!file.path.empty()) remove_table_file(table_path, file.path);
-      for (const auto& w : merged.written) remove_table_file(table_path, w.path);
-      throw Error("compacting " + table_path + " wrote a file that does not hold the rows of the files it replaces; "
+      if (!file.path.empty()) remove_table_file(table, file.path);
+      for (const auto& w : merged.written) remove_table_file(table, w.path);
+      throw Error("compacting " + table.path() + " wrote a file that does not hold the rows of the files it replaces; "
                   "nothing was committed");
     }
     file.data_change = false;
@@ -208,20 +208,20 @@ MergedFiles merge_groups(sql::Connection& con, const std::string& table_path, co
   return merged;
 }
 
-CompactionResult compact_with(sql::Connection& con, const std::string& table_path, const Planner& plan,
+CompactionResult compact_with(sql::Connection& con, const Table& table, const Planner& plan,
                               bool keep_seen_batches) {
   std::optional<MergedFiles> merged;
-  return commit_with_retry("compact " + table_path, [&]() -> CompactionResult {
-    Snapshot snapshot = load_snapshot(table_path);
-    if (!snapshot.exists()) throw Error("there is no table at " + table_path + " yet; run the stream that writes it first");
+  return commit_with_retry("compact " + table.path(), [&]() -> CompactionResult {
+    Snapshot snapshot = load_snapshot(table);
+    if (!snapshot.exists()) throw Error("there is no table at " + table.path() + " yet; run the stream that writes it first");
     // A writer that only appended meanwhile does not matter to the merged files; one that removed
     // a file they replace does: they are orphans then, never referenced by a commit, dropped, and
     // the plan is made again on the new snapshot.
-    if (merged && inputs_removed_since(table_path, merged->planned_at, merged->inputs)) {
-      for (const auto& file : merged->written) remove_table_file(table_path, file.path);
+    if (merged && inputs_removed_since(table, merged->planned_at, merged->inputs)) {
+      for (const auto& file : merged->written) remove_table_file(table, file.path);
       merged.reset();
     }
-    if (!merged) merged = merge_groups(con, table_path, snapshot, plan, keep_seen_batches);
+    if (!merged) merged = merge_groups(con, table, snapshot, plan, keep_seen_batches);
     if (merged->written.empty()) return CompactionResult{};
 
     Commit commit(snapshot);
@@ -239,11 +239,11 @@ CompactionResult compact_with(sql::Connection& con, const std::string& table_pat
 
 }  // namespace
 
-CompactionResult compact_table(sql::Connection& con, const std::string& table_path, int64_t target_bytes,
+CompactionResult compact_table(sql::Connection& con, const Table& table, int64_t target_bytes,
                                bool keep_seen_batches) {
   if (target_bytes <= 0) throw Error("the target file size must be more than 0 bytes");
   return compact_with(
-      con, table_path,
+      con, table,
       [&](const Snapshot& snapshot, int64_t& target) {
         target = target_bytes;
         return plan_groups(snapshot, target_bytes);
@@ -273,10 +273,10 @@ std::vector<std::vector<AddFile>> due_compactions(const Snapshot& snapshot, cons
   return groups;
 }
 
-CompactionResult compact_small_files(sql::Connection& con, const std::string& table_path,
+CompactionResult compact_small_files(sql::Connection& con, const Table& table,
                                      AutoCompaction pipeline_settings, GroupsTaken taken, bool keep_seen_batches) {
   return compact_with(
-      con, table_path,
+      con, table,
       [&](const Snapshot& snapshot, int64_t& target) {
         auto settings = table_auto_compaction(snapshot.metadata.configuration, pipeline_settings);
         if (!settings) return std::vector<std::vector<AddFile>>{};

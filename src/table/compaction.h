@@ -30,7 +30,7 @@ struct CompactionResult {
 // `keep_seen_batches` (a window table): only files tagged with the source batch their rows had
 // seen are merged, in file and row order, and the merged file's tag keeps it per row
 // (table/seen_batches.h), for check to tell late windows from wrong ones.
-CompactionResult compact_table(sql::Connection& con, const std::string& table_path, int64_t target_bytes,
+CompactionResult compact_table(sql::Connection& con, const Table& table, int64_t target_bytes,
                                bool keep_seen_batches = false);
 
 // Compaction while streams write a table (auto compaction): cheap enough to run after every few
@@ -64,7 +64,7 @@ std::vector<std::vector<AddFile>> groups_taken(std::vector<std::vector<AddFile>>
 
 // Merges what due_compactions finds (of the groups `taken`), committed as compact_table commits
 // (dataChange=false, conflicts redone); the table's properties apply (table_auto_compaction).
-CompactionResult compact_small_files(sql::Connection& con, const std::string& table_path,
+CompactionResult compact_small_files(sql::Connection& con, const Table& table,
                                      AutoCompaction pipeline_settings, GroupsTaken taken = GroupsTaken::All,
                                      bool keep_seen_batches = false);
 

@@ -154,7 +154,7 @@ std::string absolute_vector_path(const DeletionVector& vector) {
 }
 
 // The serialized vector of a descriptor: inline, or cut out of its file and checked.
-std::string serialized_vector(const std::string& table_path, const DeletionVector& vector, const std::string& where) {
+std::string serialized_vector(const Table& table, const DeletionVector& vector, const std::string& where) {
   if (vector.storage_type == "i") {
     std::string bytes = z85_decode(vector.path_or_inline_dv);
     if (static_cast<int64_t>(bytes.size()) < vector.size_in_bytes)
@@ -166,24 +166,24 @@ std::string serialized_vector(const std::string& table_path, const DeletionVecto
   std::string file_name;
   if (vector.storage_type == "u") {
     file_name = deletion_vector_file(vector);
-    file = read_table_file(table_path, file_name);
+    file = read_table_file(table, file_name);
   } else {
     // An absolute path: in this table's own folder, or a local file.
     file_name = absolute_vector_path(vector);
-    std::string key = deletion_vector_key(table_path, vector);
-    if (!key.empty()) file = read_table_file(table_path, key);
+    std::string key = deletion_vector_key(table, vector);
+    if (!key.empty()) file = read_table_file(table, key);
     else if (!is_remote_table(file_name) && file_name.starts_with("/") && path_exists(file_name)) file = read_file(file_name);
     else throw Error("the deletion vector " + where + " is at " + file_name + ", outside the table; lakestream reads "
                      "vectors in the table's own folder");
   }
-  if (!file) throw Error("the deletion vector file " + file_name + " of " + where + " is missing from table " + table_path +
+  if (!file) throw Error("the deletion vector file " + file_name + " of " + where + " is missing from table " + table.path() +
                          ": its rows cannot be read right without it. Was it vacuumed or copied without it?");
   const std::string& bytes = *file;
   // The protocol makes an absent offset 0; writers always state it, and the first vector of a
   // file starts after the version byte, at 1.
   int64_t offset = vector.offset.value_or(1);
   if (bytes.empty() || bytes[0] != 1)
-    throw Error("the deletion vector file " + file_name + " of table " + table_path + " is not of format version 1");
+    throw Error("the deletion vector file " + file_name + " of table " + table.path() + " is not of format version 1");
   if (offset < 1 || offset + 8 + vector.size_in_bytes > static_cast<int64_t>(bytes.size()))
     throw Error("the deletion vector " + where + " lies past the end of its file " + file_name + " (" +
                 std::to_string(bytes.size()) + " bytes)");
@@ -338,7 +338,7 @@ std::string deletion_vector_file(const DeletionVector& vector) {
   return prefix.empty() ? name : prefix + "/" + name;
 }
 
-DeletionVector write_deletion_vector(const std::string& table_path, const std::vector<uint64_t>& rows) {
+DeletionVector write_deletion_vector(const Table& table, const std::vector<uint64_t>& rows) {
   std::string data = encode_row_bitmap(rows);
   auto put_big_endian = [](std::string& out, uint32_t value) {
     for (int shift = 24; shift >= 0; shift -= 8) out.push_back(static_cast<char>((value >> shift) & 0xFF));
@@ -357,24 +357,24 @@ DeletionVector write_deletion_vector(const std::string& table_path, const std::v
       i++;
     }
     DeletionVector vector{"u", z85_encode(bytes), 1, static_cast<int64_t>(data.size()), static_cast<int64_t>(rows.size())};
-    if (put_table_file_if_absent(table_path, deletion_vector_file(vector), file)) return vector;
+    if (put_table_file_if_absent(table, deletion_vector_file(vector), file)) return vector;
   }
 }
 
-std::string deletion_vector_key(const std::string& table_path, const DeletionVector& vector) {
+std::string deletion_vector_key(const Table& table, const DeletionVector& vector) {
   if (vector.storage_type == "u") return deletion_vector_file(vector);
   if (vector.storage_type != "p") return "";
   std::string path = absolute_vector_path(vector);
-  std::string table = normal_table_path(table_path);
-  return path.starts_with(table + "/") ? path.substr(table.size() + 1) : "";
+  std::string folder = table.normal().path();
+  return path.starts_with(folder + "/") ? path.substr(folder.size() + 1) : "";
 }
 
-std::vector<uint64_t> deleted_rows(const std::string& table_path, const DeletionVector& vector) {
-  std::string key = table_path + "\n" + vector.unique_id();
+std::vector<uint64_t> deleted_rows(const Table& table, const DeletionVector& vector) {
+  std::string key = table.path() + "\n" + vector.unique_id();
   if (auto rows = remembered().find(key)) return *rows;
-  std::string where = "\"" + vector.unique_id() + "\" of table " + table_path;
+  std::string where = "\"" + vector.unique_id() + "\" of table " + table.path();
   auto rows = std::make_shared<const std::vector<uint64_t>>(
-      decode_row_bitmap(serialized_vector(table_path, vector, where), where));
+      decode_row_bitmap(serialized_vector(table, vector, where), where));
   if (static_cast<int64_t>(rows->size()) != vector.cardinality)
     throw Error("the deletion vector " + where + " deletes " + std::to_string(rows->size()) +
                 " rows where the log says " + std::to_string(vector.cardinality) + ": the vector or the log is damaged");

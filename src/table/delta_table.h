@@ -13,6 +13,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "table/table.h"
+
 namespace lakestream::delta {
 
 // The protocol action: reader and writer versions, and the table features of versions 3 and 7.
@@ -117,7 +119,7 @@ struct ChangeDataFile {
 
 // The table as of one version.
 struct Snapshot {
-  std::string table_path;
+  Table table;  // under its normal path, reached as it was read (a Commit on it publishes there)
   int64_t version = -1;  // -1: no table there yet
   int min_reader_version = 1;
   int min_writer_version = 2;
@@ -140,21 +142,21 @@ struct Snapshot {
   int64_t txn_version(const std::string& app_id) const;
 };
 
-// Replays the log of the table at `table_path` up to `version` (the newest when nullopt), starting
-// from the newest checkpoint at or below it when there is one. `table_path` of the result is
-// absolute. A missing table gives version -1 (asking it for a version >= 0 throws); a version
+// Replays the log of `table` up to `version` (the newest when nullopt), starting
+// from the newest checkpoint at or below it when there is one. The result's `table` has the
+// normal path (absolute for a folder). A missing table gives version -1 (asking it for a version >= 0 throws); a version
 // the log does not have, a log that is unreadable, or a protocol this reader does not support
 // (reader version > 1) throws Error.
 // Tombstones are left out unless asked for: a long run's compactions leave thousands, and only
 // a checkpoint needs them.
 enum class Tombstones { kLeaveOut, kInclude };
-Snapshot load_snapshot(const std::string& table_path, std::optional<int64_t> version = std::nullopt,
+Snapshot load_snapshot(const Table& table, std::optional<int64_t> version = std::nullopt,
                        Tombstones tombstones = Tombstones::kLeaveOut);
 
 // The protocol and metaData of `version` (files, txns and tombstones empty): what a reader of a
 // range of commits needs. In continuous mode it comes from the remembered replay when no commit
 // after `version` changed them, rather than from a replay of the log up to `version`.
-Snapshot load_table_shape(const std::string& table_path, int64_t version);
+Snapshot load_table_shape(const Table& table, int64_t version);
 
 // For a long-running process (continuous mode): load_snapshot keeps the actions of the last
 // checkpoint it read of each table and reuses them while the listing shows the same checkpoint
@@ -167,15 +169,15 @@ void remember_checkpoints(bool remember);
 // While remember_checkpoints() is on: the newest txn version of appId in the remembered replay of a
 // local table, advanced to its newest commit (-1 when it has none); nullopt when nothing is
 // remembered of that table.
-std::optional<int64_t> remembered_txn_version(const std::string& table_path, const std::string& app_id);
+std::optional<int64_t> remembered_txn_version(const Table& table, const std::string& app_id);
 
 // The newest version in the log (-1 when there is no table), without replaying it.
-int64_t latest_version(const std::string& table_path);
+int64_t latest_version(const Table& table);
 
 // The newest txn version committed for appId (-1 when none, or no table): the same as
-// load_snapshot(table_path).txn_version(app_id), read from the newest JSON commits back where
+// load_snapshot(table).txn_version(app_id), read from the newest JSON commits back where
 // they have it (table/txn_lookup.cc) rather than by replaying the log.
-int64_t txn_version(const std::string& table_path, const std::string& app_id);
+int64_t txn_version(const Table& table, const std::string& app_id);
 
 // One committed version as the log holds it, for incremental readers (the latest/window
 // streams) and for check.
@@ -191,17 +193,17 @@ struct CommitEntry {
 
 // The oldest version whose JSON commit is still in the log (0 unless vacuum removed older ones);
 // history readers start there.
-int64_t oldest_commit(const std::string& table_path);
+int64_t oldest_commit(const Table& table);
 
 // The commits with from <= version <= to, in order. Throws Error when one is missing (e.g.
 // removed by log clean-up), naming the version.
-std::vector<CommitEntry> read_commits(const std::string& table_path, int64_t from, int64_t to);
+std::vector<CommitEntry> read_commits(const Table& table, int64_t from, int64_t to);
 
 // Writes the classic checkpoint of `version` (`%020d.checkpoint.parquet`: protocol, metaData, the
 // live adds, the removes younger than delta.deletedFileRetentionDuration (default 1 week) and
 // every txn, in Spark's checkpoint schema) and then `_last_checkpoint`. Both are written under a
 // temp name and renamed, so a reader sees a whole checkpoint or none. Throws Error on failure.
-void write_checkpoint(const std::string& table_path, int64_t version);
+void write_checkpoint(const Table& table, int64_t version);
 
 // Every how many commits a checkpoint is written: delta.checkpointInterval, default 10 as in Spark.
 int64_t checkpoint_interval(const Metadata& metadata);
@@ -260,7 +262,7 @@ class Commit {
   // empty when no fresh id was given.
   std::string assign_row_ids(const Protocol& protocol, const Metadata& metadata, int64_t version);
 
-  std::string table_path_;
+  Table table_;
   int64_t read_version_;
   std::optional<Metadata> metadata_;
   std::vector<AddFile> adds_;

@@ -47,7 +47,7 @@ std::string TimeRange::contains_sql(const std::string& column_sql) const {
 Snapshot prune_files(sql::Connection& con, const Snapshot& snapshot, const std::string& column, const TimeRange& range) {
   if (range.is_everything() || snapshot.files.empty()) return snapshot;
   const Column* found = find_column(snapshot.metadata.schema, column);
-  if (!found) throw Error("table " + snapshot.table_path + " has no column " + column + " to select a time range by");
+  if (!found) throw Error("table " + snapshot.table.path() + " has no column " + column + " to select a time range by");
   const std::string type = duckdb_type_of(found->type);
   bool partition = false;
   for (const auto& p : snapshot.metadata.partition_columns) partition = partition || p == column;

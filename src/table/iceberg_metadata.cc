@@ -73,8 +73,8 @@ const Column& column_named(const Metadata& metadata, const std::string& name) {
 }
 
 // The table's location as Iceberg's paths start with: a URL, or file:// and a folder.
-std::string location_of(const std::string& table_path) {
-  std::string path = normal_table_path(table_path);
+std::string location_of(const Table& table) {
+  std::string path = table.normal().path();
   return is_remote_table(path) ? path : "file://" + path;
 }
 
@@ -274,7 +274,7 @@ std::string manifest_entry(const Snapshot& snapshot, const AddFile& file, const 
   const Metadata& metadata = snapshot.metadata;
   json stats = json::parse(file.stats.empty() ? "{}" : file.stats, nullptr, false);
   if (!stats.is_object() || !stats.contains("numRecords") || !stats["numRecords"].is_number_integer())
-    throw Error("file " + file.path + " of table " + snapshot.table_path +
+    throw Error("file " + file.path + " of table " + snapshot.table.path() +
                 " has no numRecords in its statistics, which its Iceberg metadata needs");
   rows = stats["numRecords"].get<int64_t>();
   const int64_t sequence = added_in(snapshot, file);
@@ -285,7 +285,7 @@ std::string manifest_entry(const Snapshot& snapshot, const AddFile& file, const 
     out.write_long(sequence);
   }
   out.write_int(0);  // content: data
-  std::string location = location_of(snapshot.table_path);
+  std::string location = location_of(snapshot.table);
   out.write_string(location + "/" + file.path);
   out.write_string("PARQUET");
   for (const auto& field : partition) {
@@ -394,9 +394,9 @@ std::string iceberg_unfit_reason(const Metadata& metadata) {
 void write_iceberg_metadata(const Snapshot& snapshot) {
   CpuScope cpu_scope("write_iceberg_metadata");
   const Metadata& metadata = snapshot.metadata;
-  const std::string& table = snapshot.table_path;
+  const Table& table = snapshot.table;
   if (std::string unfit = iceberg_unfit_reason(metadata); !unfit.empty())
-    throw Error("table " + table + " cannot have Iceberg metadata: " + unfit);
+    throw Error("table " + table.path() + " cannot have Iceberg metadata: " + unfit);
   const int64_t sequence = snapshot.version + 1;  // Iceberg's snapshot id, sequence number and metadata version
   const std::string n = std::to_string(sequence);
   const std::string location = location_of(table);
@@ -412,7 +412,7 @@ void write_iceberg_metadata(const Snapshot& snapshot) {
   std::vector<std::string> entries;
   int64_t added_files = 0, existing_files = 0, added_rows = 0, existing_rows = 0, min_sequence = sequence;
   for (const auto& file : snapshot.files) {
-    if (file.deletion_vector) throw Error("table " + table + " has deletion vectors, which its Iceberg metadata cannot describe");
+    if (file.deletion_vector) throw Error("table " + table.path() + " has deletion vectors, which its Iceberg metadata cannot describe");
     int64_t rows = 0;
     entries.push_back(manifest_entry(snapshot, file, partition, rows));
     const bool added_now = added_in(snapshot, file) == sequence;
@@ -516,8 +516,8 @@ void write_iceberg_metadata(const Snapshot& snapshot) {
     }
 }
 
-std::optional<int64_t> iceberg_metadata_version(const std::string& table_path) {
-  auto hint = read_table_file(table_path, kHint);
+std::optional<int64_t> iceberg_metadata_version(const Table& table) {
+  auto hint = read_table_file(table, kHint);
   if (!hint) return std::nullopt;
   try {
     return std::stoll(*hint) - 1;
@@ -526,12 +526,12 @@ std::optional<int64_t> iceberg_metadata_version(const std::string& table_path) {
   }
 }
 
-bool catch_up_iceberg_metadata(const std::string& table_path) {
-  int64_t newest = latest_version(table_path);
+bool catch_up_iceberg_metadata(const Table& table) {
+  int64_t newest = latest_version(table);
   if (newest < 0) return false;
-  auto described = iceberg_metadata_version(table_path);
+  auto described = iceberg_metadata_version(table);
   if (described && *described >= newest) return false;
-  Snapshot snapshot = load_snapshot(table_path, newest);
+  Snapshot snapshot = load_snapshot(table, newest);
   if (!iceberg_enabled(snapshot.metadata)) return false;
   write_iceberg_metadata(snapshot);
   return true;

@@ -44,10 +44,10 @@ void write_iceberg_metadata(const Snapshot& snapshot);
 
 // The Delta version the newest view describes (version-hint.text's N - 1); nullopt when the table
 // has none.
-std::optional<int64_t> iceberg_metadata_version(const std::string& table_path);
+std::optional<int64_t> iceberg_metadata_version(const Table& table);
 
 // Writes the view of the table's newest version when the table asks for one and the newest view
 // is older (a crash after a commit, before its view). True when it wrote.
-bool catch_up_iceberg_metadata(const std::string& table_path);
+bool catch_up_iceberg_metadata(const Table& table);
 
 }  // namespace lakestream::delta

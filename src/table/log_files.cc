@@ -119,9 +119,9 @@ void add_log_files(LogListing& listing, const std::vector<storage::ObjectInfo>& 
 
 }  // namespace
 
-LogListing list_log(const std::string& table_path) {
+LogListing list_log(const Table& table) {
   LogListing listing;
-  add_log_files(listing, list_table_files(table_path, "_delta_log/"));
+  add_log_files(listing, list_table_files(table, "_delta_log/"));
   return listing;
 }
 
@@ -156,12 +156,12 @@ std::vector<std::string> hinted_checkpoint_keys(const nlohmann::json& hint, int6
 // those ten versions. From the hint's ten on, until ten whose last commit is not there yet
 // (commits are consecutive, so none comes after it): one or two small listings, however long the
 // log is.
-std::optional<LogListing> object_store_log_tail(const std::string& table_path, const nlohmann::json& hint, int64_t version) {
+std::optional<LogListing> object_store_log_tail(const Table& table, const nlohmann::json& hint, int64_t version) {
   LogListing listing;
   for (int64_t tens = version / 10;; tens++) {
     char prefix[40];
     std::snprintf(prefix, sizeof prefix, "_delta_log/%019lld", static_cast<long long>(tens));
-    add_log_files(listing, list_table_files(table_path, prefix));
+    add_log_files(listing, list_table_files(table, prefix));
     if (!listing.commits.count(tens * 10 + 9)) break;
   }
   // The hinted checkpoint, whole (a newer one among the ten only helps).
@@ -176,31 +176,31 @@ std::optional<LogListing> object_store_log_tail(const std::string& table_path, c
 
 }  // namespace
 
-std::optional<LogListing> list_log_tail(const std::string& table_path) {
-  std::optional<std::string> text = read_table_file(table_path, "_delta_log/_last_checkpoint");
+std::optional<LogListing> list_log_tail(const Table& table) {
+  std::optional<std::string> text = read_table_file(table, "_delta_log/_last_checkpoint");
   if (!text) return std::nullopt;
   nlohmann::json hint = nlohmann::json::parse(*text, nullptr, false);
   if (!hint.is_object() || !hint.contains("version") || !hint["version"].is_number_integer()) return std::nullopt;
   int64_t version = hint["version"].get<int64_t>();
   if (version < 0) return std::nullopt;
-  if (is_remote_table(table_path)) return object_store_log_tail(table_path, hint, version);
+  if (table.is_remote()) return object_store_log_tail(table, hint, version);
   LogListing listing;
   std::vector<storage::ObjectInfo> files;
   for (const auto& key : hinted_checkpoint_keys(hint, version)) {
-    auto file = storage::local_object_info(table_path, key);
+    auto file = storage::local_object_info(table.path(), key);
     if (!file) return std::nullopt;
     files.push_back(*file);
   }
   listing.checkpoints[version] = std::move(files);
-  if (path_exists(commit_file_path(table_path, version))) listing.commits.insert(version);
-  for (int64_t next = version + 1; path_exists(commit_file_path(table_path, next)); next++) listing.commits.insert(next);
+  if (path_exists(commit_file_path(table.path(), version))) listing.commits.insert(version);
+  for (int64_t next = version + 1; path_exists(commit_file_path(table.path(), next)); next++) listing.commits.insert(next);
   return listing;
 }
 
-LogListing list_log_for(const std::string& table_path, std::optional<int64_t> version) {
-  std::optional<LogListing> tail = list_log_tail(table_path);
+LogListing list_log_for(const Table& table, std::optional<int64_t> version) {
+  std::optional<LogListing> tail = list_log_tail(table);
   if (tail && (!version || *version >= tail->checkpoints.begin()->first)) return std::move(*tail);
-  return list_log(table_path);
+  return list_log(table);
 }
 
 }  // namespace lakestream::delta

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "storage/object_store.h"
+#include "table/table.h"
 
 namespace lakestream::delta {
 
@@ -32,7 +33,7 @@ struct LogListing {
 // checkpoints count only when all their parts are there. A v2 checkpoint
 // (`<version>.checkpoint.<uuid>.parquet` or `.json`) is listed as its top-level file; its
 // sidecars are found by reading it (table/checkpoint_reader.h).
-LogListing list_log(const std::string& table_path);
+LogListing list_log(const Table& table);
 
 // The log from the checkpoint `_last_checkpoint` names on, without listing the folder: that
 // checkpoint's files, and the commits after it found by asking for each next name until one is
@@ -42,10 +43,10 @@ LogListing list_log(const std::string& table_path);
 // costs the commits since the last checkpoint. On an object store, where a request is a round
 // trip, the versions from the hint's on are listed ten at a time by key prefix instead. nullopt
 // when there is no hint or the files it names are not all there (list_log then).
-std::optional<LogListing> list_log_tail(const std::string& table_path);
+std::optional<LogListing> list_log_tail(const Table& table);
 
 // What a reader of `version` (the newest when nullopt) needs of the log: list_log_tail when it
 // reaches back to that version, list_log otherwise.
-LogListing list_log_for(const std::string& table_path, std::optional<int64_t> version = std::nullopt);
+LogListing list_log_for(const Table& table, std::optional<int64_t> version = std::nullopt);
 
 }  // namespace lakestream::delta

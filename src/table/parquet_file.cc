@@ -42,7 +42,7 @@ struct WrittenRows {
 // folders + a fresh name, staged: the columns the table holds (partition columns left out) in
 // its physical shape, then `extra` (more SELECT items over q, the query's rows). Discards it
 // and returns no path when it holds no rows, or another number than `expected_rows` (>= 0).
-WrittenRows write_rows(sql::Connection& con, const std::string& table_path, const Metadata& table_metadata,
+WrittenRows write_rows(sql::Connection& con, const Table& into, const Metadata& table_metadata,
                        const std::string& select_sql, const std::vector<Column>& columns,
                        const std::map<std::string, std::optional<std::string>>& partition_values,
                        const std::string& relative_folder, const std::string& name_prefix, const std::string& extra,
@@ -51,7 +51,7 @@ WrittenRows write_rows(sql::Connection& con, const std::string& table_path, cons
   for (const auto& column : columns) known.insert(column.name);
   for (const auto& [name, value] : partition_values)
     if (!known.count(name))
-      throw Error("cannot write a data file to " + table_path + " for partition column " + name +
+      throw Error("cannot write a data file to " + into.path() + " for partition column " + name +
                   ": the table has no such column");
 
   // Each column as the table holds it: under column mapping its physical name and field ids come
@@ -61,7 +61,7 @@ WrittenRows write_rows(sql::Connection& con, const std::string& table_path, cons
   for (const auto& column : columns) {
     const Column* in_table = mapped ? find_column(table_metadata.schema, column.name) : &column;
     if (!in_table)
-      throw Error("cannot write a data file to " + table_path + ": column " + column.name +
+      throw Error("cannot write a data file to " + into.path() + ": column " + column.name +
                   " is not in the table's schema");
     table_columns.push_back(*in_table);
   }
@@ -85,11 +85,11 @@ WrittenRows write_rows(sql::Connection& con, const std::string& table_path, cons
     }
   }
   if (file_columns.empty())
-    throw Error("cannot write a data file to " + table_path + ": every column is a partition column");
+    throw Error("cannot write a data file to " + into.path() + ": every column is a partition column");
 
   WrittenRows written;
   written.relative = folder + name_prefix + "-00000-" + new_uuid() + "-c000.zstd.parquet";
-  std::string table = normal_table_path(table_path);
+  Table table = into.normal();
   std::string path = staging_path(table, written.relative);
 
   std::string projection;
@@ -109,7 +109,7 @@ WrittenRows write_rows(sql::Connection& con, const std::string& table_path, cons
                  (field_ids.empty() ? "" : ", " + field_ids) + ")");
   } catch (const Error& e) {
     discard_staged_file(table, path);
-    throw Error("cannot write a data file to table " + table + ": " + e.what());
+    throw Error("cannot write a data file to table " + table.path() + ": " + e.what());
   }
   const int64_t rows = written.copy.rows;
   if (rows == 0 || (expected_rows >= 0 && rows != expected_rows)) {
@@ -129,13 +129,13 @@ std::pair<int64_t, int64_t> size_and_time(const std::string& path) {
 
 }  // namespace
 
-AddFile write_data_file(sql::Connection& con, const std::string& table_path, const Metadata& table_metadata,
+AddFile write_data_file(sql::Connection& con, const Table& into, const Metadata& table_metadata,
                         const std::string& select_sql, const std::vector<Column>& columns,
                         const std::map<std::string, std::optional<std::string>>& partition_values,
                         int64_t expected_rows) {
   CpuScope cpu_scope("write_data_file");
   WrittenRows written =
-      write_rows(con, table_path, table_metadata, select_sql, columns, partition_values, "", "part", "", expected_rows);
+      write_rows(con, into, table_metadata, select_sql, columns, partition_values, "", "part", "", expected_rows);
   if (written.relative.empty()) return AddFile{};
   AddFile file;
   file.path = written.relative;
@@ -143,20 +143,20 @@ AddFile write_data_file(sql::Connection& con, const std::string& table_path, con
   file.stats = compute_file_stats(con, written.staged, written.stats_columns, &written.copy);
   std::tie(file.size, file.modification_time) = size_and_time(written.staged);
   file.data_change = true;
-  publish_staged_file(normal_table_path(table_path), written.relative, written.staged);
+  publish_staged_file(into.normal(), written.relative, written.staged);
   return file;
 }
 
-ChangeDataFile write_change_data_file(sql::Connection& con, const std::string& table_path, const Metadata& table_metadata,
+ChangeDataFile write_change_data_file(sql::Connection& con, const Table& into, const Metadata& table_metadata,
                                       const std::string& select_sql, const std::vector<Column>& columns) {
   CpuScope cpu_scope("write_change_data_file");
-  WrittenRows written = write_rows(con, table_path, table_metadata, select_sql, columns, {}, "_change_data/", "cdc",
+  WrittenRows written = write_rows(con, into, table_metadata, select_sql, columns, {}, "_change_data/", "cdc",
                                    ", q._change_type::VARCHAR AS _change_type", -1);
   if (written.relative.empty()) return ChangeDataFile{};
   ChangeDataFile file;
   file.path = written.relative;
   file.size = size_and_time(written.staged).first;
-  publish_staged_file(normal_table_path(table_path), written.relative, written.staged);
+  publish_staged_file(into.normal(), written.relative, written.staged);
   return file;
 }
 

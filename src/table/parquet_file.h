@@ -20,7 +20,7 @@ namespace lakestream::delta {
 // Hive-style folder for them and the partition columns are left out of the file, as Delta
 // requires. Returns an AddFile with size 0 and no file when the query has no rows, or, with
 // `expected_rows` >= 0, when it has another number of rows than that.
-AddFile write_data_file(sql::Connection& con, const std::string& table_path, const Metadata& table,
+AddFile write_data_file(sql::Connection& con, const Table& into, const Metadata& table,
                         const std::string& select_sql, const std::vector<Column>& columns,
                         const std::map<std::string, std::optional<std::string>>& partition_values = {},
                         int64_t expected_rows = -1);
@@ -30,7 +30,7 @@ AddFile write_data_file(sql::Connection& con, const std::string& table_path, con
 // as one Parquet file in the table's `_change_data/` folder, the table's columns as data files
 // hold them and `_change_type` as a string. Returns its cdc action (no path without rows). The
 // table is not partitioned (lakestream's merges write unpartitioned tables).
-ChangeDataFile write_change_data_file(sql::Connection& con, const std::string& table_path, const Metadata& table,
+ChangeDataFile write_change_data_file(sql::Connection& con, const Table& into, const Metadata& table,
                                       const std::string& select_sql, const std::vector<Column>& columns);
 
 // Writes the rows of `select_sql` as one file per distinct combination of `partition_columns`
@@ -38,7 +38,7 @@ ChangeDataFile write_change_data_file(sql::Connection& con, const std::string& t
 // with the partition values Delta keeps in the log. Returns their add actions (none without rows).
 // The query may run more than once; each file holds the rows that had its values in the run that
 // wrote it, and every row is in one file, also when a partition value changes between runs.
-std::vector<AddFile> write_partitioned_files(sql::Connection& con, const std::string& table_path,
+std::vector<AddFile> write_partitioned_files(sql::Connection& con, const Table& into,
                                              const Metadata& table, const std::string& select_sql, const std::vector<Column>& columns,
                                              const std::vector<std::string>& partition_columns);
 

@@ -54,7 +54,7 @@ std::string files_scan_sql(const Snapshot& snapshot, bool with_file_version, boo
 
   const bool join_per_file = with_file_version || with_row_position || !partition_columns.empty();
   // For a table on an object store, the files are read from the local cache (fetched here).
-  std::string table = normal_table_path(snapshot.table_path);
+  const Table& table = snapshot.table;
   std::string file_list;
   for (const auto& file : snapshot.files)
     file_list += (file_list.empty() ? "" : ", ") + sql::quote_literal(readable_path(table, file.path, file.size));
@@ -150,11 +150,11 @@ std::string files_scan_sql(const Snapshot& snapshot, bool with_file_version, boo
 // The rows the files' deletion vectors delete, as (kFileColumn, kRowColumn). Each vector's rows
 // go in as one string, split by DuckDB: a list of many constants costs far more to parse.
 std::string deleted_rows_sql(const Snapshot& snapshot, const std::vector<AddFile>& files) {
-  std::string table = normal_table_path(snapshot.table_path);
+  const Table& table = snapshot.table;
   std::string relation;
   for (const auto& file : files) {
     std::string rows;
-    for (uint64_t row : deleted_rows(snapshot.table_path, *file.deletion_vector))
+    for (uint64_t row : deleted_rows(snapshot.table, *file.deletion_vector))
       rows += (rows.empty() ? "" : ",") + std::to_string(row);
     if (rows.empty()) continue;
     relation += std::string(relation.empty() ? "" : " UNION ALL ") + "SELECT " +

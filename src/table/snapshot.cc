@@ -22,11 +22,11 @@ namespace lakestream::delta {
 
 namespace {
 
-LogActions read_commit_file(const std::string& table_path, int64_t version) {
-  std::string path = commit_file_path(table_path, version);
-  std::optional<std::string> text = read_table_file(table_path, commit_key(version));
+LogActions read_commit_file(const Table& table, int64_t version) {
+  std::string path = commit_file_path(table.path(), version);
+  std::optional<std::string> text = read_table_file(table, commit_key(version));
   if (!text)
-    throw Error("version " + std::to_string(version) + " of table " + table_path + " is missing: there is no " + path +
+    throw Error("version " + std::to_string(version) + " of table " + table.path() + " is missing: there is no " + path +
                 " (removed by log clean-up, or the log was copied partly); read a newer version, or restore the file");
   return parse_commit_text(*text, path);
 }
@@ -52,23 +52,23 @@ bool same_parts(const std::vector<storage::ObjectInfo>& a, const std::vector<sto
 // remembered holds none: a service that compacts as it runs gathers tens of thousands of
 // tombstones an hour, kept a week, and only a checkpoint being written reads them (the hour soak
 // grew the service's memory by 150 MB holding them).
-LogActions checkpoint_actions(const std::string& table_path, const std::vector<storage::ObjectInfo>& parts,
+LogActions checkpoint_actions(const Table& table, const std::vector<storage::ObjectInfo>& parts,
                               Tombstones tombstones) {
-  if (tombstones == Tombstones::kInclude) return read_checkpoint(table_path, parts);
+  if (tombstones == Tombstones::kInclude) return read_checkpoint(table, parts);
   auto without_tombstones = [&] {
-    LogActions actions = read_checkpoint(table_path, parts);
+    LogActions actions = read_checkpoint(table, parts);
     std::vector<RemoveFile>().swap(actions.removes);
     return actions;
   };
   if (!remembering) return without_tombstones();
   {
     std::lock_guard<std::mutex> lock(remembered_mutex);
-    auto it = remembered.find(table_path);
+    auto it = remembered.find(table.path());
     if (it != remembered.end() && same_parts(it->second.parts, parts)) return *it->second.actions;
   }
   auto actions = std::make_shared<const LogActions>(without_tombstones());
   std::lock_guard<std::mutex> lock(remembered_mutex);
-  remembered[table_path] = {parts, actions};
+  remembered[table.path()] = {parts, actions};
   return *actions;
 }
 
@@ -232,9 +232,9 @@ void remember_checkpoints(bool remember) {
   replays.clear();
 }
 
-std::optional<int64_t> remembered_txn_version(const std::string& table_path, const std::string& app_id) {
+std::optional<int64_t> remembered_txn_version(const Table& table, const std::string& app_id) {
   int64_t found = -1;
-  if (!with_advanced_replay(normal_table_path(table_path), std::nullopt, [&](const RememberedReplay& kept) {
+  if (!with_advanced_replay(normal_table_path(table.path()), std::nullopt, [&](const RememberedReplay& kept) {
         auto it = kept.replay.txns.find(app_id);
         if (it != kept.replay.txns.end()) found = it->second;
       }))
@@ -247,29 +247,29 @@ int64_t Snapshot::txn_version(const std::string& app_id) const {
   return it == txn_versions.end() ? -1 : it->second;
 }
 
-int64_t latest_version(const std::string& table_path) {
+int64_t latest_version(const Table& table) {
   CpuScope cpu_scope("latest_version");
   int64_t newest = -1;
-  if (with_advanced_replay(normal_table_path(table_path), std::nullopt,
+  if (with_advanced_replay(normal_table_path(table.path()), std::nullopt,
                            [&](const RememberedReplay& kept) { newest = kept.version; }))
     return newest;
-  return list_log_for(table_path).latest();
+  return list_log_for(table).latest();
 }
 
-int64_t oldest_commit(const std::string& table_path) {
-  LogListing listing = list_log(table_path);
+int64_t oldest_commit(const Table& table) {
+  LogListing listing = list_log(table);
   return listing.commits.empty() ? 0 : *listing.commits.begin();
 }
 
-Snapshot load_snapshot(const std::string& table_path, std::optional<int64_t> version, Tombstones tombstones) {
+Snapshot load_snapshot(const Table& wanted, std::optional<int64_t> version, Tombstones tombstones) {
   CpuScope cpu_scope("load_snapshot");
   Snapshot snapshot;
-  snapshot.table_path = normal_table_path(table_path);
-  const std::string& table = snapshot.table_path;
+  snapshot.table = wanted.normal();
+  const Table& table = snapshot.table;
   // A remembered replay holds no tombstones: a snapshot with them is replayed from the log.
   const bool with_tombstones = tombstones == Tombstones::kInclude;
   std::optional<Snapshot> remembered;
-  if (!with_tombstones && with_advanced_replay(table, version, [&](const RememberedReplay& kept) {
+  if (!with_tombstones && with_advanced_replay(table.path(), version, [&](const RememberedReplay& kept) {
         remembered = snapshot_of(snapshot, kept.replay, kept.version, tombstones);
       }))
     return std::move(*remembered);
@@ -277,13 +277,13 @@ Snapshot load_snapshot(const std::string& table_path, std::optional<int64_t> ver
   int64_t newest = listing.latest();
   if (newest < 0) {
     if (version && *version >= 0)
-      throw Error("cannot read version " + std::to_string(*version) + " of table " + table +
-                  ": there is no Delta table there (no commits in " + log_dir(table) + ")");
+      throw Error("cannot read version " + std::to_string(*version) + " of table " + table.path() +
+                  ": there is no Delta table there (no commits in " + log_dir(table.path()) + ")");
     return snapshot;
   }
   int64_t target = version ? *version : newest;
   if (target < 0 || target > newest)
-    throw Error("table " + table + " has no version " + std::to_string(target) + "; its versions go up to " +
+    throw Error("table " + table.path() + " has no version " + std::to_string(target) + "; its versions go up to " +
                 std::to_string(newest));
 
   Replay replay;
@@ -292,21 +292,21 @@ Snapshot load_snapshot(const std::string& table_path, std::optional<int64_t> ver
   if (checkpoint >= 0)
     replay.apply(checkpoint_actions(table, listing.checkpoints.at(checkpoint), tombstones), checkpoint);
   for (int64_t v = checkpoint + 1; v <= target; v++) replay.apply(read_commit_file(table, v), v);
-  if (!with_tombstones) remember_replay(table, target, replay);
+  if (!with_tombstones) remember_replay(table.path(), target, replay);
   return snapshot_of(std::move(snapshot), replay, target, tombstones);
 }
 
-Snapshot load_table_shape(const std::string& table_path, int64_t version) {
+Snapshot load_table_shape(const Table& table, int64_t version) {
   CpuScope cpu_scope("load_table_shape");
   Snapshot shape;
-  shape.table_path = normal_table_path(table_path);
+  shape.table = table.normal();
   std::optional<Snapshot> remembered;
-  with_advanced_replay(shape.table_path, std::nullopt, [&](const RememberedReplay& kept) {
+  with_advanced_replay(shape.table.path(), std::nullopt, [&](const RememberedReplay& kept) {
     if (kept.version >= version && kept.replay.shape_version <= version)
       remembered = shape_of(shape, kept.replay, version);
   });
   if (remembered) return std::move(*remembered);
-  Snapshot whole = load_snapshot(table_path, version);
+  Snapshot whole = load_snapshot(table, version);
   whole.files.clear();
   whole.txn_versions.clear();
   whole.txn_last_updated.clear();
@@ -317,7 +317,7 @@ Snapshot load_table_shape(const std::string& table_path, int64_t version) {
 namespace {
 
 Snapshot shape_of(Snapshot snapshot, const Replay& replay, int64_t target) {
-  const std::string& table = snapshot.table_path;
+  const std::string& table = snapshot.table.path();
   if (!replay.protocol)
     throw Error("table " + table + " has no protocol action up to version " + std::to_string(target) +
                 "; its log is damaged (version 0 must hold protocol and metaData)");
@@ -348,13 +348,13 @@ Snapshot snapshot_of(Snapshot snapshot, const Replay& replay, int64_t target, To
 
 }  // namespace
 
-std::vector<CommitEntry> read_commits(const std::string& table_path, int64_t from, int64_t to) {
+std::vector<CommitEntry> read_commits(const Table& wanted, int64_t from, int64_t to) {
   CpuScope cpu_scope("read_commits");
-  std::string table = normal_table_path(table_path);
+  Table table = wanted.normal();
   std::vector<CommitEntry> entries;
   for (int64_t v = std::max<int64_t>(from, 0); v <= to; v++) {
     LogActions actions = read_commit_file(table, v);
-    if (actions.protocol) check_readable(*actions.protocol, actions.metadata.value_or(Metadata{}), table);
+    if (actions.protocol) check_readable(*actions.protocol, actions.metadata.value_or(Metadata{}), table.path());
     CommitEntry entry;
     entry.version = v;
     for (auto& added : actions.adds) added.version = v;

@@ -31,9 +31,12 @@ struct OpenStore {
 
 struct TableStores {
   std::mutex mutex;
-  TableStoreOptions options;
+  TableStoreOptions options;  // the process's lake
   std::map<std::string, std::unique_ptr<OpenStore>> by_table;
-  std::unique_ptr<FileCache> cache;
+  std::shared_ptr<FileCache> cache;
+  // Every cache in use by folder: a table with its own settings and the lake share the cache of
+  // one folder rather than two caches evicting each other's files.
+  std::map<std::string, std::weak_ptr<FileCache>> caches;
 };
 
 TableStores& stores() {
@@ -41,17 +44,32 @@ TableStores& stores() {
   return instance;
 }
 
-// Runs `action` on the store of the remote table, one caller at a time.
+// The cache of `options`' folder; the caller holds stores().mutex.
+std::shared_ptr<FileCache> cache_of(TableStores& all, const TableStoreOptions& options) {
+  std::string dir = options.cache_dir.empty() ? absolute_path("lakestream-cache") : options.cache_dir;
+  if (auto shared = all.caches[dir].lock()) return shared;
+  auto made = std::make_shared<FileCache>(dir, options.cache_bytes);
+  all.caches[dir] = made;
+  return made;
+}
+
+// Runs `action` on the store of the remote table, one caller at a time: the table's own store,
+// or the process's lake's store of that URL.
 template <typename Action>
-auto with_store(const std::string& table_path, Action action) {
+auto with_store(const Table& table, Action action) {
+  if (OwnStore* own = table.own_store()) {
+    std::lock_guard lock(own->mutex);
+    if (!own->store) own->store = storage::open_store(table.path(), own->options.settings);
+    return action(*own->store);
+  }
   TableStores& all = stores();
   OpenStore* open = nullptr;
   {
     std::lock_guard lock(all.mutex);
-    auto& slot = all.by_table[table_path];
+    auto& slot = all.by_table[table.path()];
     if (!slot) {
       auto opened = std::make_unique<OpenStore>();
-      opened->store = storage::open_store(table_path, all.options.settings);
+      opened->store = storage::open_store(table.path(), all.options.settings);
       slot = std::move(opened);
     }
     open = slot.get();
@@ -60,13 +78,14 @@ auto with_store(const std::string& table_path, Action action) {
   return action(*open->store);
 }
 
-FileCache& cache() {
+FileCache& cache(const Table& table) {
   TableStores& all = stores();
   std::lock_guard lock(all.mutex);
-  if (!all.cache) {
-    std::string dir = all.options.cache_dir.empty() ? absolute_path("lakestream-cache") : all.options.cache_dir;
-    all.cache = std::make_unique<FileCache>(dir, all.options.cache_bytes);
+  if (OwnStore* own = table.own_store()) {
+    if (!own->cache) own->cache = cache_of(all, own->options);
+    return *own->cache;
   }
+  if (!all.cache) all.cache = cache_of(all, all.options);
   return *all.cache;
 }
 
@@ -103,49 +122,49 @@ std::string normal_table_path(const std::string& table_path) {
   return url;
 }
 
-std::vector<storage::ObjectInfo> list_table_files(const std::string& table_path, const std::string& prefix) {
-  if (is_remote_table(table_path)) return with_store(table_path, [&](storage::ObjectStore& s) { return s.list(prefix); });
-  return storage::open_local_store(table_path)->list(prefix);
+std::vector<storage::ObjectInfo> list_table_files(const Table& table, const std::string& prefix) {
+  if (table.is_remote()) return with_store(table, [&](storage::ObjectStore& s) { return s.list(prefix); });
+  return storage::open_local_store(table.path())->list(prefix);
 }
 
-std::optional<std::string> read_table_file(const std::string& table_path, const std::string& key) {
-  if (is_remote_table(table_path)) return with_store(table_path, [&](storage::ObjectStore& s) { return s.get(key); });
-  std::string path = join_path(table_path, key);
+std::optional<std::string> read_table_file(const Table& table, const std::string& key) {
+  if (table.is_remote()) return with_store(table, [&](storage::ObjectStore& s) { return s.get(key); });
+  std::string path = join_path(table.path(), key);
   if (!path_exists(path)) return std::nullopt;
   return read_file(path);
 }
 
-bool put_table_file_if_absent(const std::string& table_path, const std::string& key, const std::string& data) {
-  if (is_remote_table(table_path))
-    return with_store(table_path, [&](storage::ObjectStore& s) { return s.put_if_absent(key, data); });
-  std::string path = join_path(table_path, key);
+bool put_table_file_if_absent(const Table& table, const std::string& key, const std::string& data) {
+  if (table.is_remote())
+    return with_store(table, [&](storage::ObjectStore& s) { return s.put_if_absent(key, data); });
+  std::string path = join_path(table.path(), key);
   make_dirs(fs::path(path).parent_path().string());
   return write_file_if_absent(path, data);
 }
 
-void put_table_file(const std::string& table_path, const std::string& key, const std::string& data) {
-  if (is_remote_table(table_path)) return with_store(table_path, [&](storage::ObjectStore& s) { s.put(key, data); });
-  std::string path = join_path(table_path, key);
+void put_table_file(const Table& table, const std::string& key, const std::string& data) {
+  if (table.is_remote()) return with_store(table, [&](storage::ObjectStore& s) { s.put(key, data); });
+  std::string path = join_path(table.path(), key);
   make_dirs(fs::path(path).parent_path().string());
   write_file_atomic(path, data);
 }
 
-void remove_table_file(const std::string& table_path, const std::string& key) {
-  if (is_remote_table(table_path)) return with_store(table_path, [&](storage::ObjectStore& s) { s.remove(key); });
-  std::string path = join_path(table_path, key);
+void remove_table_file(const Table& table, const std::string& key) {
+  if (table.is_remote()) return with_store(table, [&](storage::ObjectStore& s) { s.remove(key); });
+  std::string path = join_path(table.path(), key);
   if (::unlink(path.c_str()) != 0 && errno != ENOENT)
     throw Error("cannot delete " + path + ": " + std::strerror(errno) + "; fix its permissions and run again");
 }
 
-std::string staging_path(const std::string& table_path, const std::string& key) {
-  if (is_remote_table(table_path)) return cache().staging_path(fs::path(key).filename().string());
-  std::string path = join_path(table_path, key);
+std::string staging_path(const Table& table, const std::string& key) {
+  if (table.is_remote()) return cache(table).staging_path(fs::path(key).filename().string());
+  std::string path = join_path(table.path(), key);
   make_dirs(fs::path(path).parent_path().string());
   return path;
 }
 
-void publish_staged_file(const std::string& table_path, const std::string& key, const std::string& staged_path) {
-  if (!is_remote_table(table_path)) {
+void publish_staged_file(const Table& table, const std::string& key, const std::string& staged_path) {
+  if (!table.is_remote()) {
     // A data file must be on disk before a commit names it, or a crash could leave a table whose
     // log points at a file that never made it.
     sync_file(staged_path);
@@ -153,17 +172,17 @@ void publish_staged_file(const std::string& table_path, const std::string& key, 
     return;
   }
   std::string data = read_file(staged_path);
-  with_store(table_path, [&](storage::ObjectStore& s) { s.put(key, data); });
-  cache().adopt(join_path(table_path, key), suffix_of(key), static_cast<int64_t>(data.size()), staged_path);
+  with_store(table, [&](storage::ObjectStore& s) { s.put(key, data); });
+  cache(table).adopt(join_path(table.path(), key), suffix_of(key), static_cast<int64_t>(data.size()), staged_path);
 }
 
-void discard_staged_file(const std::string&, const std::string& staged_path) { remove_all(staged_path); }
+void discard_staged_file(const Table&, const std::string& staged_path) { remove_all(staged_path); }
 
-std::string readable_path(const std::string& table_path, const std::string& key, int64_t size) {
-  if (!is_remote_table(table_path)) return join_path(table_path, key);
-  std::string name = join_path(table_path, key);
-  return cache().copy_of(name, suffix_of(key), size, [&] {
-    auto data = with_store(table_path, [&](storage::ObjectStore& s) { return s.get(key); });
+std::string readable_path(const Table& table, const std::string& key, int64_t size) {
+  if (!table.is_remote()) return join_path(table.path(), key);
+  std::string name = join_path(table.path(), key);
+  return cache(table).copy_of(name, suffix_of(key), size, [&] {
+    auto data = with_store(table, [&](storage::ObjectStore& s) { return s.get(key); });
     if (!data)
       throw Error("the table names the file " + name + ", which is not on the store: the table cannot be read. "
                   "Restore the file from a backup (lakestream vacuum never deletes a file the current version names)");
@@ -171,15 +190,15 @@ std::string readable_path(const std::string& table_path, const std::string& key,
   });
 }
 
-std::vector<std::string> missing_table_files(const std::string& table_path, const std::vector<std::string>& keys) {
+std::vector<std::string> missing_table_files(const Table& table, const std::vector<std::string>& keys) {
   std::vector<std::string> missing;
-  if (!is_remote_table(table_path)) {
+  if (!table.is_remote()) {
     for (const auto& key : keys)
-      if (!path_exists(join_path(table_path, key))) missing.push_back(key);
+      if (!path_exists(join_path(table.path(), key))) missing.push_back(key);
     return missing;
   }
   std::set<std::string> there;
-  for (const auto& object : list_table_files(table_path, "")) there.insert(object.key);
+  for (const auto& object : list_table_files(table, "")) there.insert(object.key);
   for (const auto& key : keys)
     if (!there.count(key)) missing.push_back(key);
   return missing;

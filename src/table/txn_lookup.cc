@@ -12,10 +12,10 @@ namespace {
 constexpr int64_t kCommitsToReadBack = 20;
 }  // namespace
 
-int64_t txn_version(const std::string& table_path, const std::string& app_id) {
+int64_t txn_version(const Table& table, const std::string& app_id) {
   CpuScope cpu_scope("txn_version");
-  if (auto remembered = remembered_txn_version(table_path, app_id)) return *remembered;
-  LogListing listing = list_log_for(table_path);
+  if (auto remembered = remembered_txn_version(table, app_id)) return *remembered;
+  LogListing listing = list_log_for(table);
   int64_t latest = listing.latest();
   if (latest < 0) return -1;
   // A txn is set by a commit and carried by every checkpoint after it, so the newest commit
@@ -23,11 +23,11 @@ int64_t txn_version(const std::string& table_path, const std::string& app_id) {
   // hence no DuckDB) keeps a run with nothing new at a few milliseconds.
   for (int64_t v = latest; v >= 0 && v > latest - kCommitsToReadBack; v--) {
     if (!listing.commits.count(v)) break;  // cleaned up: the checkpoint has the rest
-    CommitEntry commit = std::move(read_commits(table_path, v, v).front());
+    CommitEntry commit = std::move(read_commits(table, v, v).front());
     auto found = commit.txns.find(app_id);
     if (found != commit.txns.end()) return found->second;
   }
-  return load_snapshot(table_path).txn_version(app_id);
+  return load_snapshot(table).txn_version(app_id);
 }
 
 }  // namespace lakestream::delta

@@ -95,7 +95,7 @@ bool is_data_file(const std::string& key) {
 // file as much as the file), and so do the change data files of the kept versions, which a
 // reader of the feed from the oldest kept version on reads.
 void plan_data_files(VacuumPlan& plan, const TableListing& files, int64_t keep_from, int64_t latest, int64_t cutoff_ms) {
-  const std::string& table = plan.table_path;
+  const Table& table = plan.table;
   std::set<std::string> referenced;
   auto reference = [&](const AddFile& file) {
     referenced.insert(file.path);
@@ -122,7 +122,7 @@ void plan_data_files(VacuumPlan& plan, const TableListing& files, int64_t keep_f
 // reader holding an old view reads files vacuum is about to delete, as with Delta versions.
 void plan_iceberg_files(VacuumPlan& plan, const TableListing& files, int64_t keep_from, int64_t cutoff_ms) {
   static const std::regex view_file(R"(metadata/(?:v(\d+)\.metadata\.json|snap-(\d+)\.avro|(\d+)-m0\.avro))");
-  auto newest = iceberg_metadata_version(plan.table_path);
+  auto newest = iceberg_metadata_version(plan.table);
   if (!newest) return;
   for (const auto& [key, file] : files) {
     std::smatch m;
@@ -142,20 +142,20 @@ int64_t log_retention_ms(const Metadata& metadata) {
   return retention_property_ms(metadata, "delta.logRetentionDuration", 30 * 24 * kHourMs);
 }
 
-VacuumPlan plan_vacuum(const std::string& table_path, std::optional<int64_t> retain_ms,
+VacuumPlan plan_vacuum(const Table& wanted, std::optional<int64_t> retain_ms,
                        std::optional<int64_t> needed_from_version, bool unsafe_retention, VacuumScope scope) {
   VacuumPlan plan;
-  plan.table_path = normal_table_path(table_path);
-  const std::string& table = plan.table_path;
+  plan.table = wanted.normal();
+  const Table& table = plan.table;
   LogListing listing = list_log(table);
   TableListing files;
   const int64_t latest = listing.latest();
-  if (latest < 0) throw Error("cannot vacuum " + table + ": there is no Delta table there (no commits in " + log_dir(table) + ")");
+  if (latest < 0) throw Error("cannot vacuum " + table.path() + ": there is no Delta table there (no commits in " + log_dir(table.path()) + ")");
   const Metadata metadata = load_snapshot(table, latest).metadata;
   const int64_t table_retention = deleted_file_retention_ms(metadata);
   const int64_t retain = retain_ms.value_or(table_retention);
   if (retain < table_retention && !unsafe_retention)
-    throw Error("vacuum of " + table + " with a retention of " + retention_words(retain) + " refused: the table keeps deleted "
+    throw Error("vacuum of " + table.path() + " with a retention of " + retention_words(retain) + " refused: the table keeps deleted "
                 "files " + retention_words(table_retention) + " (delta.deletedFileRetentionDuration; Delta's default is 7 days). "
                 "A shorter one can delete files that a long query, a slow reader or a writer about to commit still "
                 "uses, which breaks them or loses that commit. Retain at least " + retention_words(table_retention) +
@@ -205,10 +205,10 @@ VacuumPlan plan_vacuum(const std::string& table_path, std::optional<int64_t> ret
 
 void run_vacuum(const VacuumPlan& plan) {
   // The old Iceberg views first: none of them is left naming a data file that is gone.
-  for (const auto& relative : plan.iceberg_files) remove_table_file(plan.table_path, relative);
-  for (const auto& relative : plan.data_files) remove_table_file(plan.table_path, relative);
+  for (const auto& relative : plan.iceberg_files) remove_table_file(plan.table, relative);
+  for (const auto& relative : plan.data_files) remove_table_file(plan.table, relative);
   // Oldest first: a crash midway leaves a log that still starts at a whole version.
-  for (const auto& name : plan.log_files) remove_table_file(plan.table_path, "_delta_log/" + name);
+  for (const auto& name : plan.log_files) remove_table_file(plan.table, "_delta_log/" + name);
 }
 
 }  // namespace lakestream::delta

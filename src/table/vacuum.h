@@ -20,7 +20,7 @@ int64_t deleted_file_retention_ms(const Metadata& metadata);
 int64_t log_retention_ms(const Metadata& metadata);
 
 struct VacuumPlan {
-  std::string table_path;                // absolute
+  Table table;                           // under its normal path
   int64_t oldest_kept_version = 0;       // versions from here on stay readable (time travel, streams)
   std::vector<std::string> data_files;   // to delete, relative to the table folder
   std::vector<std::string> log_files;    // to delete, names in _delta_log
@@ -41,7 +41,7 @@ struct VacuumPlan {
 // its logs at start and hourly; on an object store, replaying every commit within the retention
 // took a GET per commit, and the service's restarts grew longer with the log).
 enum class VacuumScope { DataAndLog, LogOnly };
-VacuumPlan plan_vacuum(const std::string& table_path, std::optional<int64_t> retain_ms,
+VacuumPlan plan_vacuum(const Table& wanted, std::optional<int64_t> retain_ms,
                        std::optional<int64_t> needed_from_version, bool unsafe_retention = false,
                        VacuumScope scope = VacuumScope::DataAndLog);
 

@@ -78,9 +78,9 @@ std::vector<Rule> rules_of(const Protocol& protocol, const Metadata& metadata, c
 
 // The rows of one added file as readers see them: its columns (by logical name, under column
 // mapping too) plus its partition values.
-std::string file_rows_sql(const std::string& table_path, const Metadata& metadata, const AddFile& file) {
+std::string file_rows_sql(const Table& table, const Metadata& metadata, const AddFile& file) {
   Snapshot one_file;
-  one_file.table_path = table_path;
+  one_file.table = table;
   one_file.metadata = metadata;
   one_file.files = {file};
   return scan_sql(one_file);
@@ -103,7 +103,8 @@ void check_removes_allowed(const Protocol& protocol, const Metadata& metadata, c
 }
 
 void check_added_rows(const Protocol& protocol, const Metadata& metadata, const std::vector<AddFile>& adds,
-                      const std::string& table_path) {
+                      const Table& table) {
+  const std::string& table_path = table.path();
   std::vector<Rule> rules = rules_of(protocol, metadata, table_path);
   if (rules.empty()) return;
   std::vector<const AddFile*> files;
@@ -113,7 +114,7 @@ void check_added_rows(const Protocol& protocol, const Metadata& metadata, const 
   sql::Database db;
   sql::Connection con(db);
   for (const AddFile* file : files) {
-    std::string rows = file_rows_sql(table_path, metadata, *file);
+    std::string rows = file_rows_sql(table, metadata, *file);
     for (const auto& rule : rules) {
       std::optional<std::string> broken;
       try {

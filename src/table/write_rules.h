@@ -21,6 +21,6 @@ void check_removes_allowed(const Protocol& protocol, const Metadata& metadata, c
 // constraint; the expressions are evaluated by DuckDB, and one it cannot evaluate stops the
 // commit too (an unchecked rule is never taken as kept). Invariants of nested fields are refused.
 void check_added_rows(const Protocol& protocol, const Metadata& metadata, const std::vector<AddFile>& adds,
-                      const std::string& table_path);
+                      const Table& table);
 
 }  // namespace lakestream::delta

@@ -30,7 +30,7 @@ struct Topic {
       read += std::string(read.empty() ? "" : " OR ") + "(partition = " + std::to_string(p) + " AND \"offset\" >= " +
               std::to_string(r.start) + " AND \"offset\" < " + std::to_string(r.end) + ")";
     PartitionSink sink;
-    sink.table_path = table;
+    sink.table = table;
     sink.stream = "read_orders";
     sink.schema = schema;
     sink.record.stream = "read_orders";

@@ -16,7 +16,7 @@ TEST(TableSink, AReplayIsSkippedAndAFreshBatchFoundThereIsAnotherRunner) {
   TempDir dir;
   std::string table = dir / "gold";
   SinkCommit sink;
-  sink.table_path = table;
+  sink.table = table;
   sink.schema = {{"n", "long", true}};
   sink.app_id = "stream-1";
   EXPECT_TRUE(commit_once(sink, nothing));
@@ -41,7 +41,7 @@ TEST(TableSink, AReplayIsSkippedAndAFreshBatchFoundThereIsAnotherRunner) {
   EXPECT_EQ(delta::txn_version(table, "stream-1"), 1);
   // Another stream's txn does not fence this one.
   SinkCommit other;
-  other.table_path = table;
+  other.table = table;
   other.schema = {{"n", "long", true}};
   other.app_id = "stream-2";
   EXPECT_TRUE(commit_once(other, nothing));

@@ -58,7 +58,7 @@ TEST(DeletionVectorRead, TheRowsSparksDeleteMarked) {
   Snapshot snapshot = load_snapshot(small_table());
   ASSERT_EQ(snapshot.files.size(), 1u);
   ASSERT_TRUE(snapshot.files[0].deletion_vector);
-  EXPECT_EQ(deleted_rows(snapshot.table_path, *snapshot.files[0].deletion_vector), (std::vector<uint64_t>{0, 9}));
+  EXPECT_EQ(deleted_rows(snapshot.table, *snapshot.files[0].deletion_vector), (std::vector<uint64_t>{0, 9}));
   EXPECT_EQ(snapshot.files[0].live_rows(), 8);
 
   auto commit = read_commits(small_table(), 1, 1).at(0);
