@@ -18,9 +18,9 @@ constexpr const char* kBatchRows = "__lakestream_partitioned_rows";
 
 using PartitionValues = std::map<std::string, std::optional<std::string>>;
 
-const Column& column_named(const std::vector<Column>& columns, const std::string& name, const Table& into) {
+const Column& column_named(const std::vector<Column>& columns, const std::string& name, const std::string& table_path) {
   const Column* column = find_column(columns, name);
-  if (!column) throw Error("cannot write to " + into.path() + ": its partition column " + name + " is not one of its columns");
+  if (!column) throw Error("cannot write to " + table_path + ": its partition column " + name + " is not one of its columns");
   return *column;
 }
 
@@ -28,10 +28,10 @@ std::string value_column(size_t i) { return "__lakestream_pv" + std::to_string(i
 
 // The partition columns' values as the strings Delta logs, as SQL over the relation `alias`.
 std::vector<std::string> partition_texts(const std::vector<Column>& columns, const std::vector<std::string>& partition_columns,
-                                         const std::string& alias, const Table& into) {
+                                         const std::string& alias, const std::string& table_path) {
   std::vector<std::string> texts;
   for (const auto& name : partition_columns) {
-    const Column& column = column_named(columns, name, into);
+    const Column& column = column_named(columns, name, table_path);
     texts.push_back(partition_text_sql(alias + "." + sql::quote_ident(column.name), column.type));
   }
   return texts;
@@ -41,10 +41,10 @@ std::vector<std::string> partition_texts(const std::vector<Column>& columns, con
 // whose partition texts are `values`. Dates, integers and strings compare as themselves (no text
 // made for each row); other types by their text.
 std::string in_partition(const std::vector<Column>& columns, const std::vector<std::string>& partition_columns,
-                         const std::string& alias, const PartitionValues& values, const Table& into) {
+                         const std::string& alias, const PartitionValues& values, const std::string& table_path) {
   std::string where;
   for (const auto& name : partition_columns) {
-    const Column& column = column_named(columns, name, into);
+    const Column& column = column_named(columns, name, table_path);
     std::string column_sql = alias + "." + sql::quote_ident(column.name);
     std::string text = "(" + partition_text_sql(column_sql, column.type) + ")";
     const auto& value = values.at(name);
@@ -65,9 +65,9 @@ std::string in_partition(const std::vector<Column>& columns, const std::vector<s
 std::map<PartitionValues, int64_t> rows_per_partition(sql::Connection& con, const std::string& select_sql,
                                                       const std::vector<Column>& columns,
                                                       const std::vector<std::string>& partition_columns,
-                                                      const Table& into) {
+                                                      const std::string& table_path) {
   std::string raw, texts;
-  std::vector<std::string> text_sql = partition_texts(columns, partition_columns, "g", into);
+  std::vector<std::string> text_sql = partition_texts(columns, partition_columns, "g", table_path);
   for (size_t i = 0; i < partition_columns.size(); i++) {
     raw += "q." + sql::quote_ident(partition_columns[i]) + " AS " + sql::quote_ident(partition_columns[i]) + ", ";
     texts += text_sql[i] + " AS " + value_column(i) + ", ";
@@ -89,7 +89,7 @@ std::vector<AddFile> write_through_temporary_table(sql::Connection& con, const T
                                                    const Metadata& table, const std::string& select_sql, const std::vector<Column>& columns,
                                                    const std::vector<std::string>& partition_columns) {
   std::string texts;
-  std::vector<std::string> text_sql = partition_texts(columns, partition_columns, "q", into);
+  std::vector<std::string> text_sql = partition_texts(columns, partition_columns, "q", into.path());
   for (size_t i = 0; i < partition_columns.size(); i++) texts += ", " + text_sql[i] + " AS " + value_column(i);
   con.exec(std::string("CREATE OR REPLACE TEMP TABLE ") + kBatchRows + " AS SELECT q.*" + texts + " FROM (" +
            select_sql + ") AS q");
@@ -130,7 +130,7 @@ std::vector<AddFile> write_partitioned_files(sql::Connection& con, const Table& 
     if (file.path.empty()) return {};
     return {file};
   }
-  std::map<PartitionValues, int64_t> counts = rows_per_partition(con, select_sql, columns, partition_columns, into);
+  std::map<PartitionValues, int64_t> counts = rows_per_partition(con, select_sql, columns, partition_columns, into.path());
   if (counts.empty()) return {};
   if (counts.size() == 1) {
     // Its rows are not copied. The file holds the rows that had the partition's values when it
@@ -140,7 +140,7 @@ std::vector<AddFile> write_partitioned_files(sql::Connection& con, const Table& 
     const auto& [values, rows] = *counts.begin();
     AddFile file = write_data_file(con, into, table,
                                    "SELECT * FROM (" + select_sql + ") AS q WHERE " +
-                                       in_partition(columns, partition_columns, "q", values, into),
+                                       in_partition(columns, partition_columns, "q", values, into.path()),
                                    columns, values, rows);
     if (!file.path.empty()) return {file};
   }
