@@ -5,6 +5,9 @@
 //   ingest:          {"start": {"<partition>": offset, ...}, "end": {...}, "dataLoss": [...]?,
 //                     "lastRead": {"<partition>": {"offset": o, "timestamp": ms, "fingerprint": hex}}?}
 //   latest, window:  {"from": version, "to": version, "noData": true?}
+//   Kinesis ingest:  {"kinesis": {"<shard id>": {"start": n, "end": n, "first": seq?, "last": seq?,
+//                                                "position": seq?, "finished": true?, "fromMs": ms?}},
+//                     "dataLoss": [...]?}
 #pragma once
 
 #include <cstdint>
@@ -42,6 +45,30 @@ struct KafkaInput {
   std::map<int32_t, int64_t> end_offsets() const;
 };
 
+// One shard's part of a Kinesis ingest batch, and where the stream stands in the shard after it.
+struct ShardRead {
+  // The records the batch reads: sequence numbers `first` to `last`, both inclusive, numbered
+  // [start, end) in bronze's offset column (the shard's records in the order read, from 0 for its
+  // first). A shard the batch reads nothing of has start = end and no first and last.
+  int64_t start = 0;
+  int64_t end = 0;
+  std::string first, last;
+  // After the batch: the last sequence number read in the shard (empty: none yet), and whether the
+  // shard is closed and read to its end (its children may be read).
+  std::string position;
+  bool finished = false;
+  // A shard not read yet that starts at a time (starting_position latest or a time): that time.
+  std::optional<int64_t> from_ms;
+  bool reads() const { return end > start; }
+};
+
+// A Kinesis ingest batch's input: every shard the stream knows, by id, and the gaps it stepped
+// over (partition: the shard's number; offsets: its records' numbers).
+struct KinesisInput {
+  std::map<std::string, ShardRead> shards;
+  std::vector<DataLoss> data_loss;
+};
+
 // A latest or window batch's input: the versions [from, to] of its source table. A batch with
 // no data (a window stream's trailing batch, run because the watermark moved) reads none: its
 // `to` is the last version read before, and `from` = to + 1.
@@ -53,12 +80,13 @@ struct TableInput {
 
 struct PlannedBatch {
   int64_t id = -1;
-  std::variant<KafkaInput, TableInput> input;
+  std::variant<KafkaInput, TableInput, KinesisInput> input;
 
   // The input of the kind the stream plans; throws Error ("the checkpoint ... is damaged") when
   // the record holds the other kind.
   const KafkaInput& kafka() const;
   const TableInput& table() const;
+  const KinesisInput& kinesis() const;
 };
 
 // The record's bytes, as batches/<N>.json holds them.

@@ -44,6 +44,10 @@ void produce(const Args& args) {
     if (topic.empty() && !source)
       throw Error(args.pipeline + " has " + std::to_string(pipeline.sources.size()) +
                   " sources: say which topic with -t TOPIC");
+    if (source && source->is_kinesis())
+      throw Error("source " + source->name + " reads the Kinesis stream " + source->kinesis.stream +
+                  "; lakestream produce writes to Kafka. Put records with the AWS CLI (aws kinesis put-records) or an "
+                  "AWS SDK; see docs/kinesis.md");
     if (topic.empty()) topic = source->topic;
     if (key.empty() && source) key = source->key_field;
   }

@@ -78,9 +78,24 @@ struct SchemaRegistrySettings {
   std::vector<std::pair<std::string, std::string>> properties;
 };
 
+// A Kinesis data stream as a source (kinesis = "NAME"), in place of a Kafka topic: its shards are
+// the partitions (docs/kinesis.md).
+struct KinesisSettings {
+  std::string stream;    // empty: the source is a Kafka topic
+  std::string region;    // empty: AWS_REGION, the profile's, or us-east-1
+  std::string endpoint;  // empty: AWS_ENDPOINT_URL_KINESIS, AWS_ENDPOINT_URL, or AWS's own
+  // Where a shard the stream has never read starts on the first run: its oldest record, the
+  // records that arrive from the first run on, or those that arrived at or after a time.
+  enum class Start { TrimHorizon, Latest, AtTimestamp } start = Start::TrimHorizon;
+  int64_t start_timestamp_ms = 0;  // AtTimestamp
+  std::string start_text;          // as the pipeline file wrote it, for messages
+};
+
 struct Source {
   std::string name;
-  std::string topic;
+  std::string topic;  // a Kafka source's topic (the source's name unless given)
+  KinesisSettings kinesis;
+  bool is_kinesis() const { return !kinesis.stream.empty(); }
   SourceFormat format = SourceFormat::Json;
   SchemaRegistrySettings schema_registry;  // Avro only
   SourceEnvelope envelope = SourceEnvelope::None;
@@ -91,7 +106,7 @@ struct Source {
   Schema schema;
   std::string key_field;          // the event field that is the Kafka key (for `produce`), may be empty
   bool start_at_latest = false;   // startingOffsets: earliest (default) | latest
-  int64_t max_offsets_per_trigger = 0;  // 0: no cap, one batch takes all that is there
+  int64_t max_offsets_per_trigger = 0;  // 0: no cap, one batch takes all that is there (Kinesis: max_records_per_trigger)
   int64_t max_value_bytes = 1 << 20;    // larger values are quarantined, never parsed
   std::string sent_twice_by = "the producer";  // who sends events twice, in check's note
   // Spark's failOnDataLoss: false accepts offsets that went back or aged out, goes on from the

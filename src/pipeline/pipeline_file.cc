@@ -86,8 +86,21 @@ void read_kafka_properties(const TomlSection& kafka, KafkaSettings& settings, Pi
   }
 }
 
+// True when every source declared reads a Kinesis stream (kinesis = "..."): such a pipeline needs
+// no [kafka].
+bool reads_kinesis_only(const TomlSection& root) {
+  auto sources = root.table("sources");
+  if (!sources || sources->entries().empty()) return false;
+  for (const auto& entry : sources->entries()) {
+    auto source = entry.value->is_table() ? sources->table(entry.name) : std::nullopt;
+    if (!source || !source->has("kinesis")) return false;
+  }
+  return true;
+}
+
 void read_kafka(const TomlSection& root, KafkaSettings& settings, PipelineMistakes& mistakes) {
   auto kafka = root.table("kafka");
+  if (!kafka && reads_kinesis_only(root)) return;  // no broker to name
   if (!kafka) {
     throw_at(root.file(), 1, "kafka.bootstrap",
              "missing; add [kafka] with bootstrap = \"embedded\" (the local `lakestream broker`) or \"host:9092\"");
@@ -563,7 +576,7 @@ PipelineReading read_pipeline(const std::string& path) {
           sources->fail(entry.name, "must be a table [sources." + entry.name + "], not " + toml_type_words(*entry.value));
         }
         pipeline.sources.push_back(read_source(*sources->table(entry.name), entry.name, mistakes));
-        pipeline.kafka.topics.push_back(pipeline.sources.back().topic);
+        if (!pipeline.sources.back().is_kinesis()) pipeline.kafka.topics.push_back(pipeline.sources.back().topic);
       });
     }
   });

@@ -2,11 +2,14 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cstdio>
 #include <functional>
+#include <optional>
 
 #include "pipeline/bronze_layout.h"
 #include "pipeline/did_you_mean.h"
 #include "pipeline/setting_values.h"
+#include "util/civil_date.h"
 
 namespace lakestream {
 namespace {
@@ -99,33 +102,137 @@ void require_field(const TomlSection& section, const std::string& setting, const
   section.fail(setting, "field '" + column + "' is not in the schema" + did_you_mean(column, names) + " (fields: " + list + ")");
 }
 
+// Kinesis's stream names: 1 to 128 letters, digits, '_', '.' and '-'.
+bool is_valid_kinesis_stream_name(const std::string& name) {
+  if (name.empty() || name.size() > 128) return false;
+  return std::all_of(name.begin(), name.end(), [](char c) {
+    return std::isalnum(static_cast<unsigned char>(c)) || c == '.' || c == '_' || c == '-';
+  });
+}
+
+// Milliseconds since the epoch of "YYYY-MM-DDTHH:MM:SS[.fff](Z|+HH:MM|-HH:MM)" (a space may stand
+// for the T); none when `text` is not such a time.
+std::optional<int64_t> parse_instant_ms(const std::string& text) {
+  int y, mo, d, h, mi, sec, used = 0;
+  char t;
+  if (std::sscanf(text.c_str(), "%4d-%2d-%2d%c%2d:%2d:%2d%n", &y, &mo, &d, &t, &h, &mi, &sec, &used) != 7 ||
+      (t != 'T' && t != ' ') || mo < 1 || mo > 12 || d < 1 || d > 31 || h > 23 || mi > 59 || sec > 60)
+    return std::nullopt;
+  std::string rest = text.substr(static_cast<size_t>(used));
+  int64_t ms = 0;
+  if (!rest.empty() && rest[0] == '.') {
+    size_t digits = 1;
+    int64_t scale = 100;
+    while (digits < rest.size() && std::isdigit(static_cast<unsigned char>(rest[digits]))) {
+      ms += (rest[digits] - '0') * scale;
+      scale /= 10;
+      digits++;
+    }
+    if (digits == 1) return std::nullopt;
+    rest = rest.substr(digits);
+  }
+  int64_t offset_minutes = 0;
+  if (rest == "Z" || rest == "z") {
+  } else if (rest.size() == 6 && (rest[0] == '+' || rest[0] == '-') && rest[3] == ':' &&
+             std::isdigit(static_cast<unsigned char>(rest[1])) && std::isdigit(static_cast<unsigned char>(rest[2])) &&
+             std::isdigit(static_cast<unsigned char>(rest[4])) && std::isdigit(static_cast<unsigned char>(rest[5]))) {
+    offset_minutes = ((rest[1] - '0') * 10 + (rest[2] - '0')) * 60 + (rest[4] - '0') * 10 + (rest[5] - '0');
+    if (rest[0] == '-') offset_minutes = -offset_minutes;
+  } else {
+    return std::nullopt;
+  }
+  int64_t seconds = days_from_civil(y, static_cast<unsigned>(mo), static_cast<unsigned>(d)) * 86400 + h * 3600 + mi * 60 + sec;
+  return (seconds - offset_minutes * 60) * 1000 + ms;
+}
+
+// kinesis = "NAME" and the settings of a Kinesis source; the Kafka-only settings are refused
+// with the Kinesis one that takes their place.
+void read_kinesis_settings(const TomlSection& section, Source& source, PipelineMistakes& mistakes) {
+  auto read = [&](const char* setting, const std::function<void()>& read_it) { mistakes.read(section.key_of(setting), read_it); };
+  read("kinesis", [&] {
+    source.kinesis.stream = section.required_string("kinesis", "name the Kinesis data stream, e.g. kinesis = \"orders\"");
+    if (!is_valid_kinesis_stream_name(source.kinesis.stream))
+      section.fail("kinesis", "'" + source.kinesis.stream + "' is not a valid Kinesis stream name; use 1 to 128 letters, "
+                              "digits, '.', '_' and '-'");
+  });
+  const std::pair<const char*, const char*> kafka_only[] = {
+      {"topic", "a Kinesis source reads the stream `kinesis` names; leave topic out"},
+      {"starting_offsets", "write starting_position = \"trim_horizon\", \"latest\" or a time for a Kinesis source"},
+      {"max_offsets_per_trigger", "write max_records_per_trigger for a Kinesis source"},
+      {"group", "ingest workers share a Kafka consumer group; a Kinesis source is read by one stream"}};
+  for (const auto& [name, instead] : kafka_only)
+    if (section.has(name)) mistakes.keep(section.key_of(name), [&] { section.fail(name, std::string("is for Kafka sources; ") + instead); });
+  read("region", [&] { source.kinesis.region = section.string("region").value_or(""); });
+  read("endpoint", [&] {
+    source.kinesis.endpoint = section.string("endpoint").value_or("");
+    if (!source.kinesis.endpoint.empty() && source.kinesis.endpoint.rfind("http://", 0) != 0 &&
+        source.kinesis.endpoint.rfind("https://", 0) != 0)
+      section.fail("endpoint", "'" + source.kinesis.endpoint + "' is not a URL; write e.g. \"https://kinesis.eu-west-1.amazonaws.com\" "
+                               "or an emulator's \"http://127.0.0.1:4567\"");
+    while (!source.kinesis.endpoint.empty() && source.kinesis.endpoint.back() == '/') source.kinesis.endpoint.pop_back();
+  });
+  read("starting_position", [&] {
+    auto starting = section.string("starting_position");
+    if (!starting) return;
+    source.kinesis.start_text = *starting;
+    if (*starting == "trim_horizon") {
+      source.kinesis.start = KinesisSettings::Start::TrimHorizon;
+    } else if (*starting == "latest") {
+      source.kinesis.start = KinesisSettings::Start::Latest;
+    } else if (auto ms = parse_instant_ms(*starting)) {
+      source.kinesis.start = KinesisSettings::Start::AtTimestamp;
+      source.kinesis.start_timestamp_ms = *ms;
+    } else {
+      section.fail("starting_position", "'" + *starting + "' is not allowed; write \"trim_horizon\" (all the stream "
+                                        "holds), \"latest\" (what arrives from the first run on) or a time such as "
+                                        "\"2026-03-02T09:00:00Z\" (what arrived from then on)");
+    }
+  });
+  read("max_records_per_trigger", [&] {
+    if (auto cap = section.positive_integer("max_records_per_trigger")) source.max_offsets_per_trigger = *cap;
+  });
+}
+
 // The settings of every source, whatever its format, each on its own.
 void read_shared_source_settings(const TomlSection& section, Source& source, PipelineMistakes& mistakes) {
   auto read = [&](const char* setting, const std::function<void()>& read_it) { mistakes.read(section.key_of(setting), read_it); };
-  source.topic = source.name;
-  read("topic", [&] {
-    source.topic = section.string("topic").value_or(source.name);
-    if (!is_valid_topic_name(source.topic)) {
-      section.fail("topic", "'" + source.topic + "' is not a valid Kafka topic name; use up to 249 letters, digits, '.', '_' and '-'");
-    }
-  });
-  read("starting_offsets", [&] {
-    if (auto starting = section.string("starting_offsets")) {
-      if (*starting != "earliest" && *starting != "latest") {
-        section.fail("starting_offsets", "'" + *starting + "' is not allowed; write \"earliest\" (all the topic holds) "
-                                          "or \"latest\" (only what arrives from now on)");
+  if (section.has("kinesis")) {
+    read_kinesis_settings(section, source, mistakes);
+  } else {
+    for (const char* name : {"region", "endpoint", "starting_position", "max_records_per_trigger"})
+      if (section.has(name))
+        mistakes.keep(section.key_of(name), [&] {
+          section.fail(name, "is for Kinesis sources (kinesis = \"STREAM\"); a Kafka source takes its brokers from [kafka]");
+        });
+  }
+  // A Kinesis source's "topic" is its stream's name, for messages and the schema registry's
+  // subject (<name>-value).
+  source.topic = source.is_kinesis() ? source.kinesis.stream : source.name;
+  if (!source.is_kinesis()) {  // a Kafka topic's own settings
+    read("topic", [&] {
+      source.topic = section.string("topic").value_or(source.name);
+      if (!is_valid_topic_name(source.topic)) {
+        section.fail("topic", "'" + source.topic + "' is not a valid Kafka topic name; use up to 249 letters, digits, '.', '_' and '-'");
       }
-      source.start_at_latest = *starting == "latest";
-    }
-  });
-  read("max_offsets_per_trigger", [&] {
-    if (auto cap = section.positive_integer("max_offsets_per_trigger")) source.max_offsets_per_trigger = *cap;
-  });
+    });
+    read("starting_offsets", [&] {
+      if (auto starting = section.string("starting_offsets")) {
+        if (*starting != "earliest" && *starting != "latest") {
+          section.fail("starting_offsets", "'" + *starting + "' is not allowed; write \"earliest\" (all the topic holds) "
+                                            "or \"latest\" (only what arrives from now on)");
+        }
+        source.start_at_latest = *starting == "latest";
+      }
+    });
+    read("max_offsets_per_trigger", [&] {
+      if (auto cap = section.positive_integer("max_offsets_per_trigger")) source.max_offsets_per_trigger = *cap;
+    });
+  }
   read("max_value_bytes", [&] {
     if (auto cap = section.positive_integer("max_value_bytes")) source.max_value_bytes = *cap;
   });
   read("fail_on_data_loss", [&] { source.fail_on_data_loss = section.boolean("fail_on_data_loss").value_or(true); });
-  if (section.has("group")) read("group", [&] { source.group = read_group_name(section); });
+  if (section.has("group") && !source.is_kinesis()) read("group", [&] { source.group = read_group_name(section); });
   if (section.has("sent_twice_by")) {
     read("sent_twice_by", [&] {
       source.sent_twice_by = section.required_string("sent_twice_by", "name who sends events twice, e.g. \"the shop's system\"");
@@ -200,7 +307,8 @@ Source read_source(const TomlSection& section, const std::string& name, Pipeline
   };
   section.allow_only({"topic", "key", "starting_offsets", "max_offsets_per_trigger", "max_value_bytes",
                       "sent_twice_by", "required", "fail_on_data_loss", "group", "schema", "format", "schema_registry",
-                      "schema_registry_properties", "envelope"},
+                      "schema_registry_properties", "envelope", "kinesis", "region", "endpoint", "starting_position",
+                      "max_records_per_trigger"},
                      &mistakes);
   Source source;
   source.name = name;

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <ctime>
 
+#include "storage/base64.h"
 #include "storage/credentials.h"
 #include "storage/http_client.h"
 #include "storage/xml_fields.h"
@@ -16,25 +17,6 @@ namespace lakestream::storage {
 namespace {
 
 const char* kApiVersion = "2021-08-06";
-
-std::string base64_decode(const std::string& text) {
-  std::string out(text.size(), '\0');
-  int n = EVP_DecodeBlock(reinterpret_cast<unsigned char*>(out.data()), reinterpret_cast<const unsigned char*>(text.data()),
-                          static_cast<int>(text.size()));
-  if (n < 0) throw Error("the Azure account key is not base64: copy it again from the portal (Access keys)");
-  size_t pad = 0;
-  for (size_t i = text.size(); i > 0 && text[i - 1] == '='; --i) ++pad;
-  out.resize(n - pad);
-  return out;
-}
-
-std::string base64_encode(const std::string& data) {
-  std::string out(4 * ((data.size() + 2) / 3) + 1, '\0');
-  int n = EVP_EncodeBlock(reinterpret_cast<unsigned char*>(out.data()), reinterpret_cast<const unsigned char*>(data.data()),
-                          static_cast<int>(data.size()));
-  out.resize(n);
-  return out;
-}
 
 std::string http_date() {
   char buf[64];
@@ -222,10 +204,11 @@ class AzureStore : public ObjectStore {
 }  // namespace
 
 std::string azure_shared_key_signature(const std::string& account_key_base64, const std::string& string_to_sign) {
-  std::string key = base64_decode(account_key_base64);
+  std::optional<std::string> key = base64_decode(account_key_base64);
+  if (!key) throw Error("the Azure account key is not base64: copy it again from the portal (Access keys)");
   unsigned char mac[EVP_MAX_MD_SIZE];
   unsigned int mac_len = 0;
-  HMAC(EVP_sha256(), key.data(), static_cast<int>(key.size()), reinterpret_cast<const unsigned char*>(string_to_sign.data()),
+  HMAC(EVP_sha256(), key->data(), static_cast<int>(key->size()), reinterpret_cast<const unsigned char*>(string_to_sign.data()),
        string_to_sign.size(), mac, &mac_len);
   return base64_encode(std::string(reinterpret_cast<char*>(mac), mac_len));
 }

@@ -75,7 +75,7 @@ std::string setting_or_env(const StoreSettings& settings, const std::string& key
   return "";
 }
 
-AwsSettings resolve_aws(const StoreSettings& settings, const std::string& url) {
+AwsSettings resolve_aws(const StoreSettings& settings, const std::string& url, const char* service) {
   AwsSettings out;
   out.access_key_id = setting_or_env(settings, "access_key_id", {"AWS_ACCESS_KEY_ID"});
   out.secret_access_key = setting_or_env(settings, "secret_access_key", {"AWS_SECRET_ACCESS_KEY"});
@@ -100,7 +100,7 @@ AwsSettings resolve_aws(const StoreSettings& settings, const std::string& url) {
   // A custom endpoint (MinIO, R2, an emulator) is usually addressed by path; AWS by host name.
   out.path_style = path_style.empty() ? !out.endpoint.empty() : (path_style == "true" || path_style == "1");
   if (out.access_key_id.empty() || out.secret_access_key.empty())
-    throw Error("no S3 credentials for " + url + ": set AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY, or a profile in " +
+    throw Error(std::string("no ") + service + " credentials for " + url + ": set AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY, or a profile in " +
                 "~/.aws/credentials (AWS_PROFILE picks it), or access_key_id/secret_access_key in the pipeline's storage settings");
   return out;
 }

@@ -19,8 +19,9 @@ struct AwsSettings {
 // settings > AWS_ACCESS_KEY_ID / AWS_SECRET_ACCESS_KEY / AWS_SESSION_TOKEN / AWS_REGION
 // (AWS_DEFAULT_REGION) / AWS_ENDPOINT_URL_S3 (AWS_ENDPOINT_URL) > the profile (AWS_PROFILE or
 // "default") in AWS_SHARED_CREDENTIALS_FILE (~/.aws/credentials) and AWS_CONFIG_FILE (~/.aws/config).
-// Throws Error saying what to set when no key is found.
-AwsSettings resolve_aws(const StoreSettings& settings, const std::string& url);
+// Throws Error saying what to set when no key is found. `service` names what the keys are for in
+// that message; for another service than S3 the endpoint is the caller's to resolve.
+AwsSettings resolve_aws(const StoreSettings& settings, const std::string& url, const char* service = "S3");
 
 struct AzureSettings {
   std::string account;

@@ -108,7 +108,7 @@ HttpResponse HttpClient::send(const std::function<HttpRequest()>& build, const s
     curl_easy_setopt(curl, CURLOPT_HEADERFUNCTION, on_header);
     curl_easy_setopt(curl, CURLOPT_HEADERDATA, &response.headers);
     curl_easy_setopt(curl, CURLOPT_CONNECTTIMEOUT_MS, 10000L);
-    curl_easy_setopt(curl, CURLOPT_TIMEOUT_MS, 300000L);
+    curl_easy_setopt(curl, CURLOPT_TIMEOUT_MS, request.timeout_ms);
     curl_easy_setopt(curl, CURLOPT_NOSIGNAL, 1L);
     CURLcode rc = curl_easy_perform(curl);
     curl_slist_free_all(headers);

@@ -20,6 +20,9 @@ struct HttpRequest {
   // "KEY:SECRET" as user and password).
   std::string aws_sigv4;
   std::string aws_key_secret;
+  // The most one attempt may take, connecting included (an object store's large uploads need
+  // minutes; an API call that answers in milliseconds, seconds).
+  long timeout_ms = 300000;
 };
 
 struct HttpResponse {

@@ -20,7 +20,9 @@
 #include "source/kafka_reader.h"
 #include "source/record_fingerprint.h"
 #include "sql/utc_date.h"
+#include "streams/bronze_writer.h"
 #include "streams/ingest_batch.h"
+#include "streams/kinesis_ingest.h"
 #include "streams/writer_schemas.h"
 #include "table/delta_types.h"
 #include "table/parquet_file.h"
@@ -137,8 +139,9 @@ class IngestRun {
       : ctx_(ctx),
         source_(*ctx.pipeline.find_source(ctx.stream.source)),
         reader_(kept_or_new_reader(ctx, source_)),
-        bronze_table_(lake_table(ctx.pipeline, ctx.stream.table)),
-        quarantine_table_(lake_table(ctx.pipeline, ctx.stream.table + "_quarantine")) {
+        writer_(ctx.pipeline, ctx.stream, source_),
+        bronze_table_(writer_.bronze()),
+        quarantine_table_(writer_.quarantine()) {
     report_.stream = ctx.stream.name;
     std::string group = ctx.pipeline.worker_group(ctx.stream);
     if (group.empty()) {
@@ -153,7 +156,7 @@ class IngestRun {
     report_.source = "KafkaV2[Subscribe[" + source_.topic + "]]";
     report_.table = ctx.stream.table;
     if (source_.format == SourceFormat::Avro)
-      writer_schemas_ = std::make_unique<WriterSchemas>(source_, ctx.stream.table, bronze_field_columns());
+      writer_schemas_ = std::make_unique<WriterSchemas>(source_, ctx.stream.table, writer_.field_columns());
   }
 
   StreamReport run() {
@@ -456,17 +459,6 @@ class IngestRun {
       if (reader_->wait_for_records(next, std::min(kSliceMs, ctx_.wait_for_records_ms - waited))) return;
   }
 
-  // The columns of the source's fields bronze has now: those before the ingest columns.
-  std::vector<delta::Column> bronze_field_columns() const {
-    std::vector<delta::Column> fields;
-    delta::Snapshot bronze = delta::load_snapshot(bronze_table_);
-    for (const auto& column : bronze.metadata.schema) {
-      if (column.name == "partition") break;
-      fields.push_back(column);
-    }
-    return fields;
-  }
-
   // A batch read from Kafka into its DuckDB connection, to be written.
   struct Batch {
     int64_t id;
@@ -529,55 +521,11 @@ class IngestRun {
   // Writes a read batch: its quarantine and bronze commits (each once: a replay skips what is
   // in), then the consumer-group copy of its offsets. Runs on the writer thread.
   void write_batch(Batch& b) {
-  CpuScope cpu_scope("ingest.write_batch");
     b.processing = std::chrono::steady_clock::now();
     BatchReport& batch = b.report;
-    sql::Connection& con = b.con;
-    IngestBatch& records = *b.records;
-    int64_t id = b.id;
-    std::string ingested_at = "make_timestamp(" + std::to_string(wall_clock_us()) + ")::TIMESTAMPTZ";
-    std::string batch_id = std::to_string(id) + "::BIGINT";
     CommitRecord record = commit_record(b);
-    record.batch_id = id;
-
-    // Quarantine first, bronze last: each commit is skipped on a replay once it is in.
-    if (batch.quarantined > 0) {
-      std::string select = "SELECT *, " + batch_id + " AS _batch_id, " + ingested_at + " AS _ingested_at FROM (" +
-                           records.quarantined_rows_sql() + ")";
-      SinkCommit sink;
-      sink.table = quarantine_table_;
-      sink.schema = quarantine_columns();
-      sink.app_id = checkpoint_->id();
-      sink.batch_id = id;
-      sink.record = record;
-      sink.replay = batch.replayed;
-      sink.properties = ctx_.pipeline.table_properties(ctx_.stream);
-      commit_once(sink, [&](delta::Commit& commit, const delta::Snapshot&) {
-        commit.add(delta::write_data_file(con, quarantine_table_, commit.metadata_after(), select, sink.schema));
-        fault_point("after_data_files");
-      });
-      fault_point("after_quarantine_commit");
-    }
-    std::string derived = derived_columns_sql();
-    std::string select = "SELECT *, " + batch_id + " AS _batch_id, " + ingested_at + " AS _ingested_at" + derived +
-                         " FROM (" + records.good_rows_sql() + ")";
-    SinkCommit sink;
-    sink.table = bronze_table_;
-    sink.schema = with_derived_columns(con, select, records.field_columns());
-    sink.app_id = checkpoint_->id();
-    sink.batch_id = id;
-    sink.record = record;
-    sink.partition_columns = ctx_.stream.partition_by;
-    sink.replay = batch.replayed;
-    sink.properties = ctx_.pipeline.table_properties(ctx_.stream);
-    bool written = commit_once(sink, [&](delta::Commit& commit, const delta::Snapshot&) {
-      if (batch.output_rows > 0)
-        for (const auto& file : delta::write_partitioned_files(con, bronze_table_, commit.metadata_after(), select, sink.schema,
-                                                               sink.partition_columns))
-          commit.add(file);
-      fault_point("after_data_files");
-    });
-    batch.already_committed = !written;
+    record.batch_id = b.id;
+    writer_.commit(b.con, *b.records, checkpoint_->id(), b.id, record, batch.replayed, batch);
     b.records.reset();  // the batch's tables and memory go before the next batch is read into them
     // With a group.id, the offsets now durable in bronze are copied to that consumer group, so
     // that kafka-consumer-groups and Burrow see the stream's lag.
@@ -720,9 +668,9 @@ class IngestRun {
       });
       fault_point("after_quarantine_commit");
     }
-    std::string derived = derived_columns_sql();
+    std::string derived = writer_.derived_columns_sql();
     PartitionSink sink{bronze_table_, ctx_.stream.name,
-                       with_derived_columns(con, rows(records.good_rows_sql(), {}, 0, derived), records.field_columns()),
+                       writer_.with_derived_columns(con, rows(records.good_rows_sql(), {}, 0, derived), records.field_columns()),
                        ctx_.stream.partition_by, record, ctx_.pipeline.table_properties(ctx_.stream)};
     int64_t version = commit_partitions(sink, ranges, [&](const FirstOffsets& from, int64_t v, const delta::Metadata& table) {
       std::vector<delta::AddFile> files;
@@ -756,46 +704,14 @@ class IngestRun {
     return record;
   }
 
-  // The stream's derived columns as a select list: ", (expression) AS name, ...", a day of an
-  // instant (dt = "date(event_time)") computed without ICU (sql/utc_date.h).
-  std::string derived_columns_sql() const {
-    std::vector<std::string> instants = {"kafka_timestamp"};
-    for (const auto& f : source_.schema.fields)
-      if (f.duckdb_type() == "TIMESTAMPTZ") instants.push_back(f.name);
-    std::string derived;
-    for (const auto& [name, expression] : ctx_.stream.derived)
-      derived += ", (" + sql::utc_date_without_icu(expression, instants) + ") AS " + sql::quote_ident(name);
-    return derived;
-  }
-
-  // The bronze schema: the source's fields and ingest's columns, then the derived columns typed
-  // as DuckDB types their expressions.
-  std::vector<delta::Column> with_derived_columns(sql::Connection& con, const std::string& select,
-                                                 const std::vector<delta::Column>& fields) {
-    std::vector<delta::Column> columns = bronze_columns(fields);
-    if (ctx_.stream.derived.empty()) return columns;
-    sql::Rows described;
-    try {
-      described = con.query("DESCRIBE " + select);
-    } catch (const Error& e) {
-      std::string list;
-      for (const auto& [name, expression] : ctx_.stream.derived) list += "\n  " + name + " = \"" + expression + "\"";
-      throw Error("stream " + ctx_.stream.name + ": a derived column's expression does not run over the source's "
-                  "fields:" + list + "\n" + e.what() + "\nFix it under [streams." + ctx_.stream.name + ".derived].");
-    }
-    for (size_t r = columns.size(); r < described.size(); r++)
-      columns.push_back({described.text(r, "column_name"), delta::delta_type_of_duckdb(described.text(r, "column_type"),
-                                                     "derived column " + described.text(r, "column_name")), true});
-    return columns;
-  }
-
   StreamContext& ctx_;
   const Source& source_;
   std::optional<Checkpoint> checkpoint_;  // none for a worker
   GroupMembership* membership_ = nullptr;  // a worker's group, kept for the process's life
   std::shared_ptr<KafkaReader> reader_;  // kept across the cycles of a continuous run (see kept_or_new_reader)
-  delta::Table bronze_table_;
-  delta::Table quarantine_table_;
+  BronzeWriter writer_;
+  const delta::Table& bronze_table_;
+  const delta::Table& quarantine_table_;
   Offsets latest_;  // the end offsets seen when the run started
   std::map<int32_t, LastRead> last_read_;  // per partition, the last record read (as the plans keep it)
   std::set<int32_t> replaced_;  // partitions whose last record read is not there now (records_replaced)
@@ -806,6 +722,7 @@ class IngestRun {
 }  // namespace
 
 StreamReport run_ingest_stream(StreamContext& ctx) {
+  if (ctx.pipeline.find_source(ctx.stream.source)->is_kinesis()) return run_kinesis_ingest(ctx);
   try {
     return IngestRun(ctx).run();
   } catch (...) {

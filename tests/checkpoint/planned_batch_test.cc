@@ -60,6 +60,37 @@ TEST(PlannedBatch, ATableRecordReadsAsVersions) {
   EXPECT_EQ(encode_planned_batch(no_data), kNoData);
 }
 
+TEST(PlannedBatch, AKinesisRecordKeepsEachShardsRangeAndPosition) {
+  // Sequence numbers longer than any integer type: kept as the decimal text they are.
+  const std::string kKinesis =
+      R"({"dataLoss":[{"continuedFrom":4,"partition":1,"readUpTo":4,"reason":"recreated"}],"kinesis":{)"
+      R"("shardId-000000000000":{"end":9,"finished":true,"first":"49680833382304212116591673116957954054308071505112596482",)"
+      R"("last":"49680833382304212116591673116957954054308071505112596999","position":)"
+      R"("49680833382304212116591673116957954054308071505112596999","start":7},)"
+      R"("shardId-000000000001":{"end":4,"fromMs":1790845500000,"start":4}}})" "\n";
+  PlannedBatch batch = decode_planned_batch(5, kKinesis, "batches/5.json");
+  const KinesisInput& input = batch.kinesis();
+  ASSERT_EQ(input.shards.size(), 2u);
+  const ShardRead& read = input.shards.at("shardId-000000000000");
+  EXPECT_EQ(read.start, 7);
+  EXPECT_EQ(read.end, 9);
+  EXPECT_TRUE(read.reads());
+  EXPECT_EQ(read.first, "49680833382304212116591673116957954054308071505112596482");
+  EXPECT_EQ(read.position, read.last);
+  EXPECT_TRUE(read.finished);
+  const ShardRead& idle = input.shards.at("shardId-000000000001");
+  EXPECT_FALSE(idle.reads());
+  EXPECT_EQ(idle.from_ms, 1790845500000);
+  ASSERT_EQ(input.data_loss.size(), 1u);
+  EXPECT_EQ(input.data_loss[0].reason, "recreated");
+  EXPECT_EQ(encode_planned_batch(batch), kKinesis);
+  // A Kafka stream handed a Kinesis plan (or the reverse) is told the checkpoint is not its own.
+  EXPECT_THROW(batch.kafka(), Error);
+  EXPECT_THROW(decode_planned_batch(0, kIngest, "batches/0.json").kinesis(), Error);
+  // A range that does not add up is damage, not a plan.
+  EXPECT_THROW(decode_planned_batch(5, R"({"kinesis":{"shardId-000000000000":{"start":3,"end":5}}})", "b/5.json"), Error);
+}
+
 TEST(PlannedBatch, AWrongOrDamagedRecordIsAnErrorThatSaysWhatToDo) {
   PlannedBatch table = decode_planned_batch(2, kTable, "batches/2.json");
   try {

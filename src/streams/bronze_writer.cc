@@ -1,0 +1,110 @@
+#include "streams/bronze_writer.h"
+
+#include "sinks/lake_table.h"
+#include "sinks/table_sink.h"
+#include "sql/utc_date.h"
+#include "streams/ingest_stream.h"  // bronze_columns, quarantine_columns
+#include "table/delta_types.h"
+#include "table/parquet_file.h"
+#include "util/cpu_profile.h"
+#include "util/error.h"
+#include "util/fault.h"
+#include "util/log_time.h"
+
+namespace lakestream {
+
+BronzeWriter::BronzeWriter(const Pipeline& pipeline, const Stream& stream, const Source& source)
+    : pipeline_(pipeline),
+      stream_(stream),
+      source_(source),
+      bronze_(lake_table(pipeline, stream.table)),
+      quarantine_(lake_table(pipeline, stream.table + "_quarantine")) {}
+
+std::vector<delta::Column> BronzeWriter::field_columns() const {
+  std::vector<delta::Column> fields;
+  delta::Snapshot bronze = delta::load_snapshot(bronze_);
+  for (const auto& column : bronze.metadata.schema) {
+    if (column.name == "partition") break;
+    fields.push_back(column);
+  }
+  return fields;
+}
+
+bool BronzeWriter::commit(sql::Connection& con, IngestBatch& records, const std::string& app_id, int64_t id,
+                          const CommitRecord& record, bool replay, BatchReport& batch) {
+  CpuScope cpu_scope("ingest.write_batch");
+  std::string ingested_at = "make_timestamp(" + std::to_string(wall_clock_us()) + ")::TIMESTAMPTZ";
+  std::string batch_id = std::to_string(id) + "::BIGINT";
+
+  // Quarantine first, bronze last: each commit is skipped on a replay once it is in.
+  if (batch.quarantined > 0) {
+    std::string select = "SELECT *, " + batch_id + " AS _batch_id, " + ingested_at + " AS _ingested_at FROM (" +
+                         records.quarantined_rows_sql() + ")";
+    SinkCommit sink;
+    sink.table = quarantine_;
+    sink.schema = quarantine_columns();
+    sink.app_id = app_id;
+    sink.batch_id = id;
+    sink.record = record;
+    sink.replay = replay;
+    sink.properties = pipeline_.table_properties(stream_);
+    commit_once(sink, [&](delta::Commit& commit, const delta::Snapshot&) {
+      commit.add(delta::write_data_file(con, quarantine_, commit.metadata_after(), select, sink.schema));
+      fault_point("after_data_files");
+    });
+    fault_point("after_quarantine_commit");
+  }
+  std::string select = "SELECT *, " + batch_id + " AS _batch_id, " + ingested_at + " AS _ingested_at" +
+                       derived_columns_sql() + " FROM (" + records.good_rows_sql() + ")";
+  SinkCommit sink;
+  sink.table = bronze_;
+  sink.schema = with_derived_columns(con, select, records.field_columns());
+  sink.app_id = app_id;
+  sink.batch_id = id;
+  sink.record = record;
+  sink.partition_columns = stream_.partition_by;
+  sink.replay = replay;
+  sink.properties = pipeline_.table_properties(stream_);
+  bool written = commit_once(sink, [&](delta::Commit& commit, const delta::Snapshot&) {
+    if (batch.output_rows > 0)
+      for (const auto& file :
+           delta::write_partitioned_files(con, bronze_, commit.metadata_after(), select, sink.schema, sink.partition_columns))
+        commit.add(file);
+    fault_point("after_data_files");
+  });
+  batch.already_committed = !written;
+  return written;
+}
+
+std::string BronzeWriter::derived_columns_sql() const {
+  std::vector<std::string> instants = {"kafka_timestamp"};
+  for (const auto& f : source_.schema.fields)
+    if (f.duckdb_type() == "TIMESTAMPTZ") instants.push_back(f.name);
+  std::string derived;
+  for (const auto& [name, expression] : stream_.derived)
+    derived += ", (" + sql::utc_date_without_icu(expression, instants) + ") AS " + sql::quote_ident(name);
+  return derived;
+}
+
+std::vector<delta::Column> BronzeWriter::with_derived_columns(sql::Connection& con, const std::string& select,
+                                                             const std::vector<delta::Column>& fields) const {
+  std::vector<delta::Column> columns = bronze_columns(fields);
+  if (stream_.derived.empty()) return columns;
+  sql::Rows described;
+  try {
+    described = con.query("DESCRIBE " + select);
+  } catch (const Error& e) {
+    std::string list;
+    for (const auto& [name, expression] : stream_.derived) list += "\n  " + name + " = \"" + expression + "\"";
+    throw Error("stream " + stream_.name + ": a derived column's expression does not run over the source's "
+                "fields:" + list + "\n" + e.what() + "\nFix it under [streams." + stream_.name + ".derived].");
+  }
+  for (size_t r = columns.size(); r < described.size(); r++)
+    columns.push_back({described.text(r, "column_name"),
+                       delta::delta_type_of_duckdb(described.text(r, "column_type"),
+                                                   "derived column " + described.text(r, "column_name")),
+                       true});
+  return columns;
+}
+
+}  // namespace lakestream

@@ -1,0 +1,50 @@
+// Where an ingest batch's rows go, whatever the source (a Kafka topic or a Kinesis stream): the
+// quarantine table first, then bronze, with the stream's derived columns, each commit once (a
+// replay skips what is in). The ingest streams read; this writes.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "pipeline/pipeline.h"
+#include "sql/duckdb.h"
+#include "streams/batch_report.h"
+#include "streams/ingest_batch.h"
+#include "table/commit_record.h"
+#include "table/delta_table.h"
+
+namespace lakestream {
+
+class BronzeWriter {
+ public:
+  BronzeWriter(const Pipeline& pipeline, const Stream& stream, const Source& source);
+
+  const delta::Table& bronze() const { return bronze_; }
+  const delta::Table& quarantine() const { return quarantine_; }
+
+  // The columns of the source's fields bronze has now: those before the ingest columns.
+  std::vector<delta::Column> field_columns() const;
+
+  // Commits batch `id` of `records` (read into `con`) under `app_id`'s txn: the quarantined rows,
+  // then the good ones, each commit carrying `record`. Fills `batch`'s already_committed; true
+  // when bronze's commit was written by this call (false: a replay found it in).
+  bool commit(sql::Connection& con, IngestBatch& records, const std::string& app_id, int64_t id,
+              const CommitRecord& record, bool replay, BatchReport& batch);
+
+  // The stream's derived columns as a select list: ", (expression) AS name, ...", a day of an
+  // instant (dt = "date(event_time)") computed without ICU (sql/utc_date.h).
+  std::string derived_columns_sql() const;
+  // The bronze schema: the source's fields and ingest's columns, then the derived columns typed
+  // as DuckDB types their expressions in `select`.
+  std::vector<delta::Column> with_derived_columns(sql::Connection& con, const std::string& select,
+                                                 const std::vector<delta::Column>& fields) const;
+
+ private:
+  const Pipeline& pipeline_;
+  const Stream& stream_;
+  const Source& source_;
+  delta::Table bronze_;
+  delta::Table quarantine_;
+};
+
+}  // namespace lakestream

@@ -1,0 +1,385 @@
+#include "streams/kinesis_ingest.h"
+
+#include <algorithm>
+#include <chrono>
+#include <map>
+#include <memory>
+#include <optional>
+#include <set>
+#include <thread>
+
+#include "checkpoint/checkpoint.h"
+#include "source/kinesis_client.h"
+#include "source/kafka_reader.h"  // KafkaRecord: a shard's record goes into bronze as a partition's does
+#include "streams/bronze_writer.h"
+#include "streams/ingest_batch.h"
+#include "streams/writer_schemas.h"
+#include "util/cpu_profile.h"
+#include "util/error.h"
+#include "util/fault.h"
+#include "util/stop.h"
+
+namespace lakestream {
+
+namespace {
+
+using Shards = std::map<std::string, ShardRead>;
+
+// Kinesis serves 5 reads a second per shard: reads of one shard are this far apart at least.
+constexpr auto kReadSpacing = std::chrono::milliseconds(200);
+// The most records one GetRecords returns.
+constexpr int kMostPerRead = 10000;
+
+std::string describe(const Shards& shards) {
+  std::string text;
+  for (const auto& [id, read] : shards) {
+    if (!read.reads()) continue;
+    if (!text.empty()) text += " ";
+    text += std::to_string(KinesisClient::shard_number(id)) + ":" + std::to_string(read.start) + "-" +
+            std::to_string(read.end);
+  }
+  return text.empty() ? "no records" : "records " + text;
+}
+
+nlohmann::json ordinals_json(const Shards& shards, bool starts) {
+  std::map<int32_t, int64_t> offsets;
+  for (const auto& [id, read] : shards) offsets[KinesisClient::shard_number(id)] = starts ? read.start : read.end;
+  return offsets_json(offsets);
+}
+
+class KinesisRun {
+ public:
+  explicit KinesisRun(StreamContext& ctx)
+      : ctx_(ctx),
+        source_(*ctx.pipeline.find_source(ctx.stream.source)),
+        client_(source_.kinesis),
+        writer_(ctx.pipeline, ctx.stream, source_),
+        checkpoint_(ctx.pipeline, ctx.stream) {
+    report_.stream = ctx.stream.name;
+    report_.stream_id = checkpoint_.id();
+    report_.source = "KinesisSource[" + source_.kinesis.stream + "]";
+    report_.table = ctx.stream.table;
+    if (source_.format == SourceFormat::Avro)
+      writer_schemas_ = std::make_unique<WriterSchemas>(source_, ctx.stream.table, writer_.field_columns());
+  }
+
+  StreamReport run() {
+    auto started = std::chrono::steady_clock::now();
+    int64_t committed = checkpoint_.committed_batch({writer_.bronze()});
+    checkpoint_.check_definition(committed >= 0 || checkpoint_.committed_batch({writer_.quarantine()}) >= 0);
+    std::optional<PlannedBatch> last = checkpoint_.last_planned();
+    if (last && committed > last->id)
+      throw Error("the checkpoint of stream " + ctx_.stream.name + " at " + checkpoint_.path() +
+                  " is behind its table: the table holds batch " + std::to_string(committed) +
+                  " but the checkpoint knows only batches up to " + std::to_string(last->id) +
+                  ". The checkpoint was replaced or restored from an old copy; restore the right one, or start over "
+                  "with a new checkpoint and a new table.");
+    Shards state = last ? last->kinesis().shards : Shards{};
+    if (last && last->id > committed) {
+      // A run died after planning this batch: read exactly its records again and commit them.
+      auto batch = replay(last->id, last->kinesis());
+      write(*batch);
+    }
+    int64_t next_id = last ? last->id + 1 : 0;
+    bool first_ever = !last.has_value();
+    while (!stop_requested()) {
+      auto batch = read_new(next_id, state, first_ever);
+      if (!batch) break;
+      checkpoint_.plan({next_id, batch->input});
+      fault_point("after_plan");
+      write(*batch);
+      state = batch->input.shards;
+      next_id++;
+      first_ever = false;
+      if (batch->caught_up) break;
+    }
+    report_.stopped = stop_requested();
+    if (next_id > 100) checkpoint_.forget_before(next_id - 100);
+    report_.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+    return report_;
+  }
+
+ private:
+  struct Batch {
+    int64_t id = 0;
+    KinesisInput input;
+    bool caught_up = false;  // every shard was read to its tip (or its end)
+    std::unique_ptr<IngestBatch> records;
+    BatchReport report;
+    std::chrono::steady_clock::time_point started;
+    std::optional<int64_t> oldest_arrival_ms;
+  };
+
+  std::unique_ptr<Batch> new_batch(int64_t id, bool replay) {
+    auto batch = std::make_unique<Batch>();
+    batch->id = id;
+    batch->started = std::chrono::steady_clock::now();
+    batch->report.batch_id = id;
+    batch->report.replayed = replay;
+    batch->report.started_at_us = wall_clock_us();
+    batch->records = std::make_unique<IngestBatch>(ctx_.con, source_, writer_schemas_.get());
+    return batch;
+  }
+
+  void add(Batch& batch, const std::string& shard, int64_t ordinal, const KinesisRecord& r) {
+    KafkaRecord record{KinesisClient::shard_number(shard), ordinal, r.arrival_ms,
+                       r.partition_key.data(), r.partition_key.size(), r.data.data(), r.data.size()};
+    batch.records->add(record);
+    if (r.arrival_ms >= 0 && (!batch.oldest_arrival_ms || r.arrival_ms < *batch.oldest_arrival_ms))
+      batch.oldest_arrival_ms = r.arrival_ms;
+  }
+
+  // Waits until `shard` may be read again (5 reads a second per shard).
+  void pace(const std::string& shard) {
+    auto& at = last_read_at_[shard];
+    auto now = std::chrono::steady_clock::now();
+    if (at.time_since_epoch().count() != 0 && now < at + kReadSpacing) std::this_thread::sleep_for(at + kReadSpacing - now);
+    at = std::chrono::steady_clock::now();
+  }
+
+  // Reads from `iterator` once; an iterator that expired (after 5 minutes) is made again by `renew`.
+  KinesisRecords get_records(const std::string& shard, std::string& iterator, int limit,
+                             const std::function<std::string()>& renew) {
+    pace(shard);
+    try {
+      return client_.get_records(iterator, limit);
+    } catch (const KinesisError& e) {
+      if (e.code() != "ExpiredIteratorException") throw;
+      iterator = renew();
+      pace(shard);
+      return client_.get_records(iterator, limit);
+    }
+  }
+
+  // The records of planned batch `id` again: per shard, from its first sequence number to its
+  // last, which must be the same count of records as planned.
+  std::unique_ptr<Batch> replay(int64_t id, const KinesisInput& input) {
+    auto batch = new_batch(id, true);
+    batch->input = input;
+    for (const auto& [shard, read] : input.shards) {
+      if (!read.reads()) continue;
+      auto renew = [&, &shard = shard] {
+        return client_.shard_iterator(shard, IteratorStart::AtSequence, read.first);
+      };
+      std::string iterator = renew();
+      int64_t ordinal = read.start;
+      bool at_last = false;
+      while (!at_last) {
+        KinesisRecords got = get_records(shard, iterator, static_cast<int>(std::min<int64_t>(kMostPerRead, read.end - ordinal)), renew);
+        for (const auto& r : got.records) {
+          if (ordinal == read.start && r.sequence != read.first) refuse_replay(id, shard, read, "its first record is gone");
+          if (ordinal >= read.end) refuse_replay(id, shard, read, "more records lie between its first and last");
+          add(*batch, shard, ordinal++, r);
+          if (r.sequence == read.last) {
+            at_last = true;
+            break;
+          }
+        }
+        if (!at_last && (got.next_iterator.empty() || (got.records.empty() && got.millis_behind_latest == 0)))
+          refuse_replay(id, shard, read, "its last record is not there");
+        iterator = got.next_iterator;
+      }
+      if (ordinal != read.end) refuse_replay(id, shard, read, "fewer records lie between its first and last");
+    }
+    finish(*batch);
+    return batch;
+  }
+
+  [[noreturn]] void refuse_replay(int64_t id, const std::string& shard, const ShardRead& read, const std::string& why) {
+    throw Error("stream " + ctx_.stream.name + " cannot replay batch " + std::to_string(id) + ": in " + shard + " of " +
+                source_.kinesis.stream + ", the records it planned (sequence numbers " + read.first + " to " + read.last +
+                ", " + std::to_string(read.end - read.start) + " records) are not there as they were: " + why +
+                ". The records aged out (the stream's retention) or the stream was deleted and created again. Nothing "
+                "was written. Start the stream over with a new checkpoint (delete " +
+                ctx_.pipeline.checkpoint_path(ctx_.stream.name) + ") and a new table.");
+  }
+
+  // The next batch: what is new in every shard that may be read now, up to the cap; none when
+  // nothing is new and nothing about the shards changed.
+  std::unique_ptr<Batch> read_new(int64_t id, const Shards& before, bool first_ever) {
+    CpuScope cpu_scope("kinesis.read_batch");
+    std::vector<KinesisShard> listed = client_.list_shards();
+    Shards shards = before;
+    // Shards the stream knew that are gone (expired whole; one read to its end is simply
+    // forgotten), and positions a shard cannot go on from: a stream deleted and created again
+    // has shards of the same ids whose records start after everything the stream read.
+    std::vector<DataLoss> data_loss;
+    std::string lost, recreated;
+    std::map<std::string, const KinesisShard*> by_id;
+    for (const auto& s : listed) by_id[s.id] = &s;
+    for (auto it = shards.begin(); it != shards.end();) {
+      ShardRead& read = it->second;
+      int32_t number = KinesisClient::shard_number(it->first);
+      auto listed_shard = by_id.find(it->first);
+      if (listed_shard == by_id.end()) {
+        if (!read.finished) {
+          lost += "\n  " + it->first +
+                  (read.position.empty() ? " (never read)" : " (read up to sequence number " + read.position + ")");
+          data_loss.push_back({number, read.end, std::nullopt, "partition gone"});
+        }
+        it = shards.erase(it);
+        continue;
+      }
+      if (!read.position.empty() && compare_sequences(read.position, listed_shard->second->first_sequence) < 0) {
+        recreated += "\n  " + it->first + ": read up to sequence number " + read.position +
+                     ", but the shard now begins at " + listed_shard->second->first_sequence;
+        data_loss.push_back({number, read.end, read.end, "recreated"});
+        read.position.clear();  // on from the new shard's start, numbered on
+        read.finished = false;
+        iterators_.erase(it->first);
+      }
+      read.start = read.end;  // this batch's range starts where the last one ended
+      read.first.clear();
+      read.last.clear();
+      ++it;
+    }
+    bool changed = first_ever || !data_loss.empty();
+    if (source_.fail_on_data_loss && !recreated.empty())
+      throw Error("Kinesis stream " + source_.kinesis.stream + " was deleted and created again: the positions stream " +
+                  ctx_.stream.name + " read to are not in its shards:" + recreated +
+                  "\nNothing was read. To read the new stream from its start and keep the table, set fail_on_data_loss "
+                  "= false in [sources." + source_.name + "] (the gap is recorded and check shows it); or start the "
+                  "stream over with a new checkpoint (delete " + ctx_.pipeline.checkpoint_path(ctx_.stream.name) +
+                  ") and a new table.");
+    if (source_.fail_on_data_loss && !lost.empty())
+      throw Error("shards of Kinesis stream " + source_.kinesis.stream + " expired before stream " + ctx_.stream.name +
+                  " read them to their end (retention):" + lost +
+                  "\nNothing was read. Their remaining records are lost to this stream; to go on with the shards "
+                  "still there, set fail_on_data_loss = false in [sources." + source_.name + "] (the gap is "
+                  "recorded and check shows it).");
+    int64_t now_ms = wall_clock_us() / 1000;
+    for (const auto& s : listed) {
+      if (shards.count(s.id)) continue;
+      ShardRead& read = shards[s.id];
+      changed = true;
+      // The first run starts where starting_position says; shards made later (a split or merge)
+      // start at their beginning, as their parents end there.
+      if (first_ever && source_.kinesis.start == KinesisSettings::Start::Latest) read.from_ms = now_ms;
+      if (first_ever && source_.kinesis.start == KinesisSettings::Start::AtTimestamp)
+        read.from_ms = source_.kinesis.start_timestamp_ms;
+    }
+    // A shard is read once its parents still held are read to their end: a key's records stay in
+    // order across a split or merge.
+    std::vector<const KinesisShard*> readable;
+    for (const auto& s : listed) {
+      if (shards[s.id].finished) continue;
+      bool parents_done = true;
+      for (const std::string* parent : {&s.parent, &s.adjacent_parent})
+        if (!parent->empty() && shards.count(*parent) && !shards[*parent].finished) parents_done = false;
+      if (parents_done) readable.push_back(&s);
+    }
+    auto batch = new_batch(id, false);
+    int64_t cap = source_.max_offsets_per_trigger;
+    // Each shard gets an equal share of the cap, so that a busy shard does not starve the others.
+    int64_t share = cap > 0 && !readable.empty() ? std::max<int64_t>(1, cap / static_cast<int64_t>(readable.size())) : 0;
+    bool caught_up = true;
+    for (const KinesisShard* s : readable) {
+      ShardRead& read = shards[s->id];
+      int64_t taken = 0;
+      auto renew = [&] {
+        if (!read.position.empty()) return client_.shard_iterator(s->id, IteratorStart::AfterSequence, read.position);
+        if (read.from_ms) return client_.shard_iterator(s->id, IteratorStart::AtTimestamp, "", *read.from_ms);
+        return client_.shard_iterator(s->id, IteratorStart::TrimHorizon);
+      };
+      auto kept = iterators_.find(s->id);
+      std::string iterator = kept != iterators_.end() ? kept->second : renew();
+      iterators_.erase(s->id);
+      for (;;) {
+        int limit = static_cast<int>(share > 0 ? std::min<int64_t>(kMostPerRead, share - taken) : kMostPerRead);
+        KinesisRecords got = get_records(s->id, iterator, limit, renew);
+        for (const auto& r : got.records) {
+          if (!read.reads()) read.first = r.sequence;
+          read.last = r.sequence;
+          read.position = r.sequence;
+          read.from_ms.reset();
+          add(*batch, s->id, read.end++, r);
+        }
+        taken += static_cast<int64_t>(got.records.size());
+        behind_ms_[s->id] = got.millis_behind_latest;
+        if (got.next_iterator.empty()) {  // closed and read to its end: its children are next
+          read.finished = true;
+          changed = true;
+          caught_up = false;
+          break;
+        }
+        iterator = got.next_iterator;
+        if (share > 0 && taken >= share) {  // the cap: the rest is the next batch's
+          iterators_[s->id] = iterator;
+          caught_up = false;
+          break;
+        }
+        if (got.records.empty() && got.millis_behind_latest == 0) {  // at the shard's tip
+          iterators_[s->id] = iterator;
+          break;
+        }
+      }
+    }
+    batch->input.shards = std::move(shards);
+    batch->input.data_loss = std::move(data_loss);
+    batch->caught_up = caught_up;
+    if (batch->records->records() == 0 && !changed) return nullptr;
+    finish(*batch);
+    return batch;
+  }
+
+  void finish(Batch& batch) {
+    IngestBatch& records = *batch.records;
+    records.finish();
+    BatchReport& report = batch.report;
+    report.input_rows = records.records();
+    report.quarantined = records.quarantined();
+    report.tombstones = records.tombstones();
+    report.output_rows = report.input_rows - report.quarantined - report.tombstones;
+    report.description = describe(batch.input.shards);
+    report.start_offset = ordinals_json(batch.input.shards, true);
+    report.end_offset = ordinals_json(batch.input.shards, false);
+    report.latest_offset = report.end_offset;
+    int64_t behind = 0;
+    for (const auto& [shard, ms] : behind_ms_) behind = std::max(behind, ms);
+    if (behind > 0) report.description += " (" + std::to_string(behind) + " ms behind the stream's tip)";
+    if (client_.throttled() > throttled_told_) {
+      report.warning = "Kinesis throttled " + std::to_string(client_.throttled() - throttled_told_) +
+                       " reads; they were waited out (5 reads and 2 MB a second per shard)";
+      throttled_told_ = client_.throttled();
+    }
+    report.durations_ms["getBatch"] = ms_since(batch.started);
+    fault_point("after_kafka_read");
+  }
+
+  void write(Batch& batch) {
+    auto processing = std::chrono::steady_clock::now();
+    CommitRecord record;
+    record.stream = ctx_.stream.name;
+    record.batch_id = batch.id;
+    OffsetRanges ranges;
+    for (const auto& [shard, read] : batch.input.shards)
+      ranges[KinesisClient::shard_number(shard)] = {read.start, read.end};
+    record.kafka = KafkaRead{source_.kinesis.stream, ranges};
+    record.data_loss = batch.input.data_loss;
+    writer_.commit(ctx_.con, *batch.records, checkpoint_.id(), batch.id, record, batch.report.replayed, batch.report);
+    batch.records.reset();
+    if (batch.oldest_arrival_ms)
+      batch.report.input_wait_ms = std::max<int64_t>(0, wall_clock_us() / 1000 - *batch.oldest_arrival_ms);
+    batch.report.durations_ms["addBatch"] = ms_since(processing);
+    batch.report.durations_ms["triggerExecution"] = ms_since(batch.started);
+    ctx_.finish_batch(report_, batch.report, batch.started);
+  }
+
+  StreamContext& ctx_;
+  const Source& source_;
+  KinesisClient client_;
+  BronzeWriter writer_;
+  Checkpoint checkpoint_;
+  std::unique_ptr<WriterSchemas> writer_schemas_;  // Avro sources only
+  std::map<std::string, std::string> iterators_;   // per shard, where this run's last read left off
+  std::map<std::string, std::chrono::steady_clock::time_point> last_read_at_;
+  std::map<std::string, int64_t> behind_ms_;  // per shard, MillisBehindLatest of its last read
+  int64_t throttled_told_ = 0;
+  StreamReport report_;
+};
+
+}  // namespace
+
+StreamReport run_kinesis_ingest(StreamContext& ctx) { return KinesisRun(ctx).run(); }
+
+}  // namespace lakestream

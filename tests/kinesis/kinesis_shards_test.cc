@@ -1,0 +1,139 @@
+// A Kinesis source's shards over time: a split and a merge in the middle of a backlog (parents
+// read to their end before their children, so each key's records stay in order), where a first
+// run starts (trim_horizon, latest, a time), throttling waited out, and a stream deleted and
+// created again under a stream that read it.
+#include <chrono>
+#include <csignal>
+#include <ctime>
+
+#include "kinesis/sent_records.h"
+
+namespace lakestream::testing {
+namespace {
+
+// Each key's records in bronze, ordered by batch then position, must be in the order they were put
+// (their order_ids rise): the count of those that are not.
+std::string out_of_order_sql() {
+  return "SELECT count(*) AS out_of_order FROM (SELECT order_id, lag(order_id) OVER (PARTITION BY key ORDER BY _batch_id, "
+         "\"offset\") AS before FROM bronze_orders) WHERE before > order_id";
+}
+
+std::string with_setting(const std::string& toml, const std::string& line) {
+  std::string out = toml;
+  std::string at = "max_records_per_trigger = 300\n";
+  out.replace(out.find(at), at.size(), at + line + "\n");
+  return out;
+}
+
+TEST(KinesisShards, ASplitAndAMergeMidBacklogKeepEachKeysOrder) {
+  KinesisFixture f(kPipeline);
+  f.kinesis().create("orders", 2);
+  Sent sent;
+  sent.put(f.kinesis(), 900, 11);
+  // The first run dies after its third batch: the parents are read in part.
+  CommandResult killed = f.lakestream("run", {}, {"LAKESTREAM_FAULT=after_delta_commit:3"});
+  ASSERT_EQ(killed.signal, SIGKILL) << killed.out << killed.err;
+  // Shard 0 splits into 2 and 3; 3 (the upper half) and 1 merge into 4; records go to each generation.
+  auto split = f.kinesis().run({{{"split", "orders"}, {"shard", "shardId-000000000000"}}});
+  ASSERT_EQ(split.at(0)["shards"].size(), 4u) << split.at(0).dump();
+  sent.put(f.kinesis(), 900, 12);
+  auto merged = f.kinesis().run({{{"merge", "orders"}, {"shard", "shardId-000000000003"}, {"adjacent", "shardId-000000000001"}}});
+  ASSERT_EQ(merged.at(0)["shards"].size(), 5u) << merged.at(0).dump();
+  EXPECT_EQ(merged.at(0)["shards"][4]["ParentShardId"], "shardId-000000000003");
+  EXPECT_EQ(merged.at(0)["shards"][4]["AdjacentParentShardId"], "shardId-000000000001");
+  sent.put(f.kinesis(), 900, 13);
+  std::set<std::string> shards_put;
+  for (const auto& p : sent.puts) shards_put.insert(p.shard);
+  ASSERT_EQ(shards_put.size(), 5u) << "every generation of shards holds records";
+
+  run_ok(f);
+  expect_bronze_holds(f, sent);
+  EXPECT_EQ(f.query(out_of_order_sql()), "out_of_order\n0\n");
+  // Closed shards are remembered as read: nothing new, no batch.
+  CommandResult again = f.lakestream("run");
+  EXPECT_NE(again.out.find("read_orders: nothing new"), std::string::npos) << again.out << again.err;
+  sent.put(f.kinesis(), 200, 14);
+  run_ok(f);
+  expect_bronze_holds(f, sent);
+  EXPECT_EQ(f.query(out_of_order_sql()), "out_of_order\n0\n");
+  EXPECT_EQ(f.lakestream("check").exit_code, 0);
+}
+
+TEST(KinesisShards, LatestStartsWithWhatArrivesAfterTheFirstRun) {
+  KinesisFixture f(with_setting(kPipeline, "starting_position = \"latest\""));
+  f.kinesis().create("orders", 2);
+  Sent before;
+  before.put(f.kinesis(), 100, 21);
+  std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  run_ok(f);
+  EXPECT_EQ(f.query("SELECT count(*) AS n FROM bronze_orders"), "n\n0\n");
+  Sent after;
+  after.next_id = 1000;
+  after.put(f.kinesis(), 150, 22);
+  run_ok(f);
+  // Exactly the later records, numbered from 0 in each shard (the stream's first records there).
+  expect_bronze_holds(f, after);
+}
+
+TEST(KinesisShards, ATimeStartsWithWhatArrivedFromThen) {
+  Kinesalite kinesis;
+  kinesis.create("orders", 2);
+  Sent before;
+  before.put(kinesis, 100, 31);
+  std::this_thread::sleep_for(std::chrono::milliseconds(1100));
+  auto now = std::chrono::system_clock::now();
+  std::time_t seconds = std::chrono::system_clock::to_time_t(now);
+  std::tm tm{};
+  gmtime_r(&seconds, &tm);
+  char when[40];
+  std::strftime(when, sizeof when, "%Y-%m-%dT%H:%M:%SZ", &tm);  // a whole second: the records of it and after
+  std::this_thread::sleep_for(std::chrono::milliseconds(1100));
+  Sent after;
+  after.next_id = 1000;
+  after.put(kinesis, 120, 32);
+  PipelineFixture f(with_kinesis(with_setting(kPipeline, std::string("starting_position = \"") + when + "\""),
+                                 kinesis.endpoint()),
+                    {{"unused", 1}});
+  CommandResult r = f.lakestream("run");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  Expected e = after.expected();
+  EXPECT_EQ(f.query("SELECT partition, \"offset\", order_id FROM bronze_orders ORDER BY partition, \"offset\""), e.bronze);
+}
+
+TEST(KinesisShards, ThrottlingIsWaitedOutAndTold) {
+  Kinesalite kinesis;
+  kinesis.create("orders", 2);
+  Sent sent;
+  sent.put(kinesis, 1200, 41);
+  TempDir dir;
+  int port = free_port();
+  ChildServer proxy({"node", source_dir() + "/tests/kinesis/throttling_proxy.js", std::to_string(port),
+                     std::to_string(kinesis.port())},
+                    port, dir / "proxy.log");
+  PipelineFixture f(with_kinesis(kPipeline, "http://127.0.0.1:" + std::to_string(port)), {{"unused", 1}});
+  CommandResult r = f.lakestream("run");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  Expected e = sent.expected();
+  EXPECT_EQ(f.query("SELECT partition, \"offset\", order_id FROM bronze_orders ORDER BY partition, \"offset\""), e.bronze);
+  EXPECT_NE(r.out.find("warning: Kinesis throttled "), std::string::npos) << r.out;
+}
+
+TEST(KinesisShards, AStreamCreatedAgainIsRefusedWithWhatToDo) {
+  KinesisFixture f(kPipeline);
+  f.kinesis().create("orders", 2);
+  Sent sent;
+  sent.put(f.kinesis(), 200, 51);
+  run_ok(f);
+  f.kinesis().run({{{"delete", "orders"}}});
+  f.kinesis().create("orders", 2);
+  Sent again;
+  again.put(f.kinesis(), 50, 52);
+  CommandResult r = f.lakestream("run");
+  EXPECT_EQ(r.exit_code, 1) << r.out;
+  EXPECT_NE(r.err.find("fail_on_data_loss"), std::string::npos) << r.err;
+  // Nothing was written: bronze still holds the first stream's records.
+  expect_bronze_holds(f, sent);
+}
+
+}  // namespace
+}  // namespace lakestream::testing
