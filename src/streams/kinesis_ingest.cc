@@ -47,12 +47,39 @@ nlohmann::json ordinals_json(const Shards& shards, bool starts) {
   return offsets_json(offsets);
 }
 
+// What a continuous run keeps from one cycle to the next: the client (its connection), each
+// shard's iterator where the last batch left it, when each shard was last read (the 5 reads a
+// second hold across cycles) and the last shard listing.
+struct KinesisKept : KeptStreamState {
+  explicit KinesisKept(const KinesisSettings& settings) : client(settings) {}
+  KinesisClient client;
+  std::map<std::string, std::string> iterators;
+  std::map<std::string, std::chrono::steady_clock::time_point> last_read_at;
+  std::vector<KinesisShard> listing;
+  std::chrono::steady_clock::time_point listed_at;
+};
+
+// A listing is asked again after this long (ListShards allows 100 calls a second per stream;
+// a continuous run that polls an idle stream needs far fewer).
+constexpr auto kListAgainAfter = std::chrono::seconds(1);
+
+// The kept state of a continuous run's stream, made on its first cycle; a plain run's own.
+KinesisKept& kept_state(StreamContext& ctx, const Source& source, std::unique_ptr<KinesisKept>& own) {
+  if (ctx.kept_state) {
+    if (!*ctx.kept_state) *ctx.kept_state = std::make_unique<KinesisKept>(source.kinesis);
+    if (auto* kept = dynamic_cast<KinesisKept*>(ctx.kept_state->get())) return *kept;
+  }
+  own = std::make_unique<KinesisKept>(source.kinesis);
+  return *own;
+}
+
 class KinesisRun {
  public:
   explicit KinesisRun(StreamContext& ctx)
       : ctx_(ctx),
         source_(*ctx.pipeline.find_source(ctx.stream.source)),
-        client_(source_.kinesis),
+        kept_(kept_state(ctx, source_, own_kept_)),
+        client_(kept_.client),
         writer_(ctx.pipeline, ctx.stream, source_),
         checkpoint_(ctx.pipeline, ctx.stream) {
     report_.stream = ctx.stream.name;
@@ -82,8 +109,15 @@ class KinesisRun {
     }
     int64_t next_id = last ? last->id + 1 : 0;
     bool first_ever = !last.has_value();
+    // A continuous cycle that finds nothing new polls for up to wait_for_records_ms (each shard at
+    // most 5 times a second) before it ends, so that a record is read soon after it arrives.
+    auto poll_until = std::chrono::steady_clock::now() + std::chrono::milliseconds(ctx_.wait_for_records_ms);
     while (!stop_requested()) {
       auto batch = read_new(next_id, state, first_ever);
+      if (!batch && report_.batches.empty() && ctx_.continuous && std::chrono::steady_clock::now() < poll_until) {
+        sleep_unless_stopped(0.05);  // (the reads themselves wait for their shard's turn)
+        continue;
+      }
       if (!batch) break;
       checkpoint_.plan({next_id, batch->input});
       fault_point("after_plan");
@@ -131,7 +165,7 @@ class KinesisRun {
 
   // Waits until `shard` may be read again (5 reads a second per shard).
   void pace(const std::string& shard) {
-    auto& at = last_read_at_[shard];
+    auto& at = kept_.last_read_at[shard];
     auto now = std::chrono::steady_clock::now();
     if (at.time_since_epoch().count() != 0 && now < at + kReadSpacing) std::this_thread::sleep_for(at + kReadSpacing - now);
     at = std::chrono::steady_clock::now();
@@ -198,7 +232,11 @@ class KinesisRun {
   // nothing is new and nothing about the shards changed.
   std::unique_ptr<Batch> read_new(int64_t id, const Shards& before, bool first_ever) {
     CpuScope cpu_scope("kinesis.read_batch");
-    std::vector<KinesisShard> listed = client_.list_shards();
+    if (kept_.listing.empty() || std::chrono::steady_clock::now() >= kept_.listed_at + kListAgainAfter) {
+      kept_.listing = client_.list_shards();
+      kept_.listed_at = std::chrono::steady_clock::now();
+    }
+    const std::vector<KinesisShard>& listed = kept_.listing;
     Shards shards = before;
     // Shards the stream knew that are gone (expired whole; one read to its end is simply
     // forgotten), and positions a shard cannot go on from: a stream deleted and created again
@@ -226,7 +264,7 @@ class KinesisRun {
         data_loss.push_back({number, read.end, read.end, "recreated"});
         read.position.clear();  // on from the new shard's start, numbered on
         read.finished = false;
-        iterators_.erase(it->first);
+        kept_.iterators.erase(it->first);
       }
       read.start = read.end;  // this batch's range starts where the last one ended
       read.first.clear();
@@ -281,9 +319,9 @@ class KinesisRun {
         if (read.from_ms) return client_.shard_iterator(s->id, IteratorStart::AtTimestamp, "", *read.from_ms);
         return client_.shard_iterator(s->id, IteratorStart::TrimHorizon);
       };
-      auto kept = iterators_.find(s->id);
-      std::string iterator = kept != iterators_.end() ? kept->second : renew();
-      iterators_.erase(s->id);
+      auto kept = kept_.iterators.find(s->id);
+      std::string iterator = kept != kept_.iterators.end() ? kept->second : renew();
+      kept_.iterators.erase(s->id);
       for (;;) {
         int limit = static_cast<int>(share > 0 ? std::min<int64_t>(kMostPerRead, share - taken) : kMostPerRead);
         KinesisRecords got = get_records(s->id, iterator, limit, renew);
@@ -304,12 +342,12 @@ class KinesisRun {
         }
         iterator = got.next_iterator;
         if (share > 0 && taken >= share) {  // the cap: the rest is the next batch's
-          iterators_[s->id] = iterator;
+          kept_.iterators[s->id] = iterator;
           caught_up = false;
           break;
         }
         if (got.records.empty() && got.millis_behind_latest == 0) {  // at the shard's tip
-          iterators_[s->id] = iterator;
+          kept_.iterators[s->id] = iterator;
           break;
         }
       }
@@ -367,12 +405,12 @@ class KinesisRun {
 
   StreamContext& ctx_;
   const Source& source_;
-  KinesisClient client_;
+  std::unique_ptr<KinesisKept> own_kept_;  // a plain run's
+  KinesisKept& kept_;
+  KinesisClient& client_;
   BronzeWriter writer_;
   Checkpoint checkpoint_;
   std::unique_ptr<WriterSchemas> writer_schemas_;  // Avro sources only
-  std::map<std::string, std::string> iterators_;   // per shard, where this run's last read left off
-  std::map<std::string, std::chrono::steady_clock::time_point> last_read_at_;
   std::map<std::string, int64_t> behind_ms_;  // per shard, MillisBehindLatest of its last read
   int64_t throttled_told_ = 0;
   StreamReport report_;

@@ -1,0 +1,63 @@
+// The shop scenario with its orders in a Kinesis data stream of 3 shards instead of a Kafka topic,
+// put by the AWS SDK's client with the order id as partition key: the three tables and check's
+// lines are those of tests/data/shop, word for word, and recount corrects the same hour.
+#include "kinesis/kinesis_fixture.h"
+#include "shop/shop_scenario.h"
+
+namespace lakestream::testing {
+namespace {
+
+// The example pipeline reading the Kinesis stream `orders` at @KINESIS@, with no [kafka].
+std::string kinesis_shop_pipeline() {
+  std::string toml = shop_pipeline();
+  size_t kafka = toml.find("[kafka]\n");
+  size_t next = toml.find("\n[", kafka + 1);
+  toml.erase(kafka, next + 1 - kafka);
+  return replaced(toml, "topic = \"orders\"\n", "kinesis = \"orders\"\nendpoint = \"@KINESIS@\"\n");
+}
+
+// Puts batches 1 2 3 3 4 5 (3 twice: the shop's system sends it again), running the streams after each.
+void play_shop_on_kinesis(KinesisFixture& f) {
+  auto batches = shop_batches();
+  for (const std::string batch : {"1", "2", "3", "3", "4", "5"}) {
+    nlohmann::json records = nlohmann::json::array();
+    std::istringstream lines(batches.at(batch));
+    for (std::string line; std::getline(lines, line);)
+      if (!line.empty())
+        records.push_back({{"data", line}, {"key", std::to_string(nlohmann::json::parse(line).at("order_id").get<int64_t>())}});
+    f.kinesis().put("orders", records);
+    CommandResult r = f.lakestream("run");
+    ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+  }
+}
+
+TEST(KinesisShop, TheScenarioGivesTheSameTablesAndCheckLines) {
+  KinesisFixture f(kinesis_shop_pipeline());
+  f.kinesis().create("orders", 3);
+  play_shop_on_kinesis(f);
+  CommandResult check = f.lakestream("check");
+  EXPECT_EQ(check.out, expected_check("expected-check.txt")) << check.err;
+  EXPECT_EQ(check.exit_code, 0);
+  EXPECT_EQ(f.query("select order_id, customer_id, status, amount, strftime(event_time, '%H:%M') as t from orders order by order_id"),
+            "order_id,customer_id,status,amount,t\n"
+            "1001,C01,placed,25.00,09:05\n"
+            "1002,C02,shipped,18.50,10:30\n"
+            "1003,C01,placed,25.00,09:50\n"
+            "1004,C03,placed,30.00,10:15\n"
+            "1005,C04,placed,18.25,11:10\n"
+            "1006,C05,placed,22.00,09:45\n"
+            "1007,C02,placed,25.00,10:40\n"
+            "1008,C01,placed,40.00,12:05\n"
+            "1009,C03,placed,30.00,13:20\n");
+  EXPECT_EQ(f.query("select strftime(hour, '%H:%M') as h, orders, revenue from hourly_sales order by hour"),
+            "h,orders,revenue\n09:00,3,68.50\n10:00,2,55.00\n11:00,1,18.25\n");
+  // Bronze: every record Kinesis holds, the resent ones included, each shard's numbered from 0.
+  EXPECT_EQ(f.query("select count(*) as events, count(distinct (partition, \"offset\")) as offsets, "
+                    "count(distinct order_id) as orders, count(distinct partition) as shards, "
+                    "bool_and(key = order_id::VARCHAR) as keyed from bronze_orders"),
+            "events,offsets,orders,shards,keyed\n11,11,9,3,true\n");
+  expect_recount_corrects_nine_oclock(f.pipeline());
+}
+
+}  // namespace
+}  // namespace lakestream::testing
