@@ -52,6 +52,7 @@ BatchProgress batch_progress(const StreamReport& stream, const BatchReport& b, s
   p.duration_ms = total == b.durations_ms.end() ? 0 : total->second;
   p.input_wait_ms = b.input_wait_ms;
   p.lag = lag_behind(b.end_offset, b.latest_offset);
+  for (const auto& [shard, ms] : b.millis_behind_latest) p.millis_behind[std::to_string(shard)] = ms;
   if (b.end_offset.is_number()) p.end_version = b.end_offset.get<int64_t>();
   p.worker = stream.worker;
   p.partitions_held = stream.partitions_held;
@@ -107,6 +108,8 @@ BatchProgress decode_progress(const nlohmann::json& r) {
     p.lag = lag_behind(end, latest);
     if (end.is_number()) p.end_version = end.get<int64_t>();
   }
+  if (r.contains("lakestream") && r["lakestream"].contains("millisBehindLatest"))
+    for (const auto& [shard, ms] : r["lakestream"]["millisBehindLatest"].items()) p.millis_behind[shard] = ms.get<int64_t>();
   return p;
 }
 

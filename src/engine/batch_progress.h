@@ -35,6 +35,8 @@ struct BatchProgress {
   // Behind the newest input when the batch was planned: offsets per Kafka partition, or versions
   // of the source table under "table".
   std::map<std::string, int64_t> lag;
+  // A Kinesis ingest batch: shard number -> how far its last read was behind the shard's tip (ms).
+  std::map<std::string, int64_t> millis_behind;
   std::optional<int64_t> end_version;    // streams reading a table: the last version read
   // An ingest worker's batch: which worker ("host:pid") and the partitions it held.
   std::string worker;

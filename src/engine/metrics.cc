@@ -77,6 +77,7 @@ void Metrics::observe_locked(const BatchProgress& b) {
     m.state_bytes = b.state->memory_bytes;
   }
   m.lag = b.lag;
+  m.millis_behind = b.millis_behind;
   if (b.input_wait_ms) m.input_wait_seconds = static_cast<double>(*b.input_wait_ms) / 1000.0;
   double seconds = b.duration_ms / 1000.0;
   m.duration_sum += seconds;
@@ -127,6 +128,12 @@ std::string Metrics::render() const {
          [&](const std::string& l, const StreamMetrics& m) {
            for (const auto& [p, lag] : m.lag)
              out += "lakestream_lag{" + l + ",partition=\"" + label(p) + "\"} " + std::to_string(lag) + "\n";
+         });
+  family("lakestream_millis_behind_latest", "gauge",
+         "Kinesis sources: how far the last read of each shard was behind its tip (MillisBehindLatest), in milliseconds.",
+         [&](const std::string& l, const StreamMetrics& m) {
+           for (const auto& [shard, ms] : m.millis_behind)
+             out += "lakestream_millis_behind_latest{" + l + ",shard=\"" + label(shard) + "\"} " + std::to_string(ms) + "\n";
          });
   family("lakestream_processing_below_input", "gauge", "1 when the processing rate has been below the input rate for 10 minutes.",
          [&](const std::string& l, const StreamMetrics& m) {

@@ -40,6 +40,7 @@ class Metrics {
     bool has_event_time = false;
     int64_t state_rows = 0, state_bytes = 0;
     std::map<std::string, int64_t> lag;  // partition (or "table") -> offsets or versions behind
+    std::map<std::string, int64_t> millis_behind;  // Kinesis: shard number -> ms behind its tip
     std::vector<int64_t> bucket_counts;  // cumulative counts per bucket are computed on render
     double duration_sum = 0;
     std::deque<BatchProgress> recent;    // for the falling-behind alert

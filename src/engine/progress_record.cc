@@ -92,7 +92,23 @@ nlohmann::json progress_record(const StreamReport& stream, const BatchReport& b,
                                          {"minOffsetsBehindLatest", behind.min},
                                          {"avgOffsetsBehindLatest", behind.avg},
                                          {"maxOffsetsBehindLatest", behind.max}}});
+  if (!b.millis_behind_latest.empty()) {
+    // As Databricks' Kinesis source reports it (strings, in the source's metrics).
+    int64_t min = INT64_MAX, max = 0, sum = 0;
+    for (const auto& [shard, ms] : b.millis_behind_latest) {
+      min = std::min(min, ms);
+      max = std::max(max, ms);
+      sum += ms;
+    }
+    char avg[32];
+    std::snprintf(avg, sizeof avg, "%.1f", static_cast<double>(sum) / static_cast<double>(b.millis_behind_latest.size()));
+    r["sources"][0]["metrics"] = {{"minMsBehindLatest", std::to_string(min)}, {"avgMsBehindLatest", avg},
+                                  {"maxMsBehindLatest", std::to_string(max)},
+                                  {"numTotalShards", std::to_string(b.millis_behind_latest.size())}};
+  }
   r["sink"] = {{"description", "DeltaSink[" + stream.table + "]"}, {"numOutputRows", b.output_rows}};
+  nlohmann::json behind_by_shard = nlohmann::json::object();
+  for (const auto& [shard, ms] : b.millis_behind_latest) behind_by_shard[std::to_string(shard)] = ms;
   r["lakestream"] = {{"table", stream.table},
                      {"quarantined", b.quarantined},
                      {"tombstones", b.tombstones},
@@ -104,6 +120,7 @@ nlohmann::json progress_record(const StreamReport& stream, const BatchReport& b,
                      {"watermarkUs", b.watermark_us},
                      {"maxEventTimeUs", b.event_time ? nlohmann::json(b.event_time->max_us) : nlohmann::json()},
                      {"description", b.description}};
+  if (!behind_by_shard.empty()) r["lakestream"]["millisBehindLatest"] = behind_by_shard;
   if (b.input_wait_ms) r["lakestream"]["inputWaitMs"] = *b.input_wait_ms;
   return r;
 }

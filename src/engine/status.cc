@@ -14,6 +14,7 @@
 #include "sinks/lake_table.h"
 #include "sinks/partition_commit.h"
 #include "source/kafka_reader.h"
+#include "source/kinesis_client.h"
 #include "table/delta_table.h"
 #include "table/iceberg_metadata.h"
 #include "table/table_files.h"
@@ -61,6 +62,39 @@ void add_kafka_lag(const Pipeline& pipeline, const Stream& stream, StreamStatus&
       // A partition never read counts from its earliest offset (or its end with startingOffsets latest).
       int64_t done = committed.count(p) ? committed[p] : (source->start_at_latest ? w.high : w.low);
       status.kafka_lag.push_back({p, done, w.high});
+    }
+  } catch (const Error& e) {
+    status.lag_error = e.what();
+  }
+}
+
+// Where a Kinesis ingest stream stands in each shard, by the plan of the newest batch bronze holds,
+// and what Kinesis says is past there: one record read from the position (MillisBehindLatest).
+void add_kinesis_lag(const Pipeline& pipeline, const Stream& stream, StreamStatus& status) {
+  const Source* source = pipeline.find_source(stream.source);
+  try {
+    KinesisInput committed;
+    if (auto id = read_checkpoint_id(pipeline, stream)) {
+      int64_t version = delta::txn_version(lake_table(pipeline, stream.table), *id);
+      auto batch = version < 0 ? std::nullopt : read_planned_batch(pipeline.checkpoint_path(stream.name), version);
+      if (batch) committed = batch->kinesis();
+    }
+    KinesisClient client(source->kinesis);
+    for (const auto& shard : client.list_shards()) {
+      auto read = committed.shards.find(shard.id);
+      if (read != committed.shards.end() && read->second.finished) continue;
+      std::string iterator;
+      if (read != committed.shards.end() && !read->second.position.empty())
+        iterator = client.shard_iterator(shard.id, IteratorStart::AfterSequence, read->second.position);
+      else if (read != committed.shards.end() && read->second.from_ms)
+        iterator = client.shard_iterator(shard.id, IteratorStart::AtTimestamp, "", *read->second.from_ms);
+      else if (read == committed.shards.end() && committed.shards.empty() &&
+               source->kinesis.start == KinesisSettings::Start::Latest)
+        iterator = client.shard_iterator(shard.id, IteratorStart::Latest);
+      else
+        iterator = client.shard_iterator(shard.id, IteratorStart::TrimHorizon);
+      KinesisRecords got = client.get_records(iterator, 1);
+      status.kinesis_lag.push_back({shard.id, got.millis_behind_latest, !got.records.empty()});
     }
   } catch (const Error& e) {
     status.lag_error = e.what();
@@ -134,6 +168,7 @@ std::string health_of(const StreamStatus& s, int64_t last_batch_us, int64_t now_
   if (!s.last_error.empty()) return "failing";
   int64_t lag = s.versions_behind;
   for (const auto& p : s.kafka_lag) lag += p.lag();
+  for (const auto& shard : s.kinesis_lag) lag += shard.records_waiting ? 1 : 0;
   if (lag > 0 || s.falling_behind) return "behind";
   if (!s.last_batch || now_us - last_batch_us > kIdleAfterUs) return "idle";
   return "ok";
@@ -251,7 +286,11 @@ std::vector<StreamStatus> pipeline_status(const Pipeline& pipeline, int64_t now_
     s.falling_behind = falling_behind(batches);
     s.target_latency_us = pipeline.target_latency_of(*stream);
     s.input_wait = input_wait_of(batches);
-    if (stream->kind == StreamKind::Ingest) add_kafka_lag(pipeline, *stream, s);
+    s.reads_kinesis = stream->kind == StreamKind::Ingest && pipeline.find_source(stream->source)->is_kinesis();
+    if (s.reads_kinesis)
+      add_kinesis_lag(pipeline, *stream, s);
+    else if (stream->kind == StreamKind::Ingest)
+      add_kafka_lag(pipeline, *stream, s);
     else add_versions_behind(pipeline, *stream, s);
     s.health = health_of(s, last_batch_us, now_us);
     s.footprint = footprint_of(pipeline, *stream);
@@ -305,7 +344,21 @@ std::string format_status(const std::vector<StreamStatus>& statuses, int64_t now
                 " bytes)";
       text += "\n";
     }
-    if (s.kind == "ingest") {
+    if (s.kind == "ingest" && s.reads_kinesis) {
+      if (!s.lag_error.empty()) {
+        text += "         Kinesis lag unknown: " + s.lag_error + "\n";
+      } else {
+        int waiting = 0;
+        std::string parts;
+        for (const auto& shard : s.kinesis_lag) {
+          waiting += shard.records_waiting;
+          parts += (parts.empty() ? "" : ", ") + std::to_string(KinesisClient::shard_number(shard.shard)) + ":" +
+                   std::to_string(shard.millis_behind);
+        }
+        text += "         Kinesis: " + counted(static_cast<int64_t>(s.kinesis_lag.size()), "shard", "shards") + " to read, " +
+                std::to_string(waiting) + " with records waiting (shard:ms behind " + parts + ")\n";
+      }
+    } else if (s.kind == "ingest") {
       if (!s.lag_error.empty()) {
         text += "         Kafka lag unknown: " + s.lag_error + "\n";
       } else {
@@ -382,6 +435,13 @@ nlohmann::json status_json(const std::vector<StreamStatus>& statuses) {
       for (const auto& p : s.kafka_lag)
         lag.push_back({{"partition", p.partition}, {"committed", p.committed}, {"latest", p.latest}, {"lag", p.lag()}});
       j["kafkaLag"] = lag;
+      if (!s.kinesis_lag.empty()) {
+        nlohmann::json shards = nlohmann::json::array();
+        for (const auto& shard : s.kinesis_lag)
+          shards.push_back({{"shard", shard.shard}, {"millisBehindLatest", shard.millis_behind},
+                            {"recordsWaiting", shard.records_waiting}});
+        j["kinesisLag"] = shards;
+      }
       if (!s.lag_error.empty()) j["kafkaLagError"] = s.lag_error;
       if (!s.workers.empty()) {
         nlohmann::json workers = nlohmann::json::array();

@@ -26,6 +26,13 @@ struct PartitionLag {
   int64_t lag() const { return latest > committed ? latest - committed : 0; }
 };
 
+// A Kinesis source's shard: how far the stream's position is behind the shard's tip.
+struct ShardLag {
+  std::string shard;
+  int64_t millis_behind = 0;     // Kinesis's MillisBehindLatest for a read from the position
+  bool records_waiting = false;  // a record is there past the position
+};
+
 struct StreamStatus {
   std::string name;
   std::string kind;   // ingest | latest | window
@@ -37,7 +44,9 @@ struct StreamStatus {
   std::string last_error_at;
   int64_t batches_logged = 0;
   int64_t rows_in = 0, rows_out = 0, late_dropped = 0, duplicates_dropped = 0, quarantined = 0;  // over the log
-  std::vector<PartitionLag> kafka_lag;        // ingest
+  std::vector<PartitionLag> kafka_lag;        // ingest of a Kafka topic
+  bool reads_kinesis = false;                 // ingest of a Kinesis stream, not a Kafka topic
+  std::vector<ShardLag> kinesis_lag;          // its shards not read to their end
   std::string lag_error;                      // when the brokers could not be asked
   int64_t versions_behind = 0;                // latest and window: source versions not read yet
   bool falling_behind = false;                // processing below input for 10 minutes

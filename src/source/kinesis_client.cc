@@ -99,6 +99,7 @@ std::string KinesisClient::call(const std::string& operation, const std::string&
           request.aws_sigv4 = "aws:amz:" + impl_->aws.region + ":kinesis";
           request.aws_key_secret = impl_->aws.access_key_id + ":" + impl_->aws.secret_access_key;
           request.timeout_ms = kCallTimeoutMs;
+          request.store_request = false;
           return request;
         },
         what, kAttempts);

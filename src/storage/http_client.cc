@@ -112,7 +112,8 @@ HttpResponse HttpClient::send(const std::function<HttpRequest()>& build, const s
     curl_easy_setopt(curl, CURLOPT_NOSIGNAL, 1L);
     CURLcode rc = curl_easy_perform(curl);
     curl_slist_free_all(headers);
-    count_request(request.method, static_cast<int64_t>(request.body.size()), static_cast<int64_t>(response.body.size()));
+    if (request.store_request)
+      count_request(request.method, static_cast<int64_t>(request.body.size()), static_cast<int64_t>(response.body.size()));
     if (rc != CURLE_OK) {
       last_failure = curl_easy_strerror(rc);
       continue;

@@ -23,6 +23,9 @@ struct HttpRequest {
   // The most one attempt may take, connecting included (an object store's large uploads need
   // minutes; an API call that answers in milliseconds, seconds).
   long timeout_ms = 300000;
+  // Counted in the object stores' request counts (storage/request_counts.h, a run's closing
+  // line); a source's API calls are not store requests.
+  bool store_request = true;
 };
 
 struct HttpResponse {

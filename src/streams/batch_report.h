@@ -61,6 +61,9 @@ struct BatchReport {
   nlohmann::json start_offset;
   nlohmann::json end_offset;
   nlohmann::json latest_offset;
+  // A Kinesis batch: per shard number, how far behind the shard's tip its last read was
+  // (MillisBehindLatest; Kinesis has no offsets to count a backlog in).
+  std::map<int32_t, int64_t> millis_behind_latest;
 };
 
 struct StreamReport {

@@ -373,7 +373,10 @@ class KinesisRun {
     report.end_offset = ordinals_json(batch.input.shards, false);
     report.latest_offset = report.end_offset;
     int64_t behind = 0;
-    for (const auto& [shard, ms] : behind_ms_) behind = std::max(behind, ms);
+    for (const auto& [shard, ms] : behind_ms_) {
+      behind = std::max(behind, ms);
+      if (batch.input.shards.count(shard)) report.millis_behind_latest[KinesisClient::shard_number(shard)] = ms;
+    }
     if (behind > 0) report.description += " (" + std::to_string(behind) + " ms behind the stream's tip)";
     if (client_.throttled() > throttled_told_) {
       report.warning = "Kinesis throttled " + std::to_string(client_.throttled() - throttled_told_) +

@@ -37,10 +37,26 @@ TEST(KinesisIngest, EveryRecordOnceNumberedInSequenceOrder) {
   CommandResult again = f.lakestream("run");
   EXPECT_EQ(again.exit_code, 0) << again.err;
   EXPECT_NE(again.out.find("read_orders: nothing new"), std::string::npos) << again.out;
-  // More records: read from where the last run ended, numbered on.
+  // More records: status sees them waiting in every shard; a run reads from where the last run
+  // ended, numbered on, and then none wait.
   sent.put(f.kinesis(), 700, 3);
+  CommandResult behind = f.lakestream("status");
+  EXPECT_NE(behind.out.find("behind   read_orders"), std::string::npos) << behind.out << behind.err;
+  EXPECT_NE(behind.out.find("Kinesis: 3 shards to read, 3 with records waiting"), std::string::npos) << behind.out;
   run_ok(f);
   expect_bronze_holds(f, sent);
+  CommandResult caught_up = f.lakestream("status", {"--json"});
+  auto status = nlohmann::json::parse(caught_up.out);
+  ASSERT_EQ(status["streams"][0]["kinesisLag"].size(), 3u) << caught_up.out;
+  for (const auto& shard : status["streams"][0]["kinesisLag"]) EXPECT_FALSE(shard["recordsWaiting"].get<bool>()) << shard;
+  // Each batch's progress record carries how far behind the shards' tips its reads were.
+  std::ifstream log(f.pipeline().dir() + "/checkpoints/read_orders/progress.jsonl");
+  std::string last;
+  for (std::string line; std::getline(log, line);) last = line;
+  auto record = nlohmann::json::parse(last);
+  EXPECT_EQ(record["sources"][0]["description"], "KinesisSource[orders]");
+  EXPECT_EQ(record["sources"][0]["metrics"]["numTotalShards"], "3") << last;
+  EXPECT_EQ(record["lakestream"]["millisBehindLatest"].size(), 3u) << last;
   CommandResult check = f.lakestream("check");
   EXPECT_EQ(check.exit_code, 0) << check.out << check.err;
   EXPECT_EQ(f.query("SELECT count(*) AS events FROM bronze_orders"), "events\n" + std::to_string(sent.good_count()) + "\n");
