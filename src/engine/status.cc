@@ -301,6 +301,34 @@ std::vector<StreamStatus> pipeline_status(const Pipeline& pipeline, int64_t now_
   return statuses;
 }
 
+namespace {
+
+// An ingest stream's lag line: per Kafka partition in offsets, per Kinesis shard in milliseconds
+// (Kinesis does not count records).
+std::string source_lag_line(const StreamStatus& s) {
+  const char* system = s.reads_kinesis ? "Kinesis" : "Kafka";
+  if (!s.lag_error.empty()) return std::string("         ") + system + " lag unknown: " + s.lag_error + "\n";
+  std::string parts;
+  if (s.reads_kinesis) {
+    int waiting = 0;
+    for (const auto& shard : s.kinesis_lag) {
+      waiting += shard.records_waiting;
+      parts += (parts.empty() ? "" : ", ") + std::to_string(KinesisClient::shard_number(shard.shard)) + ":" +
+               std::to_string(shard.millis_behind);
+    }
+    return "         Kinesis: " + counted(static_cast<int64_t>(s.kinesis_lag.size()), "shard", "shards") + " to read, " +
+           std::to_string(waiting) + " with records waiting (shard:ms behind " + parts + ")\n";
+  }
+  int64_t total = 0;
+  for (const auto& p : s.kafka_lag) {
+    total += p.lag();
+    parts += (parts.empty() ? "" : ", ") + std::to_string(p.partition) + ":" + std::to_string(p.lag());
+  }
+  return "         Kafka lag " + std::to_string(total) + " (partition:lag " + parts + ")\n";
+}
+
+}  // namespace
+
 std::string format_status(const std::vector<StreamStatus>& statuses, int64_t now_us) {
   std::string text;
   for (const auto& s : statuses) {
@@ -344,32 +372,8 @@ std::string format_status(const std::vector<StreamStatus>& statuses, int64_t now
                 " bytes)";
       text += "\n";
     }
-    if (s.kind == "ingest" && s.reads_kinesis) {
-      if (!s.lag_error.empty()) {
-        text += "         Kinesis lag unknown: " + s.lag_error + "\n";
-      } else {
-        int waiting = 0;
-        std::string parts;
-        for (const auto& shard : s.kinesis_lag) {
-          waiting += shard.records_waiting;
-          parts += (parts.empty() ? "" : ", ") + std::to_string(KinesisClient::shard_number(shard.shard)) + ":" +
-                   std::to_string(shard.millis_behind);
-        }
-        text += "         Kinesis: " + counted(static_cast<int64_t>(s.kinesis_lag.size()), "shard", "shards") + " to read, " +
-                std::to_string(waiting) + " with records waiting (shard:ms behind " + parts + ")\n";
-      }
-    } else if (s.kind == "ingest") {
-      if (!s.lag_error.empty()) {
-        text += "         Kafka lag unknown: " + s.lag_error + "\n";
-      } else {
-        int64_t total = 0;
-        std::string parts;
-        for (const auto& p : s.kafka_lag) {
-          total += p.lag();
-          parts += (parts.empty() ? "" : ", ") + std::to_string(p.partition) + ":" + std::to_string(p.lag());
-        }
-        text += "         Kafka lag " + std::to_string(total) + " (partition:lag " + parts + ")\n";
-      }
+    if (s.kind == "ingest") {
+      text += source_lag_line(s);
     } else {
       text += "         " + counted(s.versions_behind, "source version", "source versions") + " not read yet\n";
     }

@@ -4,11 +4,11 @@
 // the rest is forwarded. It prints how many it refused on each refusal ("throttled N").
 // Usage: node throttling_proxy.js LISTEN_PORT TARGET_PORT
 const http = require('http');
+const forward = require('../support/http_forward.js');
 const [listenPort, targetPort] = process.argv.slice(2).map(Number);
 let getRecords = 0;
 let listShards = 0;
 let throttled = 0;
-const agent = new http.Agent({keepAlive: true});
 
 function refuse(res, type) {
   throttled += 1;
@@ -27,11 +27,5 @@ http.createServer((req, res) => {
     req.resume();
     return refuse(res, 'LimitExceededException');
   }
-  const upstream = http.request({host: '127.0.0.1', port: targetPort, method: req.method, path: req.url,
-                                 headers: req.headers, agent}, (up) => {
-    res.writeHead(up.statusCode, up.headers);
-    up.pipe(res);
-  });
-  upstream.on('error', () => { res.writeHead(502); res.end(); });
-  req.pipe(upstream);
+  forward(req, res, targetPort);
 }).listen(listenPort, '127.0.0.1');

@@ -4,6 +4,7 @@
 // soak's store outage, sent while a service runs).
 // Usage: node flaky_proxy.js LISTEN_PORT TARGET_PORT N [BURST_SECONDS]
 const http = require('http');
+const forward = require('../support/http_forward.js');
 const [listenPort, targetPort, failures, burstSeconds] = process.argv.slice(2).map(Number);
 let seen = 0;
 let burstUntil = 0;
@@ -16,8 +17,6 @@ if (burstSeconds > 0) {
                burstSeconds * 1000);
   });
 }
-// Connections to the target are kept open, as a cloud store's front end keeps them.
-const agent = new http.Agent({keepAlive: true});
 http.createServer((req, res) => {
   seen += 1;
   const bursting = Date.now() < burstUntil;
@@ -28,11 +27,5 @@ http.createServer((req, res) => {
     res.end('<?xml version="1.0"?><Error><Code>ServerBusy</Code><Message>try again</Message></Error>');
     return;
   }
-  const upstream = http.request({host: '127.0.0.1', port: targetPort, method: req.method, path: req.url,
-                                 headers: req.headers, agent}, (up) => {
-    res.writeHead(up.statusCode, up.headers);
-    up.pipe(res);
-  });
-  upstream.on('error', () => { res.writeHead(502); res.end(); });
-  req.pipe(upstream);
+  forward(req, res, targetPort);
 }).listen(listenPort, '127.0.0.1');
