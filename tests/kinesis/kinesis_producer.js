@@ -4,6 +4,9 @@
 //   {"create": STREAM, "shards": N}
 //   {"put_records": STREAM, "records": [{"data": TEXT, "key": PARTITION_KEY}, ...]}  (PutRecords, 500 at a time)
 //   {"put_record": STREAM, "records": [...]}                                           (PutRecord, one by one)
+//   {"put_avro": STREAM, "registry": URL, "subject": S, "schema": {...}, "records": [{"value": {...}, "key": K}, ...]}
+//       (registers the schema with Confluent's registry client and puts each value in Confluent's
+//        wire format, encoded by that client's avsc; PutRecords)
 //   {"split": STREAM, "shard": ID}              (at the middle of its hash key range)
 //   {"merge": STREAM, "shard": ID, "adjacent": ID}
 //   {"delete": STREAM}
@@ -14,6 +17,7 @@ const { KinesisClient, CreateStreamCommand, PutRecordsCommand, PutRecordCommand,
         MergeShardsCommand, DeleteStreamCommand, DescribeStreamSummaryCommand, ListShardsCommand } =
   require("@aws-sdk/client-kinesis");
 const { NodeHttpHandler } = require("@smithy/node-http-handler");
+const { SchemaRegistry, SchemaType } = require("@kafkajs/confluent-schema-registry");
 const fs = require("fs");
 
 const [endpoint, planFile] = process.argv.slice(2);
@@ -61,6 +65,15 @@ async function main() {
                                                            PartitionKey: x.key }));
         console.log(JSON.stringify({ shard: r.ShardId, sequence: r.SequenceNumber }));
       }
+    } else if (step.put_avro) {
+      const registry = new SchemaRegistry({ host: step.registry });
+      const { id } = await registry.register({ type: SchemaType.AVRO, schema: JSON.stringify(step.schema) },
+                                             { subject: step.subject });
+      const encoded = [];
+      for (const x of step.records) encoded.push({ Data: await registry.encode(id, x.value), PartitionKey: x.key });
+      const r = await client.send(new PutRecordsCommand({ StreamName: step.put_avro, Records: encoded }));
+      if (r.FailedRecordCount) throw new Error(r.FailedRecordCount + " records failed");
+      for (const rec of r.Records) console.log(JSON.stringify({ shard: rec.ShardId, sequence: rec.SequenceNumber }));
     } else if (step.split) {
       const shard = (await shardsOf(step.split)).find(s => s.ShardId === step.shard);
       const lo = BigInt(shard.HashKeyRange.StartingHashKey), hi = BigInt(shard.HashKeyRange.EndingHashKey);
