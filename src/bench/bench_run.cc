@@ -25,6 +25,7 @@
 #include "check/window_recount.h"
 #include "pipeline/pipeline.h"
 #include "sql/duckdb.h"
+#include "source/kinesis_client.h"
 #include "storage/object_store.h"
 #include "streams/ingest_stream.h"
 #include "table/commit_record.h"
@@ -153,6 +154,14 @@ std::string store_pipeline(const std::string& bootstrap, const std::string& lake
          "\n[streams.hourly_sales.aggregates]\norders = \"count(*)\"\nrevenue = \"sum(amount)\"\n";
 }
 
+// The kinesis workload's pipeline: the shop's orders from Kinesis stream `stream` into bronze.
+std::string kinesis_pipeline(const std::string& endpoint, const std::string& stream) {
+  return "[lake]\ntables = \"kinesis/lake\"\ncheckpoints = \"kinesis/checkpoints\"\n"
+         "\n[sources.orders]\nkinesis = \"" + stream + "\"\nendpoint = \"" + endpoint +
+         "\"\nrequired = [\"order_id\", \"event_time\"]\n\n[sources.orders.schema]\n" + kOrderSchema +
+         "\n[streams.read_orders]\nkind = \"ingest\"\nsource = \"orders\"\ntable = \"bronze_orders\"\n";
+}
+
 // The events of the store workload: a tenth of the others' (a store's round trips, not the
 // events, are what it measures), at least 1,000.
 int64_t store_events(const BenchOptions& o) { return std::max<int64_t>(1000, o.events / 10); }
@@ -262,6 +271,9 @@ class BenchRun {
       throw Error("the store workload needs --store URL: an S3 or Azure location (s3://bucket/prefix, az://container/prefix) "
                   "with its credentials in AWS_* or AZURE_STORAGE_* (scripts/bench-store runs it against s3rver and Azurite)");
     if (store) topics.push_back({"orders_store", o_.partitions});
+    if (selected("kinesis") && o_.kinesis_endpoint.empty())
+      throw Error("the kinesis workload needs --kinesis-endpoint URL: a Kinesis endpoint with its credentials in AWS_* "
+                  "(scripts/bench-kinesis runs it against kinesalite)");
     bool cdc = selected("cdc");
     if (cdc) topics.push_back({"customers", o_.partitions});
     bool upserts = selected("upserts");
@@ -281,6 +293,7 @@ class BenchRun {
     if (freshness) run_freshness(broker.bootstrap());
     if (service) run_service(broker.bootstrap());
     if (store) run_store(broker.bootstrap());
+    if (selected("kinesis")) run_kinesis();
     set_targets();
     return result_;
   }
@@ -421,6 +434,37 @@ class BenchRun {
     }
     auto store = storage::open_store(prefix, load_pipeline(pipeline_file_).storage);
     for (const auto& object : store->list("")) store->remove(object.key);
+  }
+
+  // The shop's orders put to a new Kinesis stream, then read: by a plain GetRecords reader (the
+  // limit) and by the ingest stream into bronze, each the best of three.
+  void run_kinesis() {
+    workload_ = "kinesis";
+    KinesisSettings settings;
+    settings.stream = "lakestream-bench-" + new_uuid().substr(0, 8);
+    settings.endpoint = o_.kinesis_endpoint;
+    KinesisClient kinesis(settings);
+    OrderFeed feed;
+    feed.events = o_.kinesis_events;
+    say("putting " + count_text(feed.events) + " order events to Kinesis stream " + settings.stream + " (" +
+        std::to_string(o_.kinesis_shards) + " shards) at " + o_.kinesis_endpoint);
+    kinesis.create_stream(o_.kinesis_shards);
+    int64_t bytes = 0;
+    std::vector<std::pair<std::string, std::string>> records;
+    for (int64_t i = 0; i < feed.events; i++) {
+      std::string value = order_event(feed, i);
+      bytes += static_cast<int64_t>(value.size());
+      records.push_back({value.substr(12, value.find(',') - 12), std::move(value)});  // keyed by order_id
+      if (records.size() == 5000 || i + 1 == feed.events) {
+        kinesis.put_records(records);
+        records.clear();
+      }
+    }
+    Pipeline pipeline = use_pipeline(bytes, kinesis_pipeline(o_.kinesis_endpoint, settings.stream));
+    auto limit = measure_best_of(3, "kinesis_limit", "plain GetRecords reader, records dropped (best of 3)", feed.events,
+                                 {"kinesis-limit", o_.kinesis_endpoint, settings.stream});
+    expect(parse_count(limit.out, "the Kinesis-limit reader"), feed.events, "records read by the plain reader");
+    measure_ingest(pipeline, "read_orders", "Kinesis -> bronze (decode, Parquet, Delta commit; best of 3)", feed.events);
   }
 
   // One run of `stream` (not quiet: its batch lines and the store's request count are read).
@@ -813,6 +857,14 @@ class BenchRun {
       result_.targets.push_back({"store", "requests_per_batch",
                                  "store requests per ingest batch at 4x the batch size <= 1.25x (ratio)", growth,
                                  growth <= 1.25});
+    }
+    if (selected("kinesis")) {
+      // Reading is the limit's whole work; ingest decodes, writes Parquet and commits besides, at
+      // the same 5 reads a second per shard.
+      double share = result_.get("kinesis", "ingest").per_second() /
+                     std::max(1e-9, result_.get("kinesis", "kinesis_limit").per_second());
+      result_.targets.push_back({"kinesis", "ingest_vs_kinesis", "ingest >= 0.5 of the plain GetRecords reader (ratio)",
+                                 share, share >= 0.5});
     }
     if (selected("upserts")) {
       // With vectors a batch writes its own rows and a vector per file it touches, not the

@@ -38,6 +38,12 @@ struct BenchOptions {
   // The `store` workload's object store (s3://, az://, abfss://), its credentials in the usual
   // variables; the workload writes under a fresh prefix there and removes it at the end.
   std::string store_url;
+  // The `kinesis` workload's Kinesis endpoint (an emulator's, or AWS's with credentials in the
+  // usual variables); the workload creates a stream of kinesis_shards shards there and reads
+  // kinesis_events order events from it.
+  std::string kinesis_endpoint;
+  int kinesis_shards = 4;
+  int64_t kinesis_events = 100'000;
 };
 
 // One measured step: a child process doing `what` over `events` events.

@@ -7,6 +7,7 @@
 #include "bench/bench_report.h"
 #include "bench/bench_run.h"
 #include "bench/kafka_limit.h"
+#include "bench/kinesis_limit.h"
 #include "cli/commands.h"
 #include "util/error.h"
 
@@ -18,10 +19,10 @@ void add_bench_command(CLI::App& app) {
   auto options = std::make_shared<bench::BenchOptions>();
   auto json_file = std::make_shared<std::string>();
   cmd->add_option("-w,--workload", options->workloads,
-                  "Workloads to run: shop, clickstream, wide, cdc, upserts, freshness, service, and store with --store (default: "
-                  "all but service and store)")
+                  "Workloads to run: shop, clickstream, wide, cdc, upserts, freshness, service, store with --store, and "
+                  "kinesis with --kinesis-endpoint (default: all but service, store and kinesis)")
       ->delimiter(',')
-      ->check(CLI::IsMember({"shop", "clickstream", "wide", "cdc", "upserts", "freshness", "service", "store"}))
+      ->check(CLI::IsMember({"shop", "clickstream", "wide", "cdc", "upserts", "freshness", "service", "store", "kinesis"}))
       ->capture_default_str();
   cmd->add_option("-n,--events", options->events, "Events to produce for each workload (the wide workload: 1/8 of them)")->capture_default_str();
   cmd->add_option("--freshness-rates", options->freshness_rates, "Events/s produced in the freshness steps")
@@ -60,6 +61,15 @@ void add_bench_command(CLI::App& app) {
   cmd->add_option("--store", options->store_url,
                   "the store workload's object store: s3://bucket/prefix or az://container/prefix, credentials in "
                   "AWS_* / AZURE_STORAGE_* (a fresh prefix under it is written, then removed)");
+  cmd->add_option("--kinesis-endpoint", options->kinesis_endpoint,
+                  "the kinesis workload's Kinesis endpoint (credentials in AWS_*): a stream is created there, fed "
+                  "and read");
+  cmd->add_option("--kinesis-events", options->kinesis_events, "order events the kinesis workload puts")
+      ->check(CLI::PositiveNumber)
+      ->capture_default_str();
+  cmd->add_option("--kinesis-shards", options->kinesis_shards, "shards of the kinesis workload's stream")
+      ->check(CLI::PositiveNumber)
+      ->capture_default_str();
   cmd->add_option("--json", *json_file, "also write the results as JSON to this file");
   cmd->callback([options, json_file] {
     bench::BenchResult result = bench::run_bench(*options, std::cerr);
@@ -86,6 +96,15 @@ void add_bench_command(CLI::App& app) {
   limit->add_option("bootstrap", *bootstrap)->required();
   limit->add_option("topic", *topic)->required();
   limit->callback([bootstrap, topic] { std::cout << bench::consume_to_end(*bootstrap, *topic) << "\n"; });
+
+  auto* kinesis_limit =
+      app.add_subcommand("kinesis-limit", "Read a Kinesis stream to its tip with a plain GetRecords reader, print the count");
+  kinesis_limit->group("");  // the benchmark's own step, not a user command
+  auto endpoint = std::make_shared<std::string>();
+  auto stream = std::make_shared<std::string>();
+  kinesis_limit->add_option("endpoint", *endpoint)->required();
+  kinesis_limit->add_option("stream", *stream)->required();
+  kinesis_limit->callback([endpoint, stream] { std::cout << bench::read_kinesis_to_end(*endpoint, *stream) << "\n"; });
 }
 
 }  // namespace lakestream::cli

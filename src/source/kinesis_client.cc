@@ -176,4 +176,37 @@ KinesisRecords KinesisClient::get_records(const std::string& iterator, int limit
   return out;
 }
 
+void KinesisClient::create_stream(int shards) {
+  call("CreateStream", nlohmann::json{{"StreamName", stream_}, {"ShardCount", shards}}.dump());
+  for (int attempt = 0; attempt < 600; attempt++) {
+    nlohmann::json summary =
+        nlohmann::json::parse(call("DescribeStreamSummary", nlohmann::json{{"StreamName", stream_}}.dump()));
+    if (summary["StreamDescriptionSummary"].value("StreamStatus", "") == "ACTIVE") return;
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+  throw Error("Kinesis stream " + stream_ + " did not become active within a minute of its creation");
+}
+
+void KinesisClient::put_records(const std::vector<std::pair<std::string, std::string>>& records) {
+  constexpr size_t kPerRequest = 500;
+  for (size_t at = 0; at < records.size(); at += kPerRequest) {
+    std::vector<size_t> pending;
+    for (size_t i = at; i < std::min(records.size(), at + kPerRequest); i++) pending.push_back(i);
+    for (int attempt = 1; !pending.empty(); attempt++) {
+      if (attempt > kThrottledAttempts)
+        throw Error("Kinesis kept refusing " + std::to_string(pending.size()) + " records put to " + stream_);
+      nlohmann::json entries = nlohmann::json::array();
+      for (size_t i : pending)
+        entries.push_back({{"PartitionKey", records[i].first}, {"Data", storage::base64_encode(records[i].second)}});
+      nlohmann::json answer = nlohmann::json::parse(
+          call("PutRecords", nlohmann::json{{"StreamName", stream_}, {"Records", entries}}.dump()));
+      std::vector<size_t> refused;
+      const auto& results = answer.at("Records");
+      for (size_t k = 0; k < pending.size() && k < results.size(); k++)
+        if (results[k].contains("ErrorCode")) refused.push_back(pending[k]);
+      pending = std::move(refused);
+    }
+  }
+}
+
 }  // namespace lakestream

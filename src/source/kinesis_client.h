@@ -68,6 +68,12 @@ class KinesisClient {
   // Up to `limit` records (at most 10,000) from `iterator`.
   KinesisRecords get_records(const std::string& iterator, int limit);
 
+  // For the benchmark's feed (users put records with their own producers): creates the stream
+  // with `shards` shards and waits until it is active; puts (partition key, data) records, 500 to
+  // a request, trying the ones Kinesis refused again.
+  void create_stream(int shards);
+  void put_records(const std::vector<std::pair<std::string, std::string>>& records);
+
   // How many requests Kinesis throttled and were waited out, since the client was made.
   int64_t throttled() const { return throttled_; }
   const std::string& stream() const { return stream_; }
