@@ -63,6 +63,7 @@ std::string Pipeline::no_stream_named(const std::string& name) const {
 std::string Pipeline::worker_group(const Stream& stream) const {
   if (stream.kind != StreamKind::Ingest) return "";
   const Source* source = find_source(stream.source);
+  if (source && source->is_kinesis()) return "";  // workers share a Kafka consumer group; a Kinesis stream has one reader
   std::string group = source && !source->group.empty() ? source->group : kafka.group;
   return group.empty() ? "" : group + "." + stream.name;
 }
