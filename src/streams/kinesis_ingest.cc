@@ -192,18 +192,22 @@ class KinesisRun {
     batch->input = input;
     for (const auto& [shard, read] : input.shards) {
       if (!read.reads()) continue;
+      std::string replayed_to;  // the last record taken again: an expired iterator goes on after it
       auto renew = [&, &shard = shard] {
-        return client_.shard_iterator(shard, IteratorStart::AtSequence, read.first);
+        return replayed_to.empty() ? client_.shard_iterator(shard, IteratorStart::AtSequence, read.first)
+                                   : client_.shard_iterator(shard, IteratorStart::AfterSequence, replayed_to);
       };
       std::string iterator = renew();
       int64_t ordinal = read.start;
       bool at_last = false;
       while (!at_last) {
-        KinesisRecords got = get_records(shard, iterator, static_cast<int>(std::min<int64_t>(kMostPerRead, read.end - ordinal)), renew);
+        int limit = static_cast<int>(std::min<int64_t>(kMostPerRead, read.end - ordinal));
+        KinesisRecords got = get_records(shard, iterator, limit, renew);
         for (const auto& r : got.records) {
           if (ordinal == read.start && r.sequence != read.first) refuse_replay(id, shard, read, "its first record is gone");
           if (ordinal >= read.end) refuse_replay(id, shard, read, "more records lie between its first and last");
           add(*batch, shard, ordinal++, r);
+          replayed_to = r.sequence;
           if (r.sequence == read.last) {
             at_last = true;
             break;

@@ -93,6 +93,22 @@ class Kinesalite {
   int plans_ = 0;
 };
 
+// A proxy in front of the emulator that answers every other GetRecords with a Kinesis error
+// (tests/kinesis/faulty_kinesis_proxy.js): "throttle" or "expire".
+class FaultyKinesisProxy {
+ public:
+  FaultyKinesisProxy(int kinesis_port, const std::string& mode)
+      : server_({"node", source_dir() + "/tests/kinesis/faulty_kinesis_proxy.js", std::to_string(port_),
+                 std::to_string(kinesis_port), mode},
+                port_, dir_ / "proxy.log") {}
+  std::string endpoint() const { return "http://127.0.0.1:" + std::to_string(port_); }
+
+ private:
+  TempDir dir_;
+  int port_ = free_port();
+  ChildServer server_;
+};
+
 // `toml` with every @KINESIS@ replaced by `endpoint`.
 inline std::string with_kinesis(std::string toml, const std::string& endpoint) {
   for (size_t at; (at = toml.find("@KINESIS@")) != std::string::npos;) toml.replace(at, 9, endpoint);

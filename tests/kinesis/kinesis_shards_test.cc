@@ -105,17 +105,35 @@ TEST(KinesisShards, ThrottlingIsWaitedOutAndTold) {
   kinesis.create("orders", 2);
   Sent sent;
   sent.put(kinesis, 1200, 41);
-  TempDir dir;
-  int port = free_port();
-  ChildServer proxy({"node", source_dir() + "/tests/kinesis/throttling_proxy.js", std::to_string(port),
-                     std::to_string(kinesis.port())},
-                    port, dir / "proxy.log");
-  PipelineFixture f(with_kinesis(kPipeline, "http://127.0.0.1:" + std::to_string(port)), {{"unused", 1}});
+  FaultyKinesisProxy proxy(kinesis.port(), "throttle");
+  PipelineFixture f(with_kinesis(kPipeline, proxy.endpoint()), {{"unused", 1}});
   CommandResult r = f.lakestream("run");
   ASSERT_EQ(r.exit_code, 0) << r.err;
   Expected e = sent.expected();
   EXPECT_EQ(f.query("SELECT partition, \"offset\", order_id FROM bronze_orders ORDER BY partition, \"offset\""), e.bronze);
   EXPECT_NE(r.out.find("warning: Kinesis throttled "), std::string::npos) << r.out;
+}
+
+// Iterators expire after 5 minutes; every other read here finds its iterator expired, in new
+// batches and in the replay of a planned one: each goes on after the last record it took.
+TEST(KinesisShards, AnExpiredIteratorGoesOnWhereItStood) {
+  Kinesalite kinesis;
+  kinesis.create("orders", 2);
+  Sent sent;
+  sent.put(kinesis, 1500, 42);
+  FaultyKinesisProxy proxy(kinesis.port(), "expire");
+  // Reads of 50 records: a batch of 300 takes several reads of each shard.
+  std::string toml = with_kinesis(kPipeline, proxy.endpoint());
+  PipelineFixture f(toml, {{"unused", 1}});
+  CommandResult killed = f.lakestream("run", {}, {"LAKESTREAM_FAULT=after_plan:2"});
+  ASSERT_EQ(killed.signal, SIGKILL) << killed.out << killed.err;
+  CommandResult r = f.lakestream("run");
+  ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+  EXPECT_NE(r.out.find("read_orders: batch 1 (replayed after a crash): 300 in"), std::string::npos) << r.out;
+  Expected e = sent.expected();
+  EXPECT_EQ(f.query("SELECT partition, \"offset\", order_id FROM bronze_orders ORDER BY partition, \"offset\""), e.bronze);
+  EXPECT_EQ(f.query("SELECT partition, \"offset\" FROM bronze_orders_quarantine ORDER BY partition, \"offset\""),
+            e.quarantine);
 }
 
 TEST(KinesisShards, AStreamCreatedAgainIsRefusedWithWhatToDo) {

@@ -4,12 +4,16 @@
 const http = require('http');
 const agent = new http.Agent({keepAlive: true});
 
-module.exports = function forward(req, res, targetPort) {
+// With `body`, that body is sent instead of the request's own (read already by the caller).
+module.exports = function forward(req, res, targetPort, body) {
+  const headers = {...req.headers};
+  if (body !== undefined) headers['content-length'] = Buffer.byteLength(body);
   const upstream = http.request({host: '127.0.0.1', port: targetPort, method: req.method, path: req.url,
-                                 headers: req.headers, agent}, (up) => {
+                                 headers, agent}, (up) => {
     res.writeHead(up.statusCode, up.headers);
     up.pipe(res);
   });
   upstream.on('error', () => { res.writeHead(502); res.end(); });
-  req.pipe(upstream);
+  if (body !== undefined) upstream.end(body);
+  else req.pipe(upstream);
 };
