@@ -153,5 +153,43 @@ TEST(KinesisShards, AStreamCreatedAgainIsRefusedWithWhatToDo) {
   expect_bronze_holds(f, sent);
 }
 
+// With fail_on_data_loss = false, a stream deleted and created again with fewer shards is read
+// from its start: the shards of the same ids numbered on, the vanished ones recorded as gaps in
+// the bronze commit, which check shows, and every record of both streams in bronze once.
+TEST(KinesisShards, WithoutFailOnDataLossARecreatedStreamIsReadOnAndTheGapsShown) {
+  KinesisFixture f(with_setting(kPipeline, "fail_on_data_loss = false"));
+  f.kinesis().create("orders", 3);
+  Sent first;
+  first.put(f.kinesis(), 300, 71);
+  run_ok(f);
+  f.kinesis().run({{{"delete", "orders"}}});
+  f.kinesis().create("orders", 2);
+  Sent second;
+  second.next_id = 1000;
+  second.put(f.kinesis(), 200, 72);
+  run_ok(f);
+  // Shards 0 and 1 go on from where the first stream's ended, numbered on; shard 2 is gone.
+  std::map<int32_t, int64_t> first_end, second_count;
+  for (const auto& put : first.puts) first_end[KinesisClient::shard_number(put.shard)]++;
+  for (const auto& put : second.puts) second_count[KinesisClient::shard_number(put.shard)]++;
+  std::string expected = "partition,from_offset,records\n";
+  for (int32_t p : {0, 1, 2})
+    expected += std::to_string(p) + "," + std::to_string(p < 2 ? first_end[p] : 0) + "," +
+                std::to_string(first_end[p] + second_count[p]) + "\n";
+  EXPECT_EQ(f.query("SELECT partition, coalesce(min(\"offset\") FILTER (WHERE order_id >= 1000), 0) AS from_offset, "
+                    "count(*) AS records FROM (SELECT partition, \"offset\", order_id FROM bronze_orders UNION ALL "
+                    "SELECT partition, \"offset\", NULL FROM bronze_orders_quarantine) GROUP BY partition ORDER BY partition"),
+            expected);
+  EXPECT_EQ(f.query("SELECT count(*) AS events, count(DISTINCT (partition, \"offset\")) AS positions FROM bronze_orders"),
+            "events,positions\n" + std::to_string(first.good_count() + second.good_count()) + "," +
+                std::to_string(first.good_count() + second.good_count()) + "\n");
+  CommandResult check = f.lakestream("check");
+  EXPECT_EQ(check.exit_code, 0) << check.out << check.err;
+  for (const std::string& note : {"partition 0 went on from offset " + std::to_string(first_end[0]) + " after " +
+                                     std::to_string(first_end[0]) + " (the topic was recreated)",
+                                 "partition 2 of the topic vanished after offset " + std::to_string(first_end[2])})
+    EXPECT_NE(check.out.find("bronze_orders may lack records: " + note), std::string::npos) << note << "\n" << check.out;
+}
+
 }  // namespace
 }  // namespace lakestream::testing
