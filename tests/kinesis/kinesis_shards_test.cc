@@ -96,8 +96,7 @@ TEST(KinesisShards, ATimeStartsWithWhatArrivedFromThen) {
                     {{"unused", 1}});
   CommandResult r = f.lakestream("run");
   ASSERT_EQ(r.exit_code, 0) << r.err;
-  Expected e = after.expected();
-  EXPECT_EQ(f.query("SELECT partition, \"offset\", order_id FROM bronze_orders ORDER BY partition, \"offset\""), e.bronze);
+  expect_bronze_holds(f, after);
 }
 
 TEST(KinesisShards, ThrottlingIsWaitedOutAndTold) {
@@ -109,8 +108,7 @@ TEST(KinesisShards, ThrottlingIsWaitedOutAndTold) {
   PipelineFixture f(with_kinesis(kPipeline, proxy.endpoint()), {{"unused", 1}});
   CommandResult r = f.lakestream("run");
   ASSERT_EQ(r.exit_code, 0) << r.err;
-  Expected e = sent.expected();
-  EXPECT_EQ(f.query("SELECT partition, \"offset\", order_id FROM bronze_orders ORDER BY partition, \"offset\""), e.bronze);
+  expect_bronze_holds(f, sent);
   EXPECT_NE(r.out.find("warning: Kinesis throttled "), std::string::npos) << r.out;
 }
 
@@ -130,10 +128,7 @@ TEST(KinesisShards, AnExpiredIteratorGoesOnWhereItStood) {
   CommandResult r = f.lakestream("run");
   ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
   EXPECT_NE(r.out.find("read_orders: batch 1 (replayed after a crash): 300 in"), std::string::npos) << r.out;
-  Expected e = sent.expected();
-  EXPECT_EQ(f.query("SELECT partition, \"offset\", order_id FROM bronze_orders ORDER BY partition, \"offset\""), e.bronze);
-  EXPECT_EQ(f.query("SELECT partition, \"offset\" FROM bronze_orders_quarantine ORDER BY partition, \"offset\""),
-            e.quarantine);
+  expect_bronze_holds(f, sent);
 }
 
 TEST(KinesisShards, AStreamCreatedAgainIsRefusedWithWhatToDo) {

@@ -136,12 +136,13 @@ struct Sent {
   Expected expected() const { return expected_from(puts, ids, good); }
 };
 
-inline void expect_bronze_holds(KinesisFixture& f, const Sent& sent) {
+inline void expect_bronze_holds(PipelineFixture& f, const Sent& sent) {
   Expected e = sent.expected();
   EXPECT_EQ(f.query("SELECT partition, \"offset\", order_id FROM bronze_orders ORDER BY partition, \"offset\""), e.bronze);
   EXPECT_EQ(f.query("SELECT partition, \"offset\" FROM bronze_orders_quarantine ORDER BY partition, \"offset\""),
             e.quarantine);
 }
+inline void expect_bronze_holds(KinesisFixture& f, const Sent& sent) { expect_bronze_holds(f.pipeline(), sent); }
 
 inline void run_ok(KinesisFixture& f) {
   CommandResult r = f.lakestream("run");
