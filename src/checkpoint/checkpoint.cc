@@ -72,6 +72,16 @@ void Checkpoint::refresh_working_copy(const Pipeline& pipeline, const Stream& st
   mirror_of(pipeline, stream, path)->pull();
 }
 
+std::optional<PlannedBatch> Checkpoint::last_planned_for(int64_t committed, const std::string& stream) const {
+  std::optional<PlannedBatch> last = last_planned();
+  if (last && committed > last->id)
+    throw Error("the checkpoint of stream " + stream + " at " + path_ + " is behind its table: the table holds batch " +
+                std::to_string(committed) + " but the checkpoint knows only batches up to " + std::to_string(last->id) +
+                ". The checkpoint was replaced or restored from an old copy; restore the right one, or start over "
+                "with a new checkpoint and a new table.");
+  return last;
+}
+
 int64_t Checkpoint::committed_batch(std::initializer_list<delta::Table> tables) const {
   int64_t newest = -1;
   for (const auto& table : tables) newest = std::max(newest, delta::txn_version(table, id()));

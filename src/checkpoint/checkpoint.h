@@ -67,6 +67,10 @@ class Checkpoint {
 
   // The plan log (plan_log.h).
   std::optional<PlannedBatch> last_planned() const { return plans_.last_planned(); }
+  // The same for an ingest stream that has committed batch `committed`: throws Error (naming
+  // `stream`) when the table holds a batch the checkpoint never planned, a checkpoint replaced or
+  // restored from an old copy.
+  std::optional<PlannedBatch> last_planned_for(int64_t committed, const std::string& stream) const;
   std::optional<PlannedBatch> planned(int64_t id) const { return plans_.planned(id); }
   void plan(const PlannedBatch& batch) { plans_.plan(batch); }
   void forget_before(int64_t keep_from) { plans_.forget_before(keep_from); }

@@ -165,13 +165,7 @@ class IngestRun {
     int64_t committed = checkpoint_->committed_batch({bronze_table_});
     checkpoint_->check_definition(committed >= 0 ||
                                  checkpoint_->committed_batch({quarantine_table_}) >= 0);
-    std::optional<PlannedBatch> last = checkpoint_->last_planned();
-    if (last && committed > last->id)
-      throw Error("the checkpoint of stream " + ctx_.stream.name + " at " + checkpoint_->path() +
-                  " is behind its table: the table holds batch " + std::to_string(committed) +
-                  " but the checkpoint knows only batches up to " + std::to_string(last->id) +
-                  ". The checkpoint was replaced or restored from an old copy; restore the right one, or start over "
-                  "with a new checkpoint and a new table.");
+    std::optional<PlannedBatch> last = checkpoint_->last_planned_for(committed, ctx_.stream.name);
     if (last) last_read_ = last->kafka().last_read;
     if (last && last->id > committed) {
       // A run died after planning this batch: replay exactly its input, if it is still the same.

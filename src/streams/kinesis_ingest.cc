@@ -94,13 +94,7 @@ class KinesisRun {
     auto started = std::chrono::steady_clock::now();
     int64_t committed = checkpoint_.committed_batch({writer_.bronze()});
     checkpoint_.check_definition(committed >= 0 || checkpoint_.committed_batch({writer_.quarantine()}) >= 0);
-    std::optional<PlannedBatch> last = checkpoint_.last_planned();
-    if (last && committed > last->id)
-      throw Error("the checkpoint of stream " + ctx_.stream.name + " at " + checkpoint_.path() +
-                  " is behind its table: the table holds batch " + std::to_string(committed) +
-                  " but the checkpoint knows only batches up to " + std::to_string(last->id) +
-                  ". The checkpoint was replaced or restored from an old copy; restore the right one, or start over "
-                  "with a new checkpoint and a new table.");
+    std::optional<PlannedBatch> last = checkpoint_.last_planned_for(committed, ctx_.stream.name);
     Shards state = last ? last->kinesis().shards : Shards{};
     if (last && last->id > committed) {
       // A run died after planning this batch: read exactly its records again and commit them.
