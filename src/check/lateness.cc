@@ -5,6 +5,7 @@
 #include <set>
 
 #include "check/lake_views.h"
+#include "pipeline/bronze_layout.h"
 #include "sql/duckdb.h"
 #include "util/error.h"
 #include "util/plural.h"
@@ -52,12 +53,13 @@ LatenessProfile lateness_profile(const Pipeline& pipeline, const std::string& st
   // moves only at the batch's end), then partition and offset. A source without batches is read
   // one event at a time in Kafka's order, or failing that, in event-time order.
   std::string order;
-  for (const char* c : {"_batch_id", "kafka_timestamp", "partition", "offset"})
-    if (has(columns, c)) order += (order.empty() ? "" : ", ") + sql::quote_ident(c);
+  std::string arrived_at = arrival_column(columns);
+  for (const std::string& c : {std::string("_batch_id"), arrived_at, std::string("partition"), std::string("offset")})
+    if (!c.empty() && has(columns, c)) order += (order.empty() ? "" : ", ") + sql::quote_ident(c);
   std::string et = sql::quote_ident(stream->event_time);
   if (order.empty()) order = et;
   std::string step = has(columns, "_batch_id") ? "_batch_id" : "seq";
-  std::string arrival = has(columns, "kafka_timestamp") ? "epoch_us(kafka_timestamp)" : "epoch_us(" + et + ")";
+  std::string arrival = "epoch_us(" + (arrived_at.empty() ? et : sql::quote_ident(arrived_at)) + ")";
   std::string window = std::to_string(stream->window_us);
   con.exec("CREATE TEMP TABLE arrivals AS SELECT row_number() OVER (ORDER BY " + order + ") AS seq, " +
            (step == "seq" ? "row_number() OVER (ORDER BY " + order + ")" : step) + " AS step, epoch_us(" + et + ") AS t, " + arrival + " AS arrived FROM " +

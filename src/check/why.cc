@@ -52,6 +52,12 @@ std::string utc_text(int64_t us) {
   return result;
 }
 
+// What a record's trail names as where it came from: the Kafka topic, or the Kinesis stream.
+std::string records_of(const Source* source) {
+  if (!source) return "";
+  return source->is_kinesis() ? source->kinesis.stream : source->topic;
+}
+
 std::string position_text(const std::string& partition, const std::string& offset) {
   return "partition " + partition + " offset " + offset;
 }
@@ -115,13 +121,15 @@ class Tracer {
       if (!request.table.empty() && request.table != ingest->table) continue;
       any_bronze = true;
       const Source* source = pipeline_.find_source(ingest->source);
-      std::string topic = source ? source->topic : "";
+      std::string topic = records_of(source);
       for (const std::string& table : {ingest->table, ingest->table + "_quarantine"}) {
         if (!snapshots_.count(table)) continue;
         bool quarantine = table != ingest->table;
         auto where = match_condition(request, *ingest, snapshots_.at(table).metadata.schema, quarantine, unknown_fields);
         if (!where) continue;
-        sql::Rows rows = con_.query("SELECT \"partition\"::VARCHAR AS p, \"offset\"::VARCHAR AS o, epoch_us(kafka_timestamp) AS ts, key" +
+        std::string arrival = arrival_column(snapshots_.at(table).metadata.schema);
+        sql::Rows rows = con_.query("SELECT \"partition\"::VARCHAR AS p, \"offset\"::VARCHAR AS o, " +
+                                    (arrival.empty() ? std::string("NULL::BIGINT") : "epoch_us(" + q(arrival) + ")") + " AS ts, key" +
                                     std::string(quarantine ? ", " + q(kReasonColumn) + " AS reason" : ", _batch_id") +
                                     " FROM " + q(table) + " WHERE " + *where + " ORDER BY \"partition\", \"offset\"");
         for (size_t i = 0; i < rows.size(); i++) {
@@ -194,7 +202,8 @@ class Tracer {
     for (const auto& g : name.groups) answer.window += " " + g;
 
     // Its records: every copy in it, and the source's records its filter left out.
-    std::string kafka_columns = std::string(delta::has_column(source_columns, "kafka_timestamp") ? "epoch_us(kafka_timestamp)" : "NULL::BIGINT") +
+    std::string arrival = arrival_column(source_columns);
+    std::string kafka_columns = (arrival.empty() ? std::string("NULL::BIGINT") : "epoch_us(" + q(arrival) + ")") +
                                 " AS ts, " + (delta::has_column(source_columns, "key") ? "key::VARCHAR" : "NULL::VARCHAR") + " AS key";
     std::string batch = delta::has_column(source_columns, "_batch_id") ? "_batch_id" : "NULL::BIGINT";
     std::string in_window = "epoch_us(" + q(s.event_time) + ") >= " + ws_us + " AND epoch_us(" + q(s.event_time) + ") < " + ws_us +
@@ -309,7 +318,7 @@ class Tracer {
       if (s->table != table) continue;
       if (s->kind != StreamKind::Ingest) return topic_of(s->from);
       const Source* source = pipeline_.find_source(s->source);
-      return source ? source->topic : "";
+      return records_of(source);
     }
     return "";
   }

@@ -36,12 +36,17 @@ Field read_field(const TomlSection& schema, const TomlSection::Entry& entry, con
                                 "' cannot be a column name (Parquet and Delta refuse spaces and ,;{}()=)");
   }
   if (is_lineage_column(lower(entry.name))) {
-    const auto& added = lineage_columns();
-    std::string all;
-    for (size_t i = 0; i < added.size(); i++)
-      all += (i == 0 ? "" : i + 1 == added.size() ? " and " : ", ") + added[i].name;
+    auto list = [](const std::vector<Field>& added) {
+      std::string all;
+      for (size_t i = 0; i < added.size(); i++)
+        all += (i == 0 ? "" : i + 1 == added.size() ? " and " : ", ") + added[i].name;
+      return all;
+    };
+    Source kinesis;
+    kinesis.kinesis.stream = "-";
     schema.fail(entry.name, "field name '" + entry.name + "' collides with the column ingest adds (" + lower(entry.name) +
-                                "); the bronze table holds " + all + " after the event's fields");
+                                "); after the event's fields the bronze table holds " + list(lineage_columns(Source{})) +
+                                " (of a Kinesis source " + list(lineage_columns(kinesis)) + "); rename the field");
   }
   for (const auto& earlier : earlier_fields.fields) {
     if (lower(earlier.name) == lower(entry.name)) {

@@ -50,7 +50,7 @@ Columns ingest_columns(const Source& source, const Stream& stream) {
   Columns columns;
   if (source.format == SourceFormat::Avro) columns.push_back({kWriterSchemaFields, std::nullopt});
   for (const auto& field : source.schema.fields) columns.push_back({field.name, field});
-  for (const auto& added : lineage_columns()) columns.push_back({added.name, added});
+  for (const auto& added : lineage_columns(source)) columns.push_back({added.name, added});
   for (const auto& [name, expression] : stream.derived) columns.push_back({name, std::nullopt});  // typed by DuckDB
   return columns;
 }

@@ -1,5 +1,6 @@
 #include "streams/bronze_writer.h"
 
+#include "pipeline/bronze_layout.h"
 #include "sinks/lake_table.h"
 #include "sinks/table_sink.h"
 #include "sql/utc_date.h"
@@ -42,7 +43,7 @@ bool BronzeWriter::commit(sql::Connection& con, IngestBatch& records, const std:
                          records.quarantined_rows_sql() + ")";
     SinkCommit sink;
     sink.table = quarantine_;
-    sink.schema = quarantine_columns();
+    sink.schema = quarantine_columns(source_);
     sink.app_id = app_id;
     sink.batch_id = id;
     sink.record = record;
@@ -77,7 +78,7 @@ bool BronzeWriter::commit(sql::Connection& con, IngestBatch& records, const std:
 }
 
 std::string BronzeWriter::derived_columns_sql() const {
-  std::vector<std::string> instants = {"kafka_timestamp"};
+  std::vector<std::string> instants = {source_columns(source_)[2].name};  // when the source received it
   for (const auto& f : source_.schema.fields)
     if (f.duckdb_type() == "TIMESTAMPTZ") instants.push_back(f.name);
   std::string derived;
@@ -88,7 +89,7 @@ std::string BronzeWriter::derived_columns_sql() const {
 
 std::vector<delta::Column> BronzeWriter::with_derived_columns(sql::Connection& con, const std::string& select,
                                                              const std::vector<delta::Column>& fields) const {
-  std::vector<delta::Column> columns = bronze_columns(fields);
+  std::vector<delta::Column> columns = bronze_columns(source_, fields);
   if (stream_.derived.empty()) return columns;
   sql::Rows described;
   try {

@@ -17,6 +17,7 @@ namespace {
 constexpr const char* kRawTable = "ingest_raw";
 constexpr const char* kDecodedTable = "ingest_decoded";
 constexpr const char* kAvroTable = "ingest_avro";
+constexpr const char* kKinesisPositionsTable = "ingest_kinesis_positions";
 
 std::string field_list(const std::vector<delta::Column>& columns) {
   std::string fields;
@@ -68,6 +69,11 @@ IngestBatch::IngestBatch(sql::Connection& con, const Source& source, WriterSchem
               "reason VARCHAR)");
     avro_ = std::make_unique<sql::Appender>(con_, kAvroTable);
   }
+  if (source.is_kinesis()) {
+    con_.exec(std::string("CREATE OR REPLACE TEMP TABLE ") + kKinesisPositionsTable +
+              " (partition INTEGER, \"offset\" BIGINT, kinesis_shard_id VARCHAR, kinesis_sequence_number VARCHAR)");
+    kinesis_positions_ = std::make_unique<sql::Appender>(con_, kKinesisPositionsTable);
+  }
 }
 
 IngestBatch::~IngestBatch() {
@@ -75,9 +81,10 @@ IngestBatch::~IngestBatch() {
   fast_.reset();
   raw_.reset();
   avro_.reset();
+  kinesis_positions_.reset();
   try {
     con_.exec(std::string("DROP TABLE IF EXISTS ") + kRawTable + "; DROP TABLE IF EXISTS " + kDecodedTable +
-              "; DROP TABLE IF EXISTS " + kAvroTable);
+              "; DROP TABLE IF EXISTS " + kAvroTable + "; DROP TABLE IF EXISTS " + kKinesisPositionsTable);
   } catch (...) {
     // The connection is going away with the failed run; nothing to keep.
   }
@@ -102,6 +109,14 @@ void IngestBatch::add(const KafkaRecord& r) {
     return;
   }
   end_fast_row(r);
+}
+
+void IngestBatch::add_kinesis_position(const KafkaRecord& r, std::string_view shard_id, std::string_view sequence_number) {
+  kinesis_positions_->append_int32(r.partition);
+  kinesis_positions_->append_int64(r.offset);
+  kinesis_positions_->append_text(shard_id.data(), shard_id.size());
+  kinesis_positions_->append_text(sequence_number.data(), sequence_number.size());
+  kinesis_positions_->end_row();
 }
 
 // The Kafka columns of the row the fast decoder has just filled.
@@ -224,6 +239,7 @@ void IngestBatch::finish_avro() {
 }
 
 void IngestBatch::finish() {
+  if (kinesis_positions_) kinesis_positions_->flush();
   if (writer_schemas_) {
     finish_avro();
     return;
@@ -237,16 +253,29 @@ void IngestBatch::finish() {
 }
 
 std::string IngestBatch::good_rows_sql() const {
-  std::string columns = field_list(field_columns_) + "partition, \"offset\", kafka_timestamp, key";
-  if (writer_schemas_) return "SELECT " + columns + " FROM " + kDecodedTable + " WHERE reason IS NULL";
-  std::string fast = "SELECT " + columns + " FROM " + fast_->scan_sql();
-  if (declined_ == 0) return fast;
-  return fast + " UNION ALL SELECT " + columns + " FROM " + kDecodedTable + " WHERE reason IS NULL";
+  std::string fields = field_list(field_columns_);
+  std::string columns = fields + "partition, \"offset\", kafka_timestamp, key";
+  std::string rows;
+  if (writer_schemas_) {
+    rows = "SELECT " + columns + " FROM " + kDecodedTable + " WHERE reason IS NULL";
+  } else {
+    rows = "SELECT " + columns + " FROM " + fast_->scan_sql();
+    if (declined_ > 0) rows += " UNION ALL SELECT " + columns + " FROM " + kDecodedTable + " WHERE reason IS NULL";
+  }
+  return kinesis_positions_ ? with_kinesis_position(rows, fields, "") : rows;
 }
 
 std::string IngestBatch::quarantined_rows_sql() const {
-  return std::string("SELECT partition, \"offset\", kafka_timestamp, key, value, reason FROM ") + kDecodedTable +
-         " WHERE reason IS NOT NULL";
+  std::string rows = std::string("SELECT partition, \"offset\", kafka_timestamp, key, value, reason FROM ") +
+                     kDecodedTable + " WHERE reason IS NOT NULL";
+  return kinesis_positions_ ? with_kinesis_position(rows, "", ", value, reason") : rows;
+}
+
+std::string IngestBatch::with_kinesis_position(const std::string& rows_sql, const std::string& fields,
+                                               const std::string& rest) const {
+  return "SELECT " + fields + "partition, \"offset\", kafka_timestamp AS kinesis_arrival_timestamp, key, "
+         "kinesis_shard_id, kinesis_sequence_number" + rest + " FROM (" + rows_sql + ") JOIN " + kKinesisPositionsTable +
+         " USING (partition, \"offset\")";
 }
 
 }  // namespace lakestream

@@ -8,6 +8,7 @@
 
 #include <memory>
 #include <string>
+#include <string_view>
 
 #include "decode/fast_decoder.h"
 #include "pipeline/pipeline.h"
@@ -30,6 +31,9 @@ class IngestBatch {
   IngestBatch& operator=(const IngestBatch&) = delete;
 
   void add(const KafkaRecord& record);
+  // A Kinesis source's record also gives its shard's id and its sequence number (bronze keeps
+  // both): called with add() for each record.
+  void add_kinesis_position(const KafkaRecord& record, std::string_view shard_id, std::string_view sequence_number);
   // After the last add: decodes the records the fast path declined.
   void finish();
 
@@ -40,10 +44,11 @@ class IngestBatch {
   int64_t quarantined() const { return quarantined_; }
   // Records of a Debezium source with no change event (Kafka tombstones): skipped, counted here.
   int64_t tombstones() const { return tombstones_; }
-  // The batch's good rows: the schema's fields, partition, "offset", kafka_timestamp, key.
+  // The batch's good rows: the schema's fields, then the source's columns (source_columns() in
+  // pipeline/bronze_layout.h: partition, "offset", kafka_timestamp, key of a Kafka topic).
   std::string good_rows_sql() const;
-  // Its quarantined rows: partition, "offset", kafka_timestamp, key, value, reason (only when
-  // quarantined() > 0: a batch the fast path took whole has no decoded table).
+  // Its quarantined rows: the source's columns, value, reason (only when quarantined() > 0: a
+  // batch the fast path took whole has no decoded table).
   std::string quarantined_rows_sql() const;
 
  private:
@@ -52,12 +57,16 @@ class IngestBatch {
   void end_fast_row(const KafkaRecord& record);
   void add_avro(const KafkaRecord& record);
   void finish_avro();
+  // A Kinesis source's rows out of `rows_sql` (the Kafka columns, then `rest`): its arrival time
+  // renamed and its shard id and sequence number joined on.
+  std::string with_kinesis_position(const std::string& rows_sql, const std::string& fields, const std::string& rest) const;
 
   sql::Connection& con_;
   const Source& source_;
   FastDecoder decoder_;
   std::unique_ptr<sql::ChunkTable> fast_;
   std::unique_ptr<sql::Appender> raw_;
+  std::unique_ptr<sql::Appender> kinesis_positions_;  // a Kinesis source's: shard id and sequence number
   size_t kafka_columns_at_;  // the column of `partition` in the fast table
   int64_t records_ = 0;
   int64_t declined_ = 0;  // records the fast path left to the SQL decoder

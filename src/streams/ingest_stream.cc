@@ -40,18 +40,18 @@ using Offsets = std::map<int32_t, int64_t>;
 std::vector<delta::Column> bronze_columns(const Source& source) {
   std::vector<delta::Column> fields;
   for (const auto& f : source.schema.fields) fields.push_back({f.name, f.delta_type(), true});
-  return bronze_columns(fields);
+  return bronze_columns(source, fields);
 }
 
-std::vector<delta::Column> bronze_columns(std::vector<delta::Column> fields) {
+std::vector<delta::Column> bronze_columns(const Source& source, std::vector<delta::Column> fields) {
   std::vector<delta::Column> columns = std::move(fields);
-  for (const auto& added : lineage_columns()) columns.push_back({added.name, added.delta_type(), true});
+  for (const auto& added : lineage_columns(source)) columns.push_back({added.name, added.delta_type(), true});
   return columns;
 }
 
-std::vector<delta::Column> quarantine_columns() {
+std::vector<delta::Column> quarantine_columns(const Source& source) {
   std::vector<delta::Column> columns;
-  for (const auto& kafka : kafka_columns()) columns.push_back({kafka.name, kafka.delta_type(), true});
+  for (const auto& position : source_columns(source)) columns.push_back({position.name, position.delta_type(), true});
   columns.push_back({kValueColumn, "binary", true});
   columns.push_back({kReasonColumn, "string", true});
   for (const auto& batch : batch_columns()) columns.push_back({batch.name, batch.delta_type(), true});
@@ -652,7 +652,7 @@ class IngestRun {
              extra + " FROM (" + rows_sql + ") WHERE " + rows_condition(from);
     };
     if (batch.quarantined > 0) {
-      PartitionSink sink{quarantine_table_, ctx_.stream.name, quarantine_columns(), {}, record,
+      PartitionSink sink{quarantine_table_, ctx_.stream.name, quarantine_columns(source_), {}, record,
                          ctx_.pipeline.table_properties(ctx_.stream)};
       commit_partitions(sink, ranges, [&](const FirstOffsets& from, int64_t version, const delta::Metadata& table) {
         delta::AddFile file = delta::write_data_file(con, quarantine_table_, table,

@@ -15,10 +15,10 @@ namespace lakestream {
 // Trigger.AvailableNow), in micro-batches capped by max_offsets_per_trigger, and stops.
 StreamReport run_ingest_stream(StreamContext& ctx);
 
-// The Delta schemas of the bronze table and of its quarantine table. The first takes the
+// The Delta schemas of the bronze table and of its quarantine table. The first may take the
 // columns of the source's fields (an Avro source's come from its writer schemas).
-std::vector<delta::Column> bronze_columns(std::vector<delta::Column> fields);
+std::vector<delta::Column> bronze_columns(const Source& source, std::vector<delta::Column> fields);
 std::vector<delta::Column> bronze_columns(const Source& source);
-std::vector<delta::Column> quarantine_columns();
+std::vector<delta::Column> quarantine_columns(const Source& source);
 
 }  // namespace lakestream

@@ -153,6 +153,7 @@ class KinesisRun {
     KafkaRecord record{KinesisClient::shard_number(shard), ordinal, r.arrival_ms,
                        r.partition_key.data(), r.partition_key.size(), r.data.data(), r.data.size()};
     batch.records->add(record);
+    batch.records->add_kinesis_position(record, shard, r.sequence);
     if (r.arrival_ms >= 0 && (!batch.oldest_arrival_ms || r.arrival_ms < *batch.oldest_arrival_ms))
       batch.oldest_arrival_ms = r.arrival_ms;
   }

@@ -25,10 +25,10 @@ TEST(KinesisIngest, EveryRecordOnceNumberedInSequenceOrder) {
   EXPECT_NE(r.out.find("read_orders: batch 5:"), std::string::npos) << "max_records_per_trigger = 300 makes batches:\n" << r.out;
   expect_bronze_holds(f, sent);
   // The values as the producer wrote them: nulls stay null, the partition key is bronze's key,
-  // the arrival time its kafka_timestamp.
+  // the arrival time its kinesis_arrival_timestamp.
   EXPECT_EQ(f.query("SELECT count(*) FILTER (WHERE customer IS NULL) AS no_customer, count(*) FILTER (WHERE amount IS NULL) "
                     "AS no_amount, count(*) FILTER (WHERE key IS NULL) AS no_key, "
-                    "count(*) FILTER (WHERE kafka_timestamp < now() - INTERVAL 10 MINUTE) AS old FROM bronze_orders"),
+                    "count(*) FILTER (WHERE kinesis_arrival_timestamp < now() - INTERVAL 10 MINUTE) AS old FROM bronze_orders"),
             "no_customer,no_amount,no_key,old\n" + std::to_string(sent.no_customer) + "," +
                 std::to_string(sent.no_amount) + ",0,0\n");
   ASSERT_GT(sent.no_customer, 0);

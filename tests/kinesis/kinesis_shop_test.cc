@@ -44,6 +44,14 @@ TEST(KinesisShop, TheScenarioGivesTheSameTablesAndCheckLines) {
                     "count(distinct order_id) as orders, count(distinct partition) as shards, "
                     "bool_and(key = order_id::VARCHAR) as keyed from bronze_orders"),
             "events,offsets,orders,shards,keyed\n11,11,9,3,true\n");
+  // why names the stream, each copy's shard and arrival time, and follows both copies of the
+  // resent order 1005 through silver and gold.
+  CommandResult why = f.lakestream("why", {"order_id=1005"});
+  EXPECT_EQ(why.exit_code, 0) << why.err;
+  EXPECT_EQ(why.out.rfind("orders partition ", 0), 0u) << why.out;
+  EXPECT_NE(why.out.find(" offset 1, key 1005, sent 20"), std::string::npos) << why.out;
+  EXPECT_NE(why.out.find("  counted     hourly_sales: in the hour 2026-10-01 11:00"), std::string::npos) << why.out;
+  EXPECT_NE(why.out.find("  duplicate   hourly_sales: a copy of partition "), std::string::npos) << why.out;
   expect_recount_corrects_nine_oclock(f.pipeline());
 }
 

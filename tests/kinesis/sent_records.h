@@ -77,12 +77,13 @@ inline Generated generate(int count, int first_id, uint32_t seed) {
   return out;
 }
 
-// What bronze must hold, as `partition,offset,order_id` CSV lines in that order, and the
-// quarantine as `partition,offset` lines: each shard's records numbered from 0 in the order of
-// the sequence numbers Kinesis gave the producer.
+// What bronze must hold, as `partition,offset,kinesis_shard_id,kinesis_sequence_number,order_id`
+// CSV lines in that order, and the quarantine as the same lines without order_id: each shard's
+// records numbered from 0 in the order of the sequence numbers Kinesis gave the producer, each
+// with the shard and the sequence number the producer was told.
 struct Expected {
-  std::string bronze = "partition,offset,order_id\n";
-  std::string quarantine = "partition,offset\n";
+  std::string bronze = "partition,offset,kinesis_shard_id,kinesis_sequence_number,order_id\n";
+  std::string quarantine = "partition,offset,kinesis_shard_id,kinesis_sequence_number\n";
 };
 
 inline Expected expected_from(const std::vector<PutRecord>& puts, const std::vector<int>& ids, const std::vector<bool>& good) {
@@ -103,7 +104,8 @@ inline Expected expected_from(const std::vector<PutRecord>& puts, const std::vec
   });
   Expected e;
   for (const auto& r : rows) {
-    std::string position = std::to_string(r.partition) + "," + std::to_string(r.offset);
+    std::string position = std::to_string(r.partition) + "," + std::to_string(r.offset) + "," + puts[r.i].shard + "," +
+                           puts[r.i].sequence;
     if (good[r.i]) e.bronze += position + "," + std::to_string(ids[r.i]) + "\n";
     else e.quarantine += position + "\n";
   }
@@ -138,9 +140,9 @@ struct Sent {
 
 inline void expect_bronze_holds(PipelineFixture& f, const Sent& sent) {
   Expected e = sent.expected();
-  EXPECT_EQ(f.query("SELECT partition, \"offset\", order_id FROM bronze_orders ORDER BY partition, \"offset\""), e.bronze);
-  EXPECT_EQ(f.query("SELECT partition, \"offset\" FROM bronze_orders_quarantine ORDER BY partition, \"offset\""),
-            e.quarantine);
+  const std::string position = "partition, \"offset\", kinesis_shard_id, kinesis_sequence_number";
+  EXPECT_EQ(f.query("SELECT " + position + ", order_id FROM bronze_orders ORDER BY partition, \"offset\""), e.bronze);
+  EXPECT_EQ(f.query("SELECT " + position + " FROM bronze_orders_quarantine ORDER BY partition, \"offset\""), e.quarantine);
 }
 inline void expect_bronze_holds(KinesisFixture& f, const Sent& sent) { expect_bronze_holds(f.pipeline(), sent); }
 

@@ -92,6 +92,11 @@ const BadFile kBadFiles[] = {
      "lakestream.toml:4: sources.orders.schema.amount: 'decimal(40,2)' is not a valid decimal"},
     {"field named like an ingest column", "[kafka]\nbootstrap = \"embedded\"\n[sources.orders.schema]\noffset = \"bigint\"\n",
      "lakestream.toml:4: sources.orders.schema.offset: field name 'offset' collides with the column ingest adds"},
+    {"field named like a Kinesis ingest column", "[kafka]\nbootstrap = \"embedded\"\n[sources.orders.schema]\nKinesis_Sequence_Number = \"string\"\n",
+     "lakestream.toml:4: sources.orders.schema.Kinesis_Sequence_Number: field name 'Kinesis_Sequence_Number' collides with the "
+     "column ingest adds (kinesis_sequence_number); after the event's fields the bronze table holds partition, offset, "
+     "kafka_timestamp, key, _batch_id and _ingested_at (of a Kinesis source partition, offset, kinesis_arrival_timestamp, key, "
+     "kinesis_shard_id, kinesis_sequence_number, _batch_id and _ingested_at); rename the field"},
     {"no schema", "[kafka]\nbootstrap = \"embedded\"\n\n[sources.orders]\ntopic = \"orders\"\n",
      "lakestream.toml:4: sources.orders.schema: missing; declare the event's fields"},
     {"empty schema", "[kafka]\nbootstrap = \"embedded\"\n[sources.orders.schema]\n",
