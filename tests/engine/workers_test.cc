@@ -16,11 +16,11 @@
 #include <nlohmann/json.hpp>
 
 #include "ops_pipeline.h"
+#include "support/test_settings.h"
 
 namespace lakestream::testing {
 namespace {
 
-bool long_tests() { return std::getenv("LAKESTREAM_LONG_TESTS") != nullptr; }
 
 // Orders in event-time order over five hours, a fifth of them updated later, some sent twice.
 // The window stream upserts hourly totals with a watermark longer than the whole span, so that no

@@ -17,6 +17,7 @@
 #include "faults/messy_stream.h"
 #include "shop/shop_scenario.h"
 #include "support/crash_points.h"
+#include "support/test_settings.h"
 
 namespace lakestream::testing {
 
@@ -32,18 +33,6 @@ inline std::string messy_pipeline() {
   const std::string topic_line = "topic = \"orders\"\n";
   toml.replace(toml.find(topic_line), topic_line.size(), topic_line + "max_offsets_per_trigger = 1500\n");
   return toml;
-}
-
-// True when the environment asks for the long variants (LAKESTREAM_LONG_TESTS=1).
-inline bool long_tests() {
-  const char* v = std::getenv("LAKESTREAM_LONG_TESTS");
-  return v && *v && std::string(v) != "0";
-}
-
-// A positive integer from the environment, or `fallback`.
-inline int env_count(const char* name, int fallback) {
-  const char* v = std::getenv(name);
-  return v && std::atoi(v) > 0 ? std::atoi(v) : fallback;
 }
 
 // Every table of the shop pipeline's lake, rows in a fixed order, without the columns that differ

@@ -13,11 +13,6 @@ namespace {
 
 // Each key's records in bronze, ordered by batch then position, must be in the order they were put
 // (their order_ids rise): the count of those that are not.
-std::string out_of_order_sql() {
-  return "SELECT count(*) AS out_of_order FROM (SELECT order_id, lag(order_id) OVER (PARTITION BY key ORDER BY _batch_id, "
-         "\"offset\") AS before FROM bronze_orders) WHERE before > order_id";
-}
-
 std::string with_setting(const std::string& toml, const std::string& line) {
   std::string out = toml;
   std::string at = "max_records_per_trigger = 300\n";

@@ -146,6 +146,13 @@ inline void expect_bronze_holds(PipelineFixture& f, const Sent& sent) {
 }
 inline void expect_bronze_holds(KinesisFixture& f, const Sent& sent) { expect_bronze_holds(f.pipeline(), sent); }
 
+// Of bronze's rows of each partition key, ordered as the stream wrote them (batch, then number in
+// the shard), how many come before a row put earlier (order ids grow in put order).
+inline std::string out_of_order_sql() {
+  return "SELECT count(*) AS out_of_order FROM (SELECT order_id, lag(order_id) OVER (PARTITION BY key ORDER BY _batch_id, "
+         "\"offset\") AS before FROM bronze_orders) WHERE before > order_id";
+}
+
 inline void run_ok(KinesisFixture& f) {
   CommandResult r = f.lakestream("run");
   ASSERT_EQ(r.exit_code, 0) << r.out << r.err;

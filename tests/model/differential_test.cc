@@ -13,14 +13,12 @@
 
 #include "model/case_driver.h"
 #include "model/model_case.h"
+#include "support/test_settings.h"
 
 namespace lakestream::model {
 namespace {
 
-bool long_tests() {
-  const char* v = std::getenv("LAKESTREAM_LONG_TESTS");
-  return v && *v && std::string(v) != "0";
-}
+using lakestream::testing::long_tests;
 
 // Reports a failing case: its first failure, and a shrunk case that fails the same way.
 void report_failure(const Case& c, const CaseOutcome& outcome, bool check_after_runs, bool compact_after_runs = false) {
