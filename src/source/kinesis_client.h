@@ -5,6 +5,7 @@
 // every other refusal is a KinesisError carrying Kinesis's own error name.
 #pragma once
 
+#include <chrono>
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -95,5 +96,11 @@ class KinesisClient {
 
 // Compares two sequence numbers as the decimal numbers they are: <0, 0 or >0.
 int compare_sequences(const std::string& a, const std::string& b);
+
+// How long after the start of a read of a shard that returned `got` the shard may be read again:
+// Kinesis serves 5 reads and 2 MB a second per shard, so 200 ms at least, and N / 2 MB seconds
+// after a read of N bytes (data and partition keys). One read may return up to 10 MB; Kinesis
+// then refuses the shard's reads for the seconds that follow.
+std::chrono::steady_clock::duration read_spacing_after(const KinesisRecords& got);
 
 }  // namespace lakestream

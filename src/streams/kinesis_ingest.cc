@@ -25,7 +25,7 @@ namespace {
 
 using Shards = std::map<std::string, ShardRead>;
 
-// Kinesis serves 5 reads a second per shard: reads of one shard are this far apart at least.
+// Kinesis serves 5 reads a second per shard: a read refused is followed by the next this late.
 constexpr auto kReadSpacing = std::chrono::milliseconds(200);
 // The most records one GetRecords returns.
 constexpr int kMostPerRead = 10000;
@@ -48,13 +48,13 @@ nlohmann::json ordinals_json(const Shards& shards, bool starts) {
 }
 
 // What a continuous run keeps from one cycle to the next: the client (its connection), each
-// shard's iterator where the last batch left it, when each shard was last read (the 5 reads a
-// second hold across cycles) and the last shard listing.
+// shard's iterator where the last batch left it, when each shard may be read next (Kinesis's
+// limits hold across cycles) and the last shard listing.
 struct KinesisKept : KeptStreamState {
   explicit KinesisKept(const KinesisSettings& settings) : client(settings) {}
   KinesisClient client;
   std::map<std::string, std::string> iterators;
-  std::map<std::string, std::chrono::steady_clock::time_point> last_read_at;
+  std::map<std::string, std::chrono::steady_clock::time_point> next_read_at;
   std::vector<KinesisShard> listing;
   std::chrono::steady_clock::time_point listed_at;
 };
@@ -158,25 +158,28 @@ class KinesisRun {
       batch.oldest_arrival_ms = r.arrival_ms;
   }
 
-  // Waits until `shard` may be read again (5 reads a second per shard).
-  void pace(const std::string& shard) {
-    auto& at = kept_.last_read_at[shard];
+  // Reads `shard` once from `iterator` when Kinesis's limits allow (read_spacing_after), and says
+  // when it may be read next.
+  KinesisRecords read_paced(const std::string& shard, const std::string& iterator, int limit) {
+    auto& next = kept_.next_read_at[shard];
     auto now = std::chrono::steady_clock::now();
-    if (at.time_since_epoch().count() != 0 && now < at + kReadSpacing) std::this_thread::sleep_for(at + kReadSpacing - now);
-    at = std::chrono::steady_clock::now();
+    if (now < next) std::this_thread::sleep_for(next - now);
+    auto started = std::chrono::steady_clock::now();
+    next = started + kReadSpacing;  // a refused read counts too
+    KinesisRecords got = client_.get_records(iterator, limit);
+    next = started + read_spacing_after(got);
+    return got;
   }
 
   // Reads from `iterator` once; an iterator that expired (after 5 minutes) is made again by `renew`.
   KinesisRecords get_records(const std::string& shard, std::string& iterator, int limit,
                              const std::function<std::string()>& renew) {
-    pace(shard);
     try {
-      return client_.get_records(iterator, limit);
+      return read_paced(shard, iterator, limit);
     } catch (const KinesisError& e) {
       if (e.code() != "ExpiredIteratorException") throw;
       iterator = renew();
-      pace(shard);
-      return client_.get_records(iterator, limit);
+      return read_paced(shard, iterator, limit);
     }
   }
 
@@ -192,7 +195,13 @@ class KinesisRun {
         return replayed_to.empty() ? client_.shard_iterator(shard, IteratorStart::AtSequence, read.first)
                                    : client_.shard_iterator(shard, IteratorStart::AfterSequence, replayed_to);
       };
-      std::string iterator = renew();
+      std::string iterator;
+      try {
+        iterator = renew();
+      } catch (const KinesisError& e) {
+        if (e.code() != "ResourceNotFoundException") throw;
+        refuse_replay(id, shard, read, "the shard is gone");
+      }
       int64_t ordinal = read.start;
       bool at_last = false;
       while (!at_last) {

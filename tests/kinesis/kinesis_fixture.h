@@ -16,6 +16,7 @@
 #include <nlohmann/json.hpp>
 
 #include "storage/storage_emulators.h"
+#include "util/files.h"
 #include "support/pipeline_fixture.h"
 
 namespace lakestream::testing {
@@ -80,21 +81,14 @@ class Kinesalite {
   }
 
  private:
-  static std::string read_file(const std::string& path) {
-    std::ifstream in(path);
-    std::stringstream s;
-    s << in.rdbuf();
-    return s.str();
-  }
-
   TempDir dir_;
   int port_ = free_port();
   ChildServer server_;
   int plans_ = 0;
 };
 
-// A proxy in front of the emulator that answers every other GetRecords with a Kinesis error
-// (tests/kinesis/faulty_kinesis_proxy.js): "throttle" or "expire".
+// A proxy in front of the emulator that does what Kinesis does under strain or over time
+// (tests/kinesis/faulty_kinesis_proxy.js): "throttle", "expire", "retire:SHARD" or "meter".
 class FaultyKinesisProxy {
  public:
   FaultyKinesisProxy(int kinesis_port, const std::string& mode)
@@ -102,6 +96,8 @@ class FaultyKinesisProxy {
                  std::to_string(kinesis_port), mode},
                 port_, dir_ / "proxy.log") {}
   std::string endpoint() const { return "http://127.0.0.1:" + std::to_string(port_); }
+  // What it has printed so far.
+  std::string log() const { return read_file(dir_ / "proxy.log"); }
 
  private:
   TempDir dir_;

@@ -181,5 +181,116 @@ TEST(KinesisShards, WithoutFailOnDataLossARecreatedStreamIsReadOnAndTheGapsShown
     EXPECT_NE(check.out.find("bronze_orders may lack records: " + note), std::string::npos) << note << "\n" << check.out;
 }
 
+// `lines` (CSV with a header, partition then offset first) without partition `partition` from
+// `from` on.
+std::string without_partition_from(const std::string& lines, int32_t partition, int64_t from) {
+  std::istringstream in(lines);
+  std::string out, line;
+  std::getline(in, line);
+  out = line + "\n";
+  while (std::getline(in, line)) {
+    size_t comma = line.find(','), next = line.find(',', comma + 1);
+    if (std::stoi(line.substr(0, comma)) == partition && std::stoll(line.substr(comma + 1, next - comma - 1)) >= from) continue;
+    out += line + "\n";
+  }
+  return out;
+}
+
+// Kinesis forgets a closed shard once its records are past the retention period. A shard the
+// stream had not read to its end when that happened is refused, naming it and what it read;
+// with fail_on_data_loss = false the stream reads on (the shard's children at once) and check
+// shows the gap.
+TEST(KinesisShards, AShardGoneWithTheRetentionIsRefusedOrTheGapShown) {
+  Kinesalite kinesis;
+  kinesis.create("orders", 2);
+  Sent sent;
+  sent.put(kinesis, 700, 81);
+  FaultyKinesisProxy proxy(kinesis.port(), "retire:shardId-000000000001");
+  PipelineFixture f(with_kinesis(kPipeline, kinesis.endpoint()), {{"unused", 1}});
+  // The first batch reads a part of each shard; then shard 1 splits (and closes), and more
+  // records go to its children.
+  CommandResult first = f.lakestream("run", {}, {"LAKESTREAM_FAULT=after_kafka_read:2"});
+  ASSERT_EQ(first.signal, SIGKILL) << first.out << first.err;
+  kinesis.run({{{"split", "orders"}, {"shard", "shardId-000000000001"}}});
+  sent.put(kinesis, 300, 82);
+  std::string read_of_shard_1 = f.query("SELECT count(*) AS n FROM (SELECT \"offset\" FROM bronze_orders WHERE partition = 1 "
+                                        "UNION ALL SELECT \"offset\" FROM bronze_orders_quarantine WHERE partition = 1)");
+  int64_t read_to = std::stoll(read_of_shard_1.substr(2));
+  ASSERT_GT(read_to, 0);
+  const std::string before = f.query("SELECT count(*) AS n FROM bronze_orders");
+
+  // Past the retention, through the proxy: refused, and nothing written.
+  f.write_pipeline(with_kinesis(kPipeline, proxy.endpoint()));
+  CommandResult refused = f.lakestream("run");
+  EXPECT_EQ(refused.exit_code, 1) << refused.out;
+  EXPECT_NE(refused.err.find("shards of Kinesis stream orders expired before stream read_orders read them to their end "
+                             "(retention):\n  shardId-000000000001 (read up to sequence number "),
+            std::string::npos)
+      << refused.err;
+  EXPECT_NE(refused.err.find("set fail_on_data_loss = false in [sources.orders]"), std::string::npos) << refused.err;
+  EXPECT_EQ(f.query("SELECT count(*) AS n FROM bronze_orders"), before);
+
+  f.write_pipeline(with_kinesis(with_setting(kPipeline, "fail_on_data_loss = false"), proxy.endpoint()));
+  run_ok(f);
+  Expected e = sent.expected();
+  // (Compared as booleans: a mismatch would print thousands of lines.)
+  EXPECT_TRUE(f.query("SELECT partition, \"offset\", kinesis_shard_id, kinesis_sequence_number, order_id FROM bronze_orders "
+                      "ORDER BY partition, \"offset\"") == without_partition_from(e.bronze, 1, read_to));
+  EXPECT_TRUE(f.query("SELECT partition, \"offset\", kinesis_shard_id, kinesis_sequence_number FROM bronze_orders_quarantine "
+                      "ORDER BY partition, \"offset\"") == without_partition_from(e.quarantine, 1, read_to));
+  CommandResult check = f.lakestream("check");
+  EXPECT_NE(check.out.find("bronze_orders may lack records: partition 1 of the topic vanished after offset " +
+                           std::to_string(read_to)),
+            std::string::npos)
+      << check.out;
+
+  // A batch planned with records of the shard cannot be replayed once it is gone: refused, as a
+  // replay of records aged out is, and nothing written.
+  PipelineFixture planned(with_kinesis(with_setting(kPipeline, "fail_on_data_loss = false"), kinesis.endpoint()), {{"unused", 1}});
+  CommandResult killed = planned.lakestream("run", {}, {"LAKESTREAM_FAULT=after_plan:2"});
+  ASSERT_EQ(killed.signal, SIGKILL) << killed.out << killed.err;
+  const std::string committed = planned.query("SELECT count(*) AS n FROM bronze_orders");
+  planned.write_pipeline(with_kinesis(with_setting(kPipeline, "fail_on_data_loss = false"), proxy.endpoint()));
+  CommandResult replay = planned.lakestream("run");
+  EXPECT_EQ(replay.exit_code, 1) << replay.out;
+  EXPECT_NE(replay.err.find("stream read_orders cannot replay batch 1: in shardId-000000000001 of orders, the records it "
+                            "planned"),
+            std::string::npos)
+      << replay.err;
+  EXPECT_NE(replay.err.find("are not there as they were: the shard is gone."), std::string::npos) << replay.err;
+  EXPECT_EQ(planned.query("SELECT count(*) AS n FROM bronze_orders"), committed);
+}
+
+// Kinesis serves 2 MB a second per shard: after a read of N bytes the shard is read again no
+// sooner than N / 2 MB seconds later (and 200 ms at least), by new batches and the plain reader alike.
+TEST(KinesisShards, ReadsOfAShardKeepToTwoMegabytesASecond) {
+  Kinesalite kinesis;
+  kinesis.create("orders", 1);
+  nlohmann::json records = nlohmann::json::array();
+  for (int i = 0; i < 40; i++)
+    records.push_back({{"data", nlohmann::json{{"order_id", i + 1}, {"event_time", "2026-03-02T09:00:00Z"},
+                                               {"note", std::string(100'000, 'a' + i % 26)}}.dump()},
+                       {"key", "k" + std::to_string(i)}});
+  for (int part = 0; part < 4; part++)
+    kinesis.put("orders", nlohmann::json(std::vector<nlohmann::json>(records.begin() + part * 10, records.begin() + part * 10 + 10)));
+  FaultyKinesisProxy proxy(kinesis.port(), "meter");
+  PipelineFixture f(with_kinesis(kPipeline, proxy.endpoint()), {{"unused", 1}});
+  run_ok(f);
+  EXPECT_EQ(f.query("SELECT count(*) AS n, sum(length(note)) AS bytes FROM bronze_orders"), "n,bytes\n40,4000000\n");
+  std::istringstream log(proxy.log());
+  std::vector<std::pair<int64_t, int64_t>> reads;  // arrival ms, bytes
+  std::string word;
+  for (int64_t at, bytes; log >> word >> at >> bytes;)
+    if (word == "read") reads.push_back({at, bytes});
+  ASSERT_GE(reads.size(), 2u) << proxy.log();
+  int64_t largest = 0;
+  for (size_t i = 1; i < reads.size(); i++) {
+    largest = std::max(largest, reads[i - 1].second);
+    int64_t wait_ms = std::max<int64_t>(200, reads[i - 1].second / 2000);
+    EXPECT_GE(reads[i].first - reads[i - 1].first, wait_ms - 5) << "read " << i << " of\n" << proxy.log();
+  }
+  EXPECT_GT(largest, 1'000'000) << "a read should have returned more than a second's 2 MB half:\n" << proxy.log();
+}
+
 }  // namespace
 }  // namespace lakestream::testing

@@ -153,9 +153,10 @@ inline std::string out_of_order_sql() {
          "\"offset\") AS before FROM bronze_orders) WHERE before > order_id";
 }
 
-inline void run_ok(KinesisFixture& f) {
+inline void run_ok(PipelineFixture& f) {
   CommandResult r = f.lakestream("run");
   ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
 }
+inline void run_ok(KinesisFixture& f) { run_ok(f.pipeline()); }
 
 }  // namespace lakestream::testing
