@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <functional>
 #include <map>
 #include <memory>
 #include <optional>
@@ -319,45 +320,61 @@ class KinesisRun {
     // Each shard gets an equal share of the cap, so that a busy shard does not starve the others.
     int64_t share = cap > 0 && !readable.empty() ? std::max<int64_t>(1, cap / static_cast<int64_t>(readable.size())) : 0;
     bool caught_up = true;
+    // The shards are read in turns, one read each, so that one shard's wait for Kinesis's limits
+    // is spent reading the others.
+    struct Reading {
+      const std::string& id;
+      ShardRead& read;
+      std::function<std::string()> renew;
+      std::string iterator;
+      int64_t taken = 0;
+      bool done = false;
+    };
+    std::vector<Reading> turns;
     for (const KinesisShard* s : readable) {
       ShardRead& read = shards[s->id];
-      int64_t taken = 0;
-      auto renew = [&] {
-        if (!read.position.empty()) return client_.shard_iterator(s->id, IteratorStart::AfterSequence, read.position);
-        if (read.from_ms) return client_.shard_iterator(s->id, IteratorStart::AtTimestamp, "", *read.from_ms);
-        return client_.shard_iterator(s->id, IteratorStart::TrimHorizon);
+      auto renew = [this, &id = s->id, &read] {
+        if (!read.position.empty()) return client_.shard_iterator(id, IteratorStart::AfterSequence, read.position);
+        if (read.from_ms) return client_.shard_iterator(id, IteratorStart::AtTimestamp, "", *read.from_ms);
+        return client_.shard_iterator(id, IteratorStart::TrimHorizon);
       };
       auto kept = kept_.iterators.find(s->id);
       std::string iterator = kept != kept_.iterators.end() ? kept->second : renew();
       kept_.iterators.erase(s->id);
-      for (;;) {
-        int limit = static_cast<int>(share > 0 ? std::min<int64_t>(kMostPerRead, share - taken) : kMostPerRead);
-        KinesisRecords got = get_records(s->id, iterator, limit, renew);
+      turns.push_back({s->id, read, renew, iterator});
+    }
+    for (size_t left = turns.size(); left > 0;) {
+      for (Reading& shard : turns) {
+        if (shard.done) continue;
+        ShardRead& read = shard.read;
+        int limit = static_cast<int>(share > 0 ? std::min<int64_t>(kMostPerRead, share - shard.taken) : kMostPerRead);
+        KinesisRecords got = get_records(shard.id, shard.iterator, limit, shard.renew);
         for (const auto& r : got.records) {
           if (!read.reads()) read.first = r.sequence;
           read.last = r.sequence;
           read.position = r.sequence;
           read.from_ms.reset();
-          add(*batch, s->id, read.end++, r);
+          add(*batch, shard.id, read.end++, r);
         }
-        taken += static_cast<int64_t>(got.records.size());
-        behind_ms_[s->id] = got.millis_behind_latest;
+        shard.taken += static_cast<int64_t>(got.records.size());
+        behind_ms_[shard.id] = got.millis_behind_latest;
         if (got.next_iterator.empty()) {  // closed and read to its end: its children are next
           read.finished = true;
           changed = true;
           caught_up = false;
-          break;
+        } else {
+          shard.iterator = got.next_iterator;
+          if (share > 0 && shard.taken >= share) {  // the cap: the rest is the next batch's
+            kept_.iterators[shard.id] = shard.iterator;
+            caught_up = false;
+          } else if (got.records.empty() && got.millis_behind_latest == 0) {  // at the shard's tip
+            kept_.iterators[shard.id] = shard.iterator;
+          } else {
+            continue;  // more to read in its next turn
+          }
         }
-        iterator = got.next_iterator;
-        if (share > 0 && taken >= share) {  // the cap: the rest is the next batch's
-          kept_.iterators[s->id] = iterator;
-          caught_up = false;
-          break;
-        }
-        if (got.records.empty() && got.millis_behind_latest == 0) {  // at the shard's tip
-          kept_.iterators[s->id] = iterator;
-          break;
-        }
+        shard.done = true;
+        left--;
       }
     }
     batch->input.shards = std::move(shards);

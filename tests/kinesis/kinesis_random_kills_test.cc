@@ -15,16 +15,16 @@ TEST(KinesisRandomKills, KilledRunsLoseNothingAndWriteNothingTwice) {
   const int rounds = env_count("LAKESTREAM_KINESIS_KILLS", 16);
   const unsigned seed = static_cast<unsigned>(env_count("LAKESTREAM_RANDOM_SEED", 5));
   std::mt19937 rng(seed);
-  // A run over one round's records takes about a second (shards are read 200 ms apart): kills
-  // land from the start (listing shards) to the end, and some after it.
-  std::uniform_int_distribution<int> delay_ms(0, 1500);
+  // A run over one round's records takes about a second (two batches of 300; each shard's reads
+  // 200 ms apart): kills land from the start (listing shards) to the end, and some after it.
+  std::uniform_int_distribution<int> delay_ms(0, 1000);
   KinesisFixture f(kPipeline);
   f.kinesis().create("orders", 3);
   Sent sent;
   int killed = 0;
   for (int round = 0; round < rounds; round++) {
     SCOPED_TRACE("seed " + std::to_string(seed) + ", round " + std::to_string(round));
-    sent.put(f.kinesis(), 150, seed * 1000 + round, /*one_by_one=*/round % 5 == 4);
+    sent.put(f.kinesis(), 300, seed * 1000 + round, /*one_by_one=*/round % 5 == 4);
     // A third of the way, shard 0 splits (into 3 and 4); two thirds, 4 and 1 merge (into 5):
     // parents part-read by killed runs, children written to at once.
     if (round == rounds / 3) {
