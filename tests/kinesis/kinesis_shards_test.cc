@@ -196,6 +196,12 @@ std::string without_partition_from(const std::string& lines, int32_t partition, 
   return out;
 }
 
+// A run refused (exit 1) with an error that says each of `says`.
+void expect_refused(const CommandResult& r, const std::vector<std::string>& says) {
+  EXPECT_EQ(r.exit_code, 1) << r.out;
+  for (const auto& text : says) EXPECT_NE(r.err.find(text), std::string::npos) << text << "\n" << r.err;
+}
+
 // Kinesis forgets a closed shard once its records are past the retention period. A shard the
 // stream had not read to its end when that happened is refused, naming it and what it read;
 // with fail_on_data_loss = false the stream reads on (the shard's children at once) and check
@@ -221,13 +227,9 @@ TEST(KinesisShards, AShardGoneWithTheRetentionIsRefusedOrTheGapShown) {
 
   // Past the retention, through the proxy: refused, and nothing written.
   f.write_pipeline(with_kinesis(kPipeline, proxy.endpoint()));
-  CommandResult refused = f.lakestream("run");
-  EXPECT_EQ(refused.exit_code, 1) << refused.out;
-  EXPECT_NE(refused.err.find("shards of Kinesis stream orders expired before stream read_orders read them to their end "
-                             "(retention):\n  shardId-000000000001 (read up to sequence number "),
-            std::string::npos)
-      << refused.err;
-  EXPECT_NE(refused.err.find("set fail_on_data_loss = false in [sources.orders]"), std::string::npos) << refused.err;
+  expect_refused(f.lakestream("run"), {"shards of Kinesis stream orders expired before stream read_orders read them to "
+                                       "their end (retention):\n  shardId-000000000001 (read up to sequence number ",
+                                       "set fail_on_data_loss = false in [sources.orders]"});
   EXPECT_EQ(f.query("SELECT count(*) AS n FROM bronze_orders"), before);
 
   f.write_pipeline(with_kinesis(with_setting(kPipeline, "fail_on_data_loss = false"), proxy.endpoint()));
@@ -251,13 +253,9 @@ TEST(KinesisShards, AShardGoneWithTheRetentionIsRefusedOrTheGapShown) {
   ASSERT_EQ(killed.signal, SIGKILL) << killed.out << killed.err;
   const std::string committed = planned.query("SELECT count(*) AS n FROM bronze_orders");
   planned.write_pipeline(with_kinesis(with_setting(kPipeline, "fail_on_data_loss = false"), proxy.endpoint()));
-  CommandResult replay = planned.lakestream("run");
-  EXPECT_EQ(replay.exit_code, 1) << replay.out;
-  EXPECT_NE(replay.err.find("stream read_orders cannot replay batch 1: in shardId-000000000001 of orders, the records it "
-                            "planned"),
-            std::string::npos)
-      << replay.err;
-  EXPECT_NE(replay.err.find("are not there as they were: the shard is gone."), std::string::npos) << replay.err;
+  expect_refused(planned.lakestream("run"),
+                 {"stream read_orders cannot replay batch 1: in shardId-000000000001 of orders, the records it planned",
+                  "are not there as they were: the shard is gone."});
   EXPECT_EQ(planned.query("SELECT count(*) AS n FROM bronze_orders"), committed);
 }
 
