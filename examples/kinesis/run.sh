@@ -55,5 +55,5 @@ lakestream run
 lakestream query "select minute, orders, round(revenue, 2) as revenue from revenue_per_minute order by minute limit 5"
 echo "== bronze by event day (the dt folders), and by shard"
 lakestream query -f csv "select dt, count(*) as events from bronze_orders group by dt order by dt"
-lakestream query -f csv "select partition as shard, count(*) as events, min(\"offset\") as first, max(\"offset\") as last from bronze_orders group by 1 order by 1"
+lakestream query -f csv "select kinesis_shard_id as shard, count(*) as events, min(\"offset\") as first, max(\"offset\") as last from bronze_orders group by 1 order by 1"
 lakestream check
