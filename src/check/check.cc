@@ -10,6 +10,7 @@
 #include "check/stream_input.h"
 #include "pipeline/change_columns.h"
 #include "check/window_recount.h"
+#include "check/window_verdict.h"
 #include "checkpoint/window_state_store.h"
 #include "sql/duckdb.h"
 #include "sql/memory_budget.h"
@@ -540,51 +541,34 @@ void Checker::check_window(const Stream& stream) {
     };
     // Late in a written window: what was late against the watermark, or came after the window was written.
     const std::string late_in_written = "e._late OR NOT coalesce(e._batch <= g.boundary, false)";
-    bool written = rows.text(i, "written") == "true", counted = rows.text(i, "counted") == "true";
-    int64_t end_us = std::stoll(rows.text(i, "ws_us")) + stream.window_us;
-    bool final = end_us <= watermark;
-    int64_t r_events = std::stoll(rows.text(i, "r_events")), b_events = std::stoll(rows.text(i, "b_events"));
-    if (written && r_events > b_events) late_by_window.push_back({label, {r_events - b_events, r_events}});
-    if (!written && final) late_by_window.push_back({label, {r_events, r_events}});
-    if (!written) {
-      if (!final) add("waiting", label + " is not written yet: the watermark has not passed its end");
-      else {
-        add("late", label + " was not written: its " + values_phrase(stream, r) + (r_events == 1 ? "" : " all") +
-                        " arrived after the watermark passed its end");
-        point_at("check_events", "true");
-      }
-      continue;
+    WindowFacts facts;
+    facts.label = label;
+    facts.noun = noun;
+    facts.source = source;
+    facts.written = rows.text(i, "written") == "true";
+    facts.counted = rows.text(i, "counted") == "true";
+    facts.final = std::stoll(rows.text(i, "ws_us")) + stream.window_us <= watermark;
+    facts.update_mode = stream.output == OutputMode::Update;
+    facts.values_match_recount = rows.text(i, "g_eq_r") == "true";
+    facts.values_match_on_time = rows.text(i, "g_eq_b") == "true";
+    facts.events = std::stoll(rows.text(i, "r_events"));
+    facts.events_before = std::stoll(rows.text(i, "b_events"));
+    facts.arrived = std::stoll(rows.text(i, "a_events"));
+    facts.written_values = values_phrase(stream, g);
+    facts.recount_values = values_phrase(stream, r);
+    if (count_index >= 0) {
+      if (g[count_index]) facts.written_count = std::stoll(*g[count_index]);
+      if (r[count_index]) facts.recount_count = std::stoll(*r[count_index]);
+      facts.count_name = stream.aggregates[count_index].name;
     }
-    std::string counted_phrase = "counted " + values_phrase(stream, g);
-    if (counted && rows.text(i, "g_eq_r") == "true") {
-      add("ok", label + " " + values_phrase(stream, g));
-    } else if (rows.text(i, "g_eq_b") == "true") {
-      // The stream counted what the watermark let through: late by design.
-      int64_t arrived = std::stoll(rows.text(i, "a_events"));
-      std::string why;
-      if (r_events > arrived) why = std::to_string(r_events - arrived) + " arrived after the " + noun + " was written";
-      if (arrived > b_events)
-        why += (why.empty() ? "" : " and ") + std::to_string(arrived - b_events) +
-               (arrived - b_events == 1 ? " was older than the watermark when it arrived"
-                                        : " were older than the watermark when they arrived");
-      if (why.empty()) why = "a later copy of a dedup key was counted in place of one older than the watermark";
-      add("late", label + " " + counted_phrase + "; " + source +
-                      (counted ? " has " + values_phrase(stream, r) : std::string(" has no events for it")) + ": " + why);
-      point_at("check_events", late_in_written);
-    } else if (!counted) {
-      add("PROBLEM", label + " " + counted_phrase + ", but " + source + " has no events for it");
-    } else if (stream.output == OutputMode::Update && !final) {
-      add("waiting", label + " " + counted_phrase + " so far; it is not final until the watermark passes its end");
-    } else if (count_index >= 0 && g[count_index] && r[count_index] && std::stoll(*g[count_index]) > std::stoll(*r[count_index])) {
-      int64_t extra = std::stoll(*g[count_index]) - std::stoll(*r[count_index]);
-      const auto& name = stream.aggregates[count_index].name;
-      add("PROBLEM", label + " " + counted_phrase + ", but " + source + " has " + count_of(std::stoll(*r[count_index]), name) +
-                         ": " + (extra == 1 ? std::string("an event") : std::to_string(extra) + " events") + " counted twice");
-      point_at("check_copies", "NOT e._late");
-    } else {
-      add("PROBLEM", label + " " + counted_phrase + ", but " + source + " has " + values_phrase(stream, r) +
-                         ": the written values are wrong");
-      point_at("check_copies", "NOT e._late");
+    WindowVerdict verdict = window_verdict(facts);
+    if (verdict.late_of_events) late_by_window.push_back({label, *verdict.late_of_events});
+    add(verdict.verdict, verdict.text);
+    switch (verdict.examples) {
+      case WindowExamples::None: break;
+      case WindowExamples::AllEvents: point_at("check_events", "true"); break;
+      case WindowExamples::LateEvents: point_at("check_events", late_in_written); break;
+      case WindowExamples::OnTimeCopies: point_at("check_copies", "NOT e._late"); break;
     }
   }
   check_late_share(stream, late_by_window);
