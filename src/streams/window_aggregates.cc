@@ -34,16 +34,31 @@ std::string decimal_average(const std::string& s, const std::string& c, const st
 
 }  // namespace
 
-WindowAggregates::WindowAggregates(sql::Connection& con, const Stream& stream, const std::string& source_relation)
-    : stream_(stream) {
+namespace {
+
+std::vector<std::string> argument_types_of(sql::Connection& con, const Stream& stream, const std::string& source_relation) {
+  std::vector<std::string> types;
   for (const auto& a : stream.aggregates) {
     if (a.argument == "*") {
-      argument_types_.push_back("");
+      types.push_back("");
       continue;
     }
     sql::Rows described = con.query("DESCRIBE SELECT " + a.argument + " AS x FROM (" + source_relation + ")");
-    argument_types_.push_back(described.text(0, "column_type"));
+    types.push_back(described.text(0, "column_type"));
   }
+  return types;
+}
+
+}  // namespace
+
+WindowAggregates::WindowAggregates(sql::Connection& con, const Stream& stream, const std::string& source_relation)
+    : WindowAggregates(stream, argument_types_of(con, stream, source_relation)) {}
+
+WindowAggregates::WindowAggregates(const Stream& stream, std::vector<std::string> argument_types)
+    : stream_(stream), argument_types_(std::move(argument_types)) {
+  if (argument_types_.size() != stream.aggregates.size())
+    throw Error("internal: " + std::to_string(argument_types_.size()) + " argument types for " +
+                std::to_string(stream.aggregates.size()) + " aggregates");
 }
 
 std::string WindowAggregates::window_start_us() const {

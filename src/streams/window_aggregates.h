@@ -1,6 +1,8 @@
 // The SQL of a window stream's aggregates in their three forms: partial (over one batch's rows),
 // merge (a batch's partials into the state), and final (the gold columns). count/sum/min/max/avg
 // are all mergeable, so a window's state is a handful of numbers however many events it has.
+// Given the arguments' types, every form is a pure function of the stream's definition
+// (tests/streams/window_aggregates_test.cc runs them against a recount that shares no code).
 #pragma once
 
 #include <functional>
@@ -17,6 +19,8 @@ class WindowAggregates {
   // `source_relation` is SQL for a relation with the source's columns (used to learn the
   // DuckDB types of the aggregate arguments).
   WindowAggregates(sql::Connection& con, const Stream& stream, const std::string& source_relation);
+  // With the DuckDB type of each aggregate's argument given ("" for count(*)).
+  WindowAggregates(const Stream& stream, std::vector<std::string> argument_types);
 
   // "<window start> AS ws, <group columns>" over the source's rows.
   std::string window_key_select() const;
