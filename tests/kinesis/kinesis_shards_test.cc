@@ -94,27 +94,31 @@ TEST(KinesisShards, ATimeStartsWithWhatArrivedFromThen) {
   expect_bronze_holds(f, after);
 }
 
-TEST(KinesisShards, ThrottlingIsWaitedOutAndTold) {
+// kinesalite with a 2-shard stream `orders` that holds `count` generated records.
+struct TwoShards {
+  TwoShards(int count, uint32_t seed) {
+    kinesis.create("orders", 2);
+    sent.put(kinesis, count, seed);
+  }
   Kinesalite kinesis;
-  kinesis.create("orders", 2);
   Sent sent;
-  sent.put(kinesis, 1200, 41);
-  FaultyKinesisProxy proxy(kinesis.port(), "throttle");
+};
+
+TEST(KinesisShards, ThrottlingIsWaitedOutAndTold) {
+  TwoShards stream(1200, 41);
+  FaultyKinesisProxy proxy(stream.kinesis.port(), "throttle");
   PipelineFixture f(with_kinesis(kPipeline, proxy.endpoint()), {{"unused", 1}});
   CommandResult r = f.lakestream("run");
   ASSERT_EQ(r.exit_code, 0) << r.err;
-  expect_bronze_holds(f, sent);
+  expect_bronze_holds(f, stream.sent);
   EXPECT_NE(r.out.find("warning: Kinesis throttled "), std::string::npos) << r.out;
 }
 
 // Iterators expire after 5 minutes; every other read here finds its iterator expired, in new
 // batches and in the replay of a planned one: each goes on after the last record it took.
 TEST(KinesisShards, AnExpiredIteratorGoesOnWhereItStood) {
-  Kinesalite kinesis;
-  kinesis.create("orders", 2);
-  Sent sent;
-  sent.put(kinesis, 1500, 42);
-  FaultyKinesisProxy proxy(kinesis.port(), "expire");
+  TwoShards stream(1500, 42);
+  FaultyKinesisProxy proxy(stream.kinesis.port(), "expire");
   // Reads of 50 records: a batch of 300 takes several reads of each shard.
   std::string toml = with_kinesis(kPipeline, proxy.endpoint());
   PipelineFixture f(toml, {{"unused", 1}});
@@ -123,7 +127,7 @@ TEST(KinesisShards, AnExpiredIteratorGoesOnWhereItStood) {
   CommandResult r = f.lakestream("run");
   ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
   EXPECT_NE(r.out.find("read_orders: batch 1 (replayed after a crash): 300 in"), std::string::npos) << r.out;
-  expect_bronze_holds(f, sent);
+  expect_bronze_holds(f, stream.sent);
 }
 
 TEST(KinesisShards, AStreamCreatedAgainIsRefusedWithWhatToDo) {
@@ -207,10 +211,9 @@ void expect_refused(const CommandResult& r, const std::vector<std::string>& says
 // with fail_on_data_loss = false the stream reads on (the shard's children at once) and check
 // shows the gap.
 TEST(KinesisShards, AShardGoneWithTheRetentionIsRefusedOrTheGapShown) {
-  Kinesalite kinesis;
-  kinesis.create("orders", 2);
-  Sent sent;
-  sent.put(kinesis, 700, 81);
+  TwoShards stream(700, 81);
+  Kinesalite& kinesis = stream.kinesis;
+  Sent& sent = stream.sent;
   FaultyKinesisProxy proxy(kinesis.port(), "retire:shardId-000000000001");
   PipelineFixture f(with_kinesis(kPipeline, kinesis.endpoint()), {{"unused", 1}});
   // The first batch reads a part of each shard; then shard 1 splits (and closes), and more
