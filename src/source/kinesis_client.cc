@@ -49,13 +49,12 @@ std::string hint_for(const std::string& code, const std::string& stream) {
 }  // namespace
 
 std::chrono::steady_clock::duration read_spacing_after(const KinesisRecords& got) {
-  constexpr auto kReadSpacing = std::chrono::milliseconds(200);
   constexpr double kBytesPerSecond = 2'000'000;
   size_t bytes = 0;
   for (const auto& r : got.records) bytes += r.data.size() + r.partition_key.size();
   auto by_bytes = std::chrono::duration_cast<std::chrono::steady_clock::duration>(
       std::chrono::duration<double>(static_cast<double>(bytes) / kBytesPerSecond));
-  return std::max<std::chrono::steady_clock::duration>(kReadSpacing, by_bytes);
+  return std::max<std::chrono::steady_clock::duration>(kKinesisReadSpacing, by_bytes);
 }
 
 int compare_sequences(const std::string& a, const std::string& b) {

@@ -97,10 +97,13 @@ class KinesisClient {
 // Compares two sequence numbers as the decimal numbers they are: <0, 0 or >0.
 int compare_sequences(const std::string& a, const std::string& b);
 
+// Kinesis serves 5 reads a second per shard: reads of one shard start this far apart at least.
+inline constexpr std::chrono::milliseconds kKinesisReadSpacing{200};
+
 // How long after the start of a read of a shard that returned `got` the shard may be read again:
-// Kinesis serves 5 reads and 2 MB a second per shard, so 200 ms at least, and N / 2 MB seconds
-// after a read of N bytes (data and partition keys). One read may return up to 10 MB; Kinesis
-// then refuses the shard's reads for the seconds that follow.
+// Kinesis serves 5 reads and 2 MB a second per shard, so kKinesisReadSpacing at least, and
+// N / 2 MB seconds after a read of N bytes (data and partition keys). One read may return up to
+// 10 MB; Kinesis then refuses the shard's reads for the seconds that follow.
 std::chrono::steady_clock::duration read_spacing_after(const KinesisRecords& got);
 
 }  // namespace lakestream

@@ -78,7 +78,7 @@ bool BronzeWriter::commit(sql::Connection& con, IngestBatch& records, const std:
 }
 
 std::string BronzeWriter::derived_columns_sql() const {
-  std::vector<std::string> instants = {source_columns(source_)[2].name};  // when the source received it
+  std::vector<std::string> instants = {arrival_column(source_columns(source_))};
   for (const auto& f : source_.schema.fields)
     if (f.duckdb_type() == "TIMESTAMPTZ") instants.push_back(f.name);
   std::string derived;

@@ -26,8 +26,6 @@ namespace {
 
 using Shards = std::map<std::string, ShardRead>;
 
-// Kinesis serves 5 reads a second per shard: a read refused is followed by the next this late.
-constexpr auto kReadSpacing = std::chrono::milliseconds(200);
 // The most records one GetRecords returns.
 constexpr int kMostPerRead = 10000;
 
@@ -166,7 +164,7 @@ class KinesisRun {
     auto now = std::chrono::steady_clock::now();
     if (now < next) std::this_thread::sleep_for(next - now);
     auto started = std::chrono::steady_clock::now();
-    next = started + kReadSpacing;  // a refused read counts too
+    next = started + kKinesisReadSpacing;  // a refused read counts too
     KinesisRecords got = client_.get_records(iterator, limit);
     next = started + read_spacing_after(got);
     return got;
