@@ -85,11 +85,12 @@ const WindowStateMeta& WindowStateStore::meta() const {
 }
 
 std::string WindowStateStore::set_meta_sql(const WindowStateMeta& meta) const {
-  std::string sql;
+  // One statement for every field: each statement of a transaction costs its planning.
+  std::string values;
   each_meta_field(meta, [&](const char* key, const int64_t& value) {
-    sql += "INSERT OR REPLACE INTO " + table("meta") + " VALUES (" + sql::quote_literal(key) + ", " + std::to_string(value) + ");";
+    values += (values.empty() ? "(" : ", (") + sql::quote_literal(key) + ", " + std::to_string(value) + ")";
   });
-  return sql;
+  return "INSERT OR REPLACE INTO " + table("meta") + " VALUES " + values + ";";
 }
 
 int64_t WindowStateStore::size_bytes() const { return file_size_or_zero(path_); }

@@ -23,4 +23,10 @@ std::string newer_sql(const NewestWins& rule, const std::string& a, const std::s
 // SQL over `t` (the existing row) and `s` (the incoming one): whether the existing row stays.
 std::string existing_row_stays_sql(const NewestWins& rule);
 
+// SQL: the row each key has after the relation `rows` (SQL that can follow FROM, with every
+// column of the rule), as the rule applies it within a batch: the key's newest row, except
+// that of identical copies in a row (a resend, by the event columns) the first. All the
+// relation's columns, in order; NULL keys are a key like any other, as in GROUP BY.
+std::string newest_per_key_sql(const NewestWins& rule, const std::vector<std::string>& keys, const std::string& rows);
+
 }  // namespace lakestream

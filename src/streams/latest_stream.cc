@@ -1,6 +1,7 @@
 #include "streams/latest_stream.h"
 
 #include <chrono>
+#include <thread>
 
 #include "checkpoint/checkpoint.h"
 #include "pipeline/bronze_layout.h"
@@ -26,6 +27,11 @@ namespace {
 // The column of the batch's newest changes that says a change is a delete (the stream's deletes
 // condition, evaluated once); never written to a table.
 constexpr const char* kDeleteFlag = "__lakestream_delete";
+
+// A continuous run's batch of fewer rows than this merges on one thread: DuckDB's workers cost
+// more to wake and wait for than such a batch's work (a batch of about 100 rows took 31 CPU-ms
+// on two threads, 17 on one). A larger batch, as a service catching up makes, uses every core.
+constexpr int64_t kRowsWorthEveryCore = 20'000;
 
 // The rows of `changes` a latest stream reads: of a change data feed, every change but the
 // preimages (a row's state before the update whose postimage follows it: never the newest).
@@ -86,35 +92,25 @@ class LatestRun {
     TableChanges changes = read_table_changes(source_table_, from, to, s.read);
     const auto& columns = changes.columns;
     auto& con = ctx_.con;
-    // A NULL in a key column is a value like any other, as in GROUP BY: those events are one
-    // entity, never dropped.
-    std::string keys;
-    for (const auto& k : s.key) keys += (keys.empty() ? "" : ", ") + sql::quote_ident(k);
-    // Oldest first: by the ordering column (NULL oldest), a tie going to the later change of a
-    // feed, then the later (partition, offset), as across batches.
-    std::string order = sql::quote_ident(s.order_by) + " ASC NULLS FIRST";
     const NewestWins newest = rule(columns);
-    for (const auto& tie : newest.ties) order += ", " + sql::quote_ident(tie);
     std::string source = "(" + latest_rows_sql(changes) + ") AS source";
     auto counted = rows_by_statistics(changes);
     batch.input_rows = counted ? *counted : con.scalar_int("SELECT count(*) FROM " + source);
     batch.durations_ms["getBatch"] = ms_since(started);
+    if (ctx_.continuous)  // the stage owns its DuckDB: the setting stays until a batch needs the other
+      con.keep_setting("threads", batch.input_rows >= kRowsWorthEveryCore
+                                      ? std::to_string(std::max(1u, std::thread::hardware_concurrency()))
+                                      : "1");
     auto merging = std::chrono::steady_clock::now();
     // The newest row per key, straight from the batch's files (a delete event included: it is
-    // the newest change of its key as much as an update is). Of identical copies in a row (a
-    // resend), the first: across batches a resend of the row in the table changes nothing, so a
-    // resend read in the same batch as its original must not either, or the kept partition and
-    // offset would depend on where a batch ended.
+    // the newest change of its key as much as an update is). A NULL key is a key like any other:
+    // those events are one entity, never dropped. Of identical copies in a row (a resend), the
+    // first: across batches a resend of the row in the table changes nothing, so a resend read in
+    // the same batch as its original must not either, or the kept partition and offset would
+    // depend on where a batch ended.
     std::string delete_flag = s.deletes.empty() ? "" : ", coalesce((" + s.deletes + "), false) AS " + kDeleteFlag;
-    std::string per_key = "PARTITION BY " + keys + " ORDER BY " + order;
-    std::string event_list;
-    for (const auto& c : newest.event_columns) event_list += (event_list.empty() ? "" : ", ") + sql::quote_ident(c);
-    std::string event = "row(" + event_list + ")";
-    con.exec("CREATE OR REPLACE TEMP TABLE latest_newest AS SELECT * EXCLUDE (_copy_run) FROM ("
-             "SELECT * EXCLUDE (_starts_run), sum(_starts_run) OVER (" + per_key + " ROWS UNBOUNDED PRECEDING) AS _copy_run FROM ("
-             "SELECT *" + delete_flag + ", CASE WHEN lag(" + event + ") OVER (" + per_key + ") IS NOT DISTINCT FROM " + event +
-             " THEN 0 ELSE 1 END AS _starts_run FROM " + source + ")) "
-             "QUALIFY row_number() OVER (PARTITION BY " + keys + " ORDER BY _copy_run DESC, " + order + ") = 1");
+    con.exec("CREATE OR REPLACE TEMP TABLE latest_newest AS " +
+             newest_per_key_sql(newest, s.key, "(SELECT *" + delete_flag + " FROM " + source + ") AS changes"));
 
     std::string keep_existing = existing_row_stays_sql(newest);
     CommitRecord record;

@@ -1,0 +1,148 @@
+// Silver's newest row per key within a batch (sinks/newest_wins.h, newest_per_key_sql) against a
+// model in C++ that shares no code with it, over generated batches: keys of two columns with
+// NULLs, an order_by with NULLs and many ties, resends of a row in a row and the same event
+// again after another (A, B, A), a delete flag beside the row, and columns named like the SQL's
+// own words (`s`, a space, a quote).
+#include "sinks/newest_wins.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <map>
+#include <optional>
+#include <random>
+#include <tuple>
+
+#include "sql/duckdb.h"
+
+namespace lakestream {
+namespace {
+
+struct Change {
+  std::optional<std::string> k1;
+  std::optional<int> k2;
+  std::optional<int> at;  // order_by
+  int64_t partition = 0, offset = 0;
+  std::optional<std::string> status;
+  std::optional<double> s;  // a column named s
+  std::optional<std::string> note;
+  bool deleted = false;
+};
+
+using Key = std::pair<std::optional<std::string>, std::optional<int>>;
+
+std::string text_or_null(const std::optional<std::string>& v) { return v ? "'" + *v + "'" : "NULL"; }
+
+template <typename T>
+std::string number_or_null(const std::optional<T>& v) {
+  if (!v) return "NULL";
+  char text[64];
+  std::snprintf(text, sizeof text, "%.17g", static_cast<double>(*v));
+  return text;
+}
+
+bool same_event(const Change& a, const Change& b) {
+  return a.k1 == b.k1 && a.k2 == b.k2 && a.at == b.at && a.status == b.status && a.s == b.s && a.note == b.note;
+}
+
+// Oldest first: a NULL order_by oldest, then by value, then by (partition, offset).
+bool older(const Change& a, const Change& b) {
+  if (a.at != b.at) return !a.at || (b.at && *a.at < *b.at);
+  return std::tie(a.partition, a.offset) < std::tie(b.partition, b.offset);
+}
+
+// The model: a key's changes oldest first; its row is the first of the last run of identical events.
+std::map<Key, Change> newest_per_key(const std::vector<Change>& changes) {
+  std::map<Key, std::vector<Change>> by_key;
+  for (const Change& c : changes) by_key[{c.k1, c.k2}].push_back(c);
+  std::map<Key, Change> newest;
+  for (auto& [key, list] : by_key) {
+    std::sort(list.begin(), list.end(), older);
+    size_t start = 0;
+    for (size_t i = 1; i < list.size(); i++)
+      if (!same_event(list[i], list[i - 1])) start = i;
+    newest[key] = list[start];
+  }
+  return newest;
+}
+
+void check_seed(uint32_t seed, int changes_in_batch) {
+  SCOPED_TRACE("seed " + std::to_string(seed) + ", " + std::to_string(changes_in_batch) + " changes");
+  std::mt19937 rng(seed);
+  auto pick = [&](int n) { return static_cast<int>(rng() % static_cast<uint32_t>(n)); };
+  const int keys = std::max(1, changes_in_batch / 3);
+  std::vector<Change> changes;
+  int64_t next_offset[3] = {0, 0, 0};
+  auto place = [&](Change c) {
+    c.partition = pick(3);
+    c.offset = next_offset[c.partition] += 1 + pick(3);
+    changes.push_back(c);
+  };
+  while (static_cast<int>(changes.size()) < changes_in_batch) {
+    if (!changes.empty() && pick(4) == 0) {  // a resend, or the same event again after others
+      place(changes[pick(static_cast<int>(changes.size()))]);
+      continue;
+    }
+    Change c;
+    int key = pick(keys);
+    if (key % 7 != 0) c.k1 = "k'" + std::to_string(key % 5);
+    if (key % 11 != 0) c.k2 = key / 5;
+    if (pick(6)) c.at = pick(8);  // few values: ties
+    if (pick(5)) c.status = std::vector<std::string>{"placed", "shipped", "cancelled"}[pick(3)];
+    if (pick(3)) c.s = std::ldexp(pick(1000) - 500, pick(20) - 10);
+    if (pick(2)) c.note = "n" + std::to_string(pick(3));
+    c.deleted = pick(8) == 0;
+    place(c);
+  }
+
+  sql::Database db;
+  sql::Connection con(db);
+  con.exec("CREATE TABLE changes (k1 VARCHAR, k2 INTEGER, \"at\" INTEGER, \"partition\" BIGINT, \"offset\" BIGINT, "
+           "status VARCHAR, s DOUBLE, \"the note\" VARCHAR, \"it's deleted\" BOOLEAN)");
+  std::string values;
+  for (const Change& c : changes) {
+    std::string k1 = c.k1 ? "'" + c.k1->substr(0, 1) + "''" + c.k1->substr(2) + "'" : "NULL";
+    values += (values.empty() ? "(" : ", (") + k1 + ", " + number_or_null(c.k2) + ", " + number_or_null(c.at) + ", " +
+              std::to_string(c.partition) + ", " + std::to_string(c.offset) + ", " + text_or_null(c.status) + ", " +
+              (c.s ? "'" + number_or_null(c.s) + "'::DOUBLE" : "NULL") + ", " + text_or_null(c.note) + ", " +
+              (c.deleted ? "true" : "false") + ")";
+  }
+  con.exec("INSERT INTO changes VALUES " + values);
+
+  NewestWins rule;
+  rule.order_by = "at";
+  rule.ties = {"partition", "offset"};
+  rule.event_columns = {"k1", "k2", "at", "status", "s", "the note"};
+  sql::Rows got = con.query("SELECT k1, k2, \"at\", \"partition\", \"offset\", status, s, \"the note\", \"it's deleted\", "
+                            "count(*) OVER (PARTITION BY k1, k2) AS copies FROM (" +
+                            newest_per_key_sql(rule, {"k1", "k2"}, "changes") + ") ORDER BY \"partition\", \"offset\"");
+  EXPECT_EQ(got.columns.front(), "k1");
+
+  std::map<Key, Change> want = newest_per_key(changes);
+  ASSERT_EQ(got.size(), want.size());
+  for (size_t i = 0; i < got.size(); i++) {
+    EXPECT_EQ(got.text(i, "copies"), "1");
+    Key key{got.at(i, "k1"), got.at(i, "k2") ? std::optional(std::stoi(*got.at(i, "k2"))) : std::nullopt};
+    ASSERT_TRUE(want.count(key)) << got.text(i, "k1") << " " << got.text(i, "k2");
+    const Change& w = want[key];
+    SCOPED_TRACE("key " + key.first.value_or("NULL") + " " + (key.second ? std::to_string(*key.second) : "NULL"));
+    EXPECT_EQ(got.text(i, "partition"), std::to_string(w.partition));
+    EXPECT_EQ(got.text(i, "offset"), std::to_string(w.offset));
+    EXPECT_EQ(got.at(i, "status"), w.status);
+    EXPECT_EQ(got.at(i, "the note"), w.note);
+    EXPECT_EQ(got.at(i, "s").has_value(), w.s.has_value());
+    if (w.s && got.at(i, "s")) {
+      EXPECT_EQ(std::stod(*got.at(i, "s")), *w.s);
+    }
+    EXPECT_EQ(got.text(i, "it's deleted"), w.deleted ? "true" : "false");
+  }
+}
+
+TEST(NewestPerKey, IsTheFirstCopyOfEachKeysNewestEventAsAModelSays) {
+  for (uint32_t seed = 1; seed <= 12; seed++) check_seed(seed, 5 + static_cast<int>(seed) * 20);
+  check_seed(13, 1);
+  check_seed(14, 3000);
+}
+
+}  // namespace
+}  // namespace lakestream
