@@ -175,6 +175,19 @@ void write_changes(sql::Connection& con, const delta::Table& into, delta::Commit
   con.exec("DROP TABLE upsert_replaced");
 }
 
+// The files of `affected` that hold an existing row a winner replaces (or removes), by
+// upsert_matched's file of each match.
+std::vector<delta::AddFile> files_holding_replaced_rows(sql::Connection& con, const delta::Snapshot& affected,
+                                                        const std::string& match) {
+  sql::Rows holding = con.query("SELECT DISTINCT t.__lakestream_file FROM upsert_matched t SEMI JOIN upsert_winners s ON " + match);
+  std::set<std::string> paths;
+  for (const auto& row : holding.rows) paths.insert(*row[0]);
+  std::vector<delta::AddFile> files;
+  for (const auto& file : affected.files)
+    if (paths.count(delta::readable_path(affected.table, file.path, file.size))) files.push_back(file);
+  return files;
+}
+
 }  // namespace
 
 UpsertResult upsert_rows(sql::Connection& con, const delta::Table& into, delta::Commit& commit,
@@ -229,52 +242,48 @@ UpsertResult upsert_rows(sql::Connection& con, const delta::Table& into, delta::
     // statement needs (the keys and what keep_existing looks at, then everything for the rewrite).
     delta::Snapshot affected_only = writer_shape;
     affected_only.files = affected;
-    std::string existing = "(" + delta::scan_sql(affected_only) + ")";
-    std::string match = key_match(key);
+    const std::string match = key_match(key);
     std::string key_columns;
     for (const auto& k : key) key_columns += (key_columns.empty() ? "" : ", ") + ("s." + sql::quote_ident(k));
-    // The existing rows of incoming keys, for the joins below: copy-on-write reads the files
-    // again each time; merge-on-read, whose scans also apply the vectors and number the rows,
-    // reads them once into upsert_matched (each match's key, file, row and whether it stays), so
-    // that a batch reads the table's keys once, however large the table.
-    std::string existing_matches = existing;
-    std::string kept_keys = "SELECT " + key_columns + " FROM " + incoming + " s JOIN " + existing + " t ON " + match +
-                            " WHERE (" + keep_existing + ")";
-    if (merge_on_read) {
-      // Joined first, then the few matches anti-joined with the vectors' deleted rows (the key
-      // index holds only live rows, and made upsert_matched already).
-      if (!indexed)
-        con.exec("CREATE OR REPLACE TEMP TABLE upsert_matched AS SELECT m.* FROM (SELECT " + key_columns +
+    // The existing rows of incoming keys, read once into upsert_matched (each match's key, file,
+    // row and whether it stays), so that the joins below read the table's keys once: joined
+    // first, then the few matches anti-joined with the vectors' deleted rows. (The key index
+    // holds only live rows, and made upsert_matched already.)
+    if (!indexed)
+      con.exec("CREATE OR REPLACE TEMP TABLE upsert_matched AS SELECT m.* FROM (SELECT " + key_columns +
                ", t.__lakestream_file, t.__lakestream_row, (" + keep_existing + ") AS __lakestream_keeps FROM " + incoming +
                " s JOIN (" + delta::every_row_with_positions_sql(affected_only) + ") t ON " + match + ") m ANTI JOIN (" +
                delta::deleted_positions_sql(affected_only) +
                ") x ON m.__lakestream_file = x.__lakestream_file AND m.__lakestream_row = x.__lakestream_row");
-      existing_matches = "upsert_matched";
-      std::string keys;
-      for (const auto& k : key) keys += (keys.empty() ? "" : ", ") + sql::quote_ident(k);
-      kept_keys = "SELECT " + keys + " FROM upsert_matched WHERE __lakestream_keeps";
-    }
+    std::string keys;
+    for (const auto& k : key) keys += (keys.empty() ? "" : ", ") + sql::quote_ident(k);
     // Incoming rows that win: all but those whose existing row stays. Hash joins on the keys
     // only (keep_existing is filtered after the join, not a join condition DuckDB cannot hash).
-    con.exec("CREATE OR REPLACE TEMP TABLE upsert_winners AS SELECT s.* FROM " + incoming + " s ANTI JOIN (" + kept_keys +
-             ") t ON " + match);
+    con.exec("CREATE OR REPLACE TEMP TABLE upsert_winners AS SELECT s.* FROM " + incoming + " s ANTI JOIN (SELECT " + keys +
+             " FROM upsert_matched WHERE __lakestream_keeps) t ON " + match);
     int64_t winners = con.scalar_int("SELECT count(*) FROM upsert_winners");
     result.rows_written = removes.empty() ? winners : con.scalar_int("SELECT count(*) FROM upsert_winners s" + written_only);
     if (winners == 0) {
       con.exec("DROP TABLE IF EXISTS upsert_matched");
       return result;
     }
-    int64_t matched = con.scalar_int("SELECT count(*) FROM upsert_winners s SEMI JOIN " + existing_matches + " t ON " + match);
+    int64_t matched = con.scalar_int("SELECT count(*) FROM upsert_winners s SEMI JOIN upsert_matched t ON " + match);
     if (!removes.empty())
-      result.rows_removed = con.scalar_int("SELECT count(*) FROM upsert_winners s SEMI JOIN " + existing_matches + " t ON " +
-                                           match + " WHERE (" + removes + ")");
+      result.rows_removed = con.scalar_int("SELECT count(*) FROM upsert_winners s SEMI JOIN upsert_matched t ON " + match +
+                                           " WHERE (" + removes + ")");
+    // The files that hold a replaced row: only these change. (The others of `affected` only
+    // may hold an incoming key by their statistics.)
+    delta::Snapshot replacing = affected_only;
+    if (matched > 0 && !merge_on_read) replacing.files = files_holding_replaced_rows(con, affected_only, match);
+    const std::string existing = "(" + delta::scan_sql(replacing) + ")";
     if (matched > 0 && delta::change_data_feed_enabled(table_after))
       write_changes(con, into, commit, table_after, existing, columns, match, removes);
+    const std::string winners_rows = "SELECT " + column_list + " FROM upsert_winners s" + written_only;
     if (matched > 0 && merge_on_read) {
       marked = mark_replaced_rows(con, into, commit, affected_only, match);
       result.vectors_written = marked.vectors_written;
       result.files_rewritten = static_cast<int64_t>(marked.purged.size());
-      rows = "SELECT " + column_list + " FROM upsert_winners s" + written_only;
+      rows = winners_rows;
       if (!marked.purged.empty()) {
         delta::Snapshot purged = affected_only;
         purged.files = marked.purged;
@@ -282,14 +291,35 @@ UpsertResult upsert_rows(sql::Connection& con, const delta::Table& into, delta::
                 match;
       }
     } else if (matched > 0) {
-      // Rewrite the affected files: their rows minus the replaced (or removed) ones, plus the
-      // winners that are written.
-      rows = "SELECT " + column_list + " FROM " + existing + " t ANTI JOIN upsert_winners s ON " + match +
-             " UNION ALL SELECT " + column_list + " FROM upsert_winners s" + written_only;
-      for (const auto& f : affected) commit.remove(f);
-      result.files_rewritten = static_cast<int64_t>(affected.size());
+      // Copy-on-write: the files holding replaced rows are written again, their rows but the
+      // replaced (or removed) ones, with the winners.
+      for (const auto& f : replacing.files) commit.remove(f);
+      result.files_rewritten = static_cast<int64_t>(replacing.files.size());
+      // Rewriting whole files, a stream whose updates follow its newest keys (orders, sessions)
+      // would keep rewriting one file that every new key joins, growing with the table. So the
+      // surviving rows below every key this batch replaced (by the first key column) are written
+      // apart, once they are as many as the rest: the rewritten file stays about the size of
+      // the keys still being updated, and the settled file is not touched while updates stay
+      // above it. Keys in no order (UUIDs) replace rows everywhere and settle little: that is
+      // merge-on-read's case (deletion_vectors). The survivors are read once, with that flag.
+      const std::string first_key = sql::quote_ident(key.at(0));
+      con.exec("CREATE OR REPLACE TEMP TABLE upsert_survivors AS SELECT " + column_list + ", coalesce(r." + first_key +
+               " < (SELECT min(t." + first_key + ") FROM upsert_matched t SEMI JOIN upsert_winners s ON " + match +
+               "), false) AS __lakestream_settled FROM (SELECT " + column_list + " FROM " + existing +
+               " t ANTI JOIN upsert_winners s ON " + match + ") r");
+      sql::Rows counts = con.query("SELECT count(*) FILTER (WHERE __lakestream_settled), count(*) FROM upsert_survivors");
+      const int64_t settled_rows = std::stoll(counts.rows.at(0).at(0).value_or("0"));
+      const int64_t staying_rows = std::stoll(counts.rows.at(0).at(1).value_or("0")) - settled_rows + result.rows_written;
+      const bool apart = settled_rows > 0 && settled_rows >= staying_rows;
+      if (apart) {
+        delta::AddFile settled_file = delta::write_data_file(
+            con, into, table_after, "SELECT " + column_list + " FROM upsert_survivors WHERE __lakestream_settled", columns);
+        if (!settled_file.path.empty()) commit.add(settled_file);
+      }
+      rows = "SELECT " + column_list + " FROM upsert_survivors" + (apart ? " WHERE NOT __lakestream_settled" : "") +
+             " UNION ALL " + winners_rows;
     } else {
-      rows = "SELECT " + column_list + " FROM upsert_winners s" + written_only;  // only new keys: append them
+      rows = winners_rows;  // only new keys: append them
     }
   }
   delta::AddFile added = delta::write_data_file(con, into, table_after, rows, columns);
@@ -298,7 +328,7 @@ UpsertResult upsert_rows(sql::Connection& con, const delta::Table& into, delta::
     marked.added.push_back(added.logical_key());
   }
   if (indexed) index->expect_commit(con, winners_table, marked.removed, marked.added, added);
-  con.exec("DROP TABLE IF EXISTS upsert_winners; DROP TABLE IF EXISTS upsert_matched");
+  con.exec("DROP TABLE IF EXISTS upsert_winners; DROP TABLE IF EXISTS upsert_matched; DROP TABLE IF EXISTS upsert_survivors");
   fault_point("after_data_files");
   return result;
 }
