@@ -1,6 +1,7 @@
 #include "sinks/newest_wins.h"
 
 #include "sql/duckdb.h"
+#include "sql/row_per_group.h"
 
 namespace lakestream {
 
@@ -26,28 +27,24 @@ std::string existing_row_stays_sql(const NewestWins& rule) {
 }
 
 std::string newest_per_key_sql(const NewestWins& rule, const std::vector<std::string>& keys, const std::string& rows) {
-  // The candidates' alias, also the struct of a whole row: a name no column of a table has.
-  const std::string r = "__lakestream_candidate";
   std::string ob = sql::quote_ident(rule.order_by);
-  std::string order = ob + " ASC NULLS FIRST", order_key = r + "." + ob + " IS NOT NULL, " + r + "." + ob;
+  std::string order = ob + " ASC NULLS FIRST";
+  // Oldest first, a NULL order_by (or tie) oldest: the key's row is the last of its starts.
+  std::vector<sql::OrderTerm> newest{{ob, true}};
   for (const auto& tie : rule.ties) {
     order += ", " + sql::quote_ident(tie);
-    order_key += ", " + r + "." + sql::quote_ident(tie);
+    newest.push_back({sql::quote_ident(tie), true});
   }
-  std::string per_key, group, event;
-  for (const auto& k : keys) {
-    per_key += (per_key.empty() ? "" : ", ") + sql::quote_ident(k);
-    group += (group.empty() ? "" : ", ") + r + "." + sql::quote_ident(k);
-  }
+  std::string per_key, event;
+  for (const auto& k : keys) per_key += (per_key.empty() ? "" : ", ") + sql::quote_ident(k);
   for (const auto& c : rule.event_columns) event += (event.empty() ? "" : ", ") + sql::quote_ident(c);
   // A row starts a run when its event differs from the one before it of its key; the key's row
   // is the newest start: the first copy of its newest event. One window and one aggregate, as
   // each DuckDB window costs milliseconds however few the rows, and a service's batches are few.
-  // The order as a struct for arg_max: `IS NOT NULL` first puts a NULL order_by oldest.
-  return "SELECT unnest(arg_max(" + r + ", row(" + order_key + "))) FROM (SELECT * EXCLUDE (__lakestream_starts) FROM ("
-         "SELECT *, lag(row(" + event + ")) OVER (PARTITION BY " + per_key + " ORDER BY " + order +
-         ") IS DISTINCT FROM row(" + event + ") AS __lakestream_starts FROM " + rows + ") WHERE __lakestream_starts) AS " +
-         r + " GROUP BY " + group;
+  const std::string starts = "(SELECT * EXCLUDE (__lakestream_starts) FROM (SELECT *, lag(row(" + event +
+                             ")) OVER (PARTITION BY " + per_key + " ORDER BY " + order + ") IS DISTINCT FROM row(" + event +
+                             ") AS __lakestream_starts FROM " + rows + ") WHERE __lakestream_starts)";
+  return sql::row_per_group_sql("*", starts, keys, newest, sql::Pick::Last);
 }
 
 }  // namespace lakestream

@@ -11,6 +11,7 @@
 #include "sinks/table_sink.h"
 #include "sinks/upsert.h"
 #include "source/table_source.h"
+#include "sql/row_per_group.h"
 #include "streams/table_batches.h"
 #include "streams/window_aggregates.h"
 #include "table/commit_record.h"
@@ -316,25 +317,16 @@ class WindowRun {
 
       std::string kept = "(" + rows + ")";
       if (!s_.dedup.empty()) {
-        std::string keys, match, order;
-        for (const auto& d : s_.dedup) {
-          keys += (keys.empty() ? "__lakestream_copy." : ", __lakestream_copy.") + q(d);
-          match += (match.empty() ? "" : " AND ") + ("d." + q(d) + " IS NOT DISTINCT FROM f." + q(d));
-        }
-        // Oldest first, a NULL last (as ORDER BY puts it), as a struct for arg_min.
-        auto oldest_first = [&](const std::string& column) {
-          order += (order.empty() ? "" : ", ") + (q(column) + " IS NULL, " + q(column));
-        };
+        std::string match;
+        for (const auto& d : s_.dedup) match += (match.empty() ? "" : " AND ") + ("d." + q(d) + " IS NOT DISTINCT FROM f." + q(d));
+        // The first copy of each key in this batch: oldest first, a NULL last (as ORDER BY puts it).
+        std::vector<sql::OrderTerm> oldest_first;
         for (const std::string& col : {batch_column, std::string("partition"), std::string("offset")})
-          if (delta::has_column(open_->source_columns, col)) oldest_first(col);
-        if (order.empty()) oldest_first(s_.event_time);
-        // The first copy of each key in this batch. An aggregate, not a window: each DuckDB
-        // window costs milliseconds however few the rows.
-        // (The rows' alias is also the struct of a whole row: a name no column has.)
-        con.exec("CREATE OR REPLACE TEMP TABLE window_firsts AS SELECT * EXCLUDE (__lakestream_order) FROM (SELECT "
-                 "unnest(arg_min(__lakestream_copy, __lakestream_copy.__lakestream_order)) FROM (SELECT " + projection +
-                 ", row(" + order + ") AS __lakestream_order FROM " + source + " WHERE " + filter + " AND " + on_time +
-                 ") __lakestream_copy GROUP BY " + keys + ")");
+          if (delta::has_column(open_->source_columns, col)) oldest_first.push_back({q(col), false});
+        if (oldest_first.empty()) oldest_first.push_back({q(s_.event_time), false});
+        con.exec("CREATE OR REPLACE TEMP TABLE window_firsts AS " +
+                 sql::row_per_group_sql(projection, "(SELECT * FROM " + source + " WHERE " + filter + " AND " + on_time + ")",
+                                        s_.dedup, oldest_first, sql::Pick::First));
         // Unless the state remembers the key already (a hash anti-join on the keys). Of the
         // remembered keys, only those whose first column lies within the batch's (or is NULL)
         // can match: said as a range, DuckDB skips the row groups outside it. Keys that rise
