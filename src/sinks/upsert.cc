@@ -238,8 +238,8 @@ UpsertResult upsert_rows(sql::Connection& con, const delta::Table& into, delta::
     if (result.rows_written == 0) return result;
     rows = "SELECT " + column_list + " FROM " + incoming + " s" + written_only;
   } else {
-    // The affected files are read in place, never copied: DuckDB reads only the columns each
-    // statement needs (the keys and what keep_existing looks at, then everything for the rewrite).
+    // The affected files are read in place: DuckDB reads only the columns each statement needs
+    // (the keys and what keep_existing looks at; everything only for the rows a rewrite keeps).
     delta::Snapshot affected_only = writer_shape;
     affected_only.files = affected;
     const std::string match = key_match(key);
@@ -264,13 +264,13 @@ UpsertResult upsert_rows(sql::Connection& con, const delta::Table& into, delta::
     // The winners, those written, those that replace an existing row, those that remove one: one
     // statement (each costs about a millisecond however few the rows).
     const std::string removing = removes.empty() ? "false" : "(" + removes + ")";
-    sql::Rows counts = con.query("SELECT count(*), count(*) FILTER (WHERE NOT " + removing + "), count(t.__lakestream_matches), "
-                                 "count(t.__lakestream_matches) FILTER (WHERE " + removing + ") FROM upsert_winners s LEFT JOIN "
-                                 "(SELECT DISTINCT " + keys + ", true AS __lakestream_matches FROM upsert_matched) t ON " + match);
-    auto count = [&](size_t column) { return std::stoll(counts.rows.at(0).at(column).value_or("0")); };
-    const int64_t winners = count(0), matched = count(2);
-    result.rows_written = count(1);
-    result.rows_removed = count(3);
+    sql::Rows counts = con.query("SELECT count(*) AS winners, count(*) FILTER (WHERE NOT " + removing + ") AS written, "
+                                 "count(t.__lakestream_matches) AS matched, count(t.__lakestream_matches) FILTER (WHERE " +
+                                 removing + ") AS removed FROM upsert_winners s LEFT JOIN (SELECT DISTINCT " + keys +
+                                 ", true AS __lakestream_matches FROM upsert_matched) t ON " + match);
+    const int64_t winners = std::stoll(counts.text(0, "winners")), matched = std::stoll(counts.text(0, "matched"));
+    result.rows_written = std::stoll(counts.text(0, "written"));
+    result.rows_removed = std::stoll(counts.text(0, "removed"));
     if (winners == 0) {
       con.exec("DROP TABLE IF EXISTS upsert_matched");
       return result;
@@ -311,9 +311,10 @@ UpsertResult upsert_rows(sql::Connection& con, const delta::Table& into, delta::
                " < (SELECT min(t." + first_key + ") FROM upsert_matched t SEMI JOIN upsert_winners s ON " + match +
                "), false) AS __lakestream_settled FROM (SELECT " + column_list + " FROM " + existing +
                " t ANTI JOIN upsert_winners s ON " + match + ") r");
-      sql::Rows counts = con.query("SELECT count(*) FILTER (WHERE __lakestream_settled), count(*) FROM upsert_survivors");
-      const int64_t settled_rows = std::stoll(counts.rows.at(0).at(0).value_or("0"));
-      const int64_t staying_rows = std::stoll(counts.rows.at(0).at(1).value_or("0")) - settled_rows + result.rows_written;
+      sql::Rows survivors =
+          con.query("SELECT count(*) FILTER (WHERE __lakestream_settled) AS settled, count(*) AS all_rows FROM upsert_survivors");
+      const int64_t settled_rows = std::stoll(survivors.text(0, "settled"));
+      const int64_t staying_rows = std::stoll(survivors.text(0, "all_rows")) - settled_rows + result.rows_written;
       const bool apart = settled_rows > 0 && settled_rows >= staying_rows;
       if (apart) {
         delta::AddFile settled_file = delta::write_data_file(
