@@ -188,6 +188,73 @@ std::vector<delta::AddFile> files_holding_replaced_rows(sql::Connection& con, co
   return files;
 }
 
+// Copy-on-write: the files of `replacing` (each holds a row a winner replaces or removes) are
+// removed and written again without those rows, the winners with them. Each file is rewritten
+// on its own, with the winners that replace its rows, so that a file keeps its keys: an update
+// of an old key rewrites the file that holds it, not that file merged into the one the newest
+// keys keep changing. That one, the hot file (it holds the greatest replaced key), takes the new
+// keys too. Rewriting whole files, a stream whose updates follow its newest keys (orders,
+// sessions) would keep rewriting one hot file that every new key joins, growing with the table;
+// so its rows below every key the batch replaced in it (by the first key column; the new keys
+// below that too) are written apart, once they are as many as the rest: the hot file stays
+// about the size of the keys still being updated, and the settled file is not touched while
+// updates stay above it. Keys in no order (UUIDs) replace rows everywhere and settle little:
+// that is merge-on-read's case (deletion_vectors). Returns the hot file's rows, for the caller
+// to write with its commit (they read upsert_targets, dropped with upsert_winners).
+std::string rewrite_replacing_files(sql::Connection& con, const delta::Table& into, delta::Commit& commit,
+                                    const delta::Metadata& table_after, const delta::Snapshot& replacing,
+                                    const std::vector<delta::Column>& columns, const std::vector<std::string>& key,
+                                    const std::string& written_only) {
+  const std::string match = key_match(key);
+  const std::string first_key = sql::quote_ident(key.at(0));
+  std::string column_list, key_list;
+  for (const auto& c : columns) column_list += (column_list.empty() ? "" : ", ") + sql::quote_ident(c.name);
+  for (const auto& k : key) key_list += (key_list.empty() ? "t." : ", t.") + sql::quote_ident(k);
+  const std::string replaced = "upsert_matched t SEMI JOIN upsert_winners s ON " + match;
+  sql::Rows hot_row = con.query("SELECT coalesce(arg_max(t.__lakestream_file, t." + first_key +
+                                "), min(t.__lakestream_file)) AS hot FROM " + replaced);
+  const std::string hot = hot_row.text(0, "hot");
+  std::map<std::string, delta::AddFile> by_path;
+  for (const auto& file : replacing.files) by_path[delta::readable_path(replacing.table, file.path, file.size)] = file;
+  auto scan_of = [&](const delta::AddFile& file) {
+    delta::Snapshot one = replacing;
+    one.files = {file};
+    return "(" + delta::scan_sql(one) + ")";
+  };
+  auto survivors_of = [&](const std::string& path) {
+    return "SELECT " + column_list + " FROM " + scan_of(by_path.at(path)) + " t ANTI JOIN upsert_winners s ON " + match;
+  };
+  // A winner goes with one file holding its key: the hot file when that is one, else the first.
+  std::string hot_winners = "SELECT " + column_list + " FROM upsert_winners s";
+  if (by_path.size() > 1) {
+    con.exec("CREATE OR REPLACE TEMP TABLE upsert_targets AS SELECT " + key_list + ", CASE WHEN bool_or(t.__lakestream_file = " +
+             sql::quote_literal(hot) + ") THEN " + sql::quote_literal(hot) +
+             " ELSE min(t.__lakestream_file) END AS __lakestream_target FROM " + replaced + " GROUP BY ALL");
+    for (const auto& [path, file] : by_path) {
+      if (path == hot) continue;
+      delta::AddFile rewritten = delta::write_data_file(
+          con, into, table_after,
+          survivors_of(path) + " UNION ALL SELECT " + column_list + " FROM upsert_winners s SEMI JOIN (SELECT * FROM " +
+              "upsert_targets WHERE __lakestream_target = " + sql::quote_literal(path) + ") t ON " + match + written_only,
+          columns);
+      if (!rewritten.path.empty()) commit.add(rewritten);
+    }
+    hot_winners += " ANTI JOIN (SELECT * FROM upsert_targets WHERE __lakestream_target <> " + sql::quote_literal(hot) +
+                   ") t ON " + match;
+  }
+  hot_winners += written_only;
+  const std::string hot_rows = "(" + survivors_of(hot) + " UNION ALL " + hot_winners + ") r";
+  const std::string settled = "coalesce(r." + first_key + " < (SELECT min(t." + first_key + ") FROM " + replaced +
+                              " WHERE t.__lakestream_file = " + sql::quote_literal(hot) + "), false)";
+  sql::Rows counts = con.query("SELECT count(*) FILTER (WHERE " + settled + ") AS settled, count(*) AS all_rows FROM " + hot_rows);
+  const int64_t settled_rows = std::stoll(counts.text(0, "settled"));
+  const int64_t staying_rows = std::stoll(counts.text(0, "all_rows")) - settled_rows;
+  if (settled_rows == 0 || settled_rows < staying_rows) return "SELECT * FROM " + hot_rows;
+  delta::AddFile settled_file = delta::write_data_file(con, into, table_after, "SELECT * FROM " + hot_rows + " WHERE " + settled, columns);
+  if (!settled_file.path.empty()) commit.add(settled_file);
+  return "SELECT * FROM " + hot_rows + " WHERE NOT " + settled;
+}
+
 }  // namespace
 
 UpsertResult upsert_rows(sql::Connection& con, const delta::Table& into, delta::Commit& commit,
@@ -295,34 +362,9 @@ UpsertResult upsert_rows(sql::Connection& con, const delta::Table& into, delta::
                 match;
       }
     } else if (matched > 0) {
-      // Copy-on-write: the files holding replaced rows are written again, their rows but the
-      // replaced (or removed) ones, with the winners.
       for (const auto& f : replacing.files) commit.remove(f);
       result.files_rewritten = static_cast<int64_t>(replacing.files.size());
-      // Rewriting whole files, a stream whose updates follow its newest keys (orders, sessions)
-      // would keep rewriting one file that every new key joins, growing with the table. So the
-      // surviving rows below every key this batch replaced (by the first key column) are written
-      // apart, once they are as many as the rest: the rewritten file stays about the size of
-      // the keys still being updated, and the settled file is not touched while updates stay
-      // above it. Keys in no order (UUIDs) replace rows everywhere and settle little: that is
-      // merge-on-read's case (deletion_vectors). The survivors are read once, with that flag.
-      const std::string first_key = sql::quote_ident(key.at(0));
-      con.exec("CREATE OR REPLACE TEMP TABLE upsert_survivors AS SELECT " + column_list + ", coalesce(r." + first_key +
-               " < (SELECT min(t." + first_key + ") FROM upsert_matched t SEMI JOIN upsert_winners s ON " + match +
-               "), false) AS __lakestream_settled FROM (SELECT " + column_list + " FROM " + existing +
-               " t ANTI JOIN upsert_winners s ON " + match + ") r");
-      sql::Rows survivors =
-          con.query("SELECT count(*) FILTER (WHERE __lakestream_settled) AS settled, count(*) AS all_rows FROM upsert_survivors");
-      const int64_t settled_rows = std::stoll(survivors.text(0, "settled"));
-      const int64_t staying_rows = std::stoll(survivors.text(0, "all_rows")) - settled_rows + result.rows_written;
-      const bool apart = settled_rows > 0 && settled_rows >= staying_rows;
-      if (apart) {
-        delta::AddFile settled_file = delta::write_data_file(
-            con, into, table_after, "SELECT " + column_list + " FROM upsert_survivors WHERE __lakestream_settled", columns);
-        if (!settled_file.path.empty()) commit.add(settled_file);
-      }
-      rows = "SELECT " + column_list + " FROM upsert_survivors" + (apart ? " WHERE NOT __lakestream_settled" : "") +
-             " UNION ALL " + winners_rows;
+      rows = rewrite_replacing_files(con, into, commit, table_after, replacing, columns, key, written_only);
     } else {
       rows = winners_rows;  // only new keys: append them
     }
@@ -333,7 +375,7 @@ UpsertResult upsert_rows(sql::Connection& con, const delta::Table& into, delta::
     marked.added.push_back(added.logical_key());
   }
   if (indexed) index->expect_commit(con, winners_table, marked.removed, marked.added, added);
-  con.exec("DROP TABLE IF EXISTS upsert_winners; DROP TABLE IF EXISTS upsert_matched; DROP TABLE IF EXISTS upsert_survivors");
+  con.exec("DROP TABLE IF EXISTS upsert_winners; DROP TABLE IF EXISTS upsert_matched; DROP TABLE IF EXISTS upsert_targets");
   fault_point("after_data_files");
   return result;
 }

@@ -2,7 +2,8 @@
 // in C++ holds (a map of each key's row, sharing no code with the upsert), for keys of two columns
 // with NULLs, a rule that keeps the newer existing row, and deletes. And when updates follow the
 // newest keys (orders moving on a few minutes after they were placed), a batch must rewrite about
-// the rows still being updated, not a file that every new key joins and that grows with the table.
+// the rows still being updated, not a file that every new key joins and that grows with the table;
+// an update of an old key rewrites the file that holds that key.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -102,6 +103,7 @@ struct Feed {
   int batches;
   int window;
   bool anywhere;
+  int old_key_every = 0;  // every so many batches, one update of a key in the oldest half too (0: none)
 };
 
 struct FeedOutcome {
@@ -141,6 +143,11 @@ FeedOutcome run_feed(const Feed& feed) {
       }
       batch[{c.id, c.region}] = c;
     }
+    if (feed.old_key_every > 0 && b % feed.old_key_every == 0) {
+      Change old{1000 + static_cast<int64_t>(random() % static_cast<uint64_t>((next_id - 1000) / 2)), "eu", b * 10,
+                 "old" + std::to_string(b)};
+      batch[{old.id, old.region}] = old;
+    }
     std::vector<Change> changes;
     for (const auto& [key, change] : batch) changes.push_back(change);
     for (const auto& change : changes) apply(model, change);
@@ -163,6 +170,17 @@ TEST(CopyOnWrite, UpdatesOfTheNewestKeysRewriteAboutThoseKeysNotTheTable) {
   // About 6,000 keys by the end. A batch rewrites the keys from the least it updates up (about
   // the window), and the settled ones below until they are written apart (as many again).
   const int64_t bound = 3 * (feed.window + outcome.batch_rows_max);
+  EXPECT_LE(outcome.most_rewritten, bound);
+  EXPECT_GT(outcome.files, 4u);
+}
+
+// An update of an old key rewrites the file that holds it, on its own: not merged into the file
+// the newest keys keep changing (which would then hold the old keys too and grow with the table).
+TEST(CopyOnWrite, AnUpdateOfAnOldKeyRewritesItsOwnFileNotTheHotOne) {
+  const Feed feed{22, 160, 300, false, 4};
+  FeedOutcome outcome = run_feed(feed);
+  // The hot file's bound (as above), and the settled file the old key is in: about as large.
+  const int64_t bound = 6 * (feed.window + outcome.batch_rows_max);
   EXPECT_LE(outcome.most_rewritten, bound);
   EXPECT_GT(outcome.files, 4u);
 }
