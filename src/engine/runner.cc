@@ -131,15 +131,11 @@ std::vector<StreamReport> run_pipeline(const Pipeline& pipeline, const RunOption
     StreamContext ctx{pipeline, *stream, con};
     ctx.continuous = options.continuous;
     if (options.continuous) ctx.batch_pace = std::chrono::microseconds(pipeline.target_latency_of(*stream) / 2);
-    if (options.kept) ctx.input_taken_at = &options.kept->input_taken_at[stream->name];
     // With ingest workers, a single-writer stream moves between processes with partition 0: it
     // keeps nothing (a window's state stays attached while kept, and the next holder must attach it).
-    if (options.kept && !single_writer_is_shared(pipeline)) ctx.kept_state = &options.kept->stream_states[stream->name];
-    if (options.kept && stream->kind == StreamKind::Ingest) {
-      ctx.kept_reader = &options.kept->readers[stream->name];
-      ctx.positions_checked_at = &options.kept->positions_checked_at[stream->name];
-      ctx.wait_for_records_ms = options.wait_for_records_ms;
-    }
+    if (options.kept && (stream->kind == StreamKind::Ingest || !single_writer_is_shared(pipeline)))
+      ctx.kept = &options.kept->streams[stream->name];
+    if (options.kept && stream->kind == StreamKind::Ingest) ctx.wait_for_records_ms = options.wait_for_records_ms;
     ctx.on_batch = [&](const StreamReport& s, const BatchReport& b) {
       CpuScope cpu_scope("on_batch (progress record, line)");
       if (!previous_start) previous_start = previous_batch_start(log);

@@ -28,18 +28,15 @@ class KafkaReader;
 
 // What the cycles of a continuous run (engine/continuous.h) keep from one to the next, so that a
 // cycle does not pay again for starting them: the DuckDB database and connection (started on first
-// use), and each ingest stream's Kafka reader, assigned where its last batch ended. None of it is
+// use), and what each stream keeps (an ingest stream's Kafka reader, a window's state). None of it is
 // a source of truth: each cycle plans its input from the checkpoints and the tables, and a failed
 // cycle throws it all away.
 struct KeptAcrossRuns {
   sql::Database db;
   sql::Connection con{db};
-  std::map<std::string, std::shared_ptr<KafkaReader>> readers;  // by ingest stream name
-  // When each kept reader last checked the records at its positions (streams/ingest_stream.cc).
-  std::map<std::string, std::chrono::steady_clock::time_point> positions_checked_at;
-  // What each stream keeps across cycles (a window stream's attached state); declared after `con`,
-  // which it uses, so that it goes first.
-  std::map<std::string, std::unique_ptr<KeptStreamState>> stream_states;  // by stream name
+  // What each stream keeps (streams/stream_context.h), by name; declared after `con`, which a
+  // kind's kept state uses, so that it goes first.
+  std::map<std::string, KeptStream> streams;
   // When each stream's last batch started (for the input rate), so that a run does not read the
   // whole progress log again to find it.
   std::map<std::string, int64_t> last_batch_start_us;
@@ -51,8 +48,6 @@ struct KeptAcrossRuns {
   std::map<std::string, std::string> told_where;
   // Per table: batches and time since compaction last looked at it (engine/auto_compaction.h).
   std::map<std::string, CompactionClock> compaction_clocks;
-  // Per stream: when it last took its input's end for a batch (the target latency's pace).
-  std::map<std::string, std::chrono::steady_clock::time_point> input_taken_at;
 };
 
 struct RunOptions {

@@ -125,11 +125,11 @@ std::string describe(const std::vector<PartitionRange>& ranges) {
 // The reader a continuous run kept from its last cycle, or a new one (kept from now on when the
 // run keeps readers). A worker's partitions move with the group, so a worker has a new one per cycle.
 std::shared_ptr<KafkaReader> kept_or_new_reader(StreamContext& ctx, const Source& source) {
-  bool keep = ctx.kept_reader && ctx.pipeline.worker_group(ctx.stream).empty();
-  if (keep && *ctx.kept_reader) return *ctx.kept_reader;
-  if (ctx.positions_checked_at) *ctx.positions_checked_at = {};  // a new reader checks its positions first
+  bool keep = ctx.kept && ctx.pipeline.worker_group(ctx.stream).empty();
+  if (keep && ctx.kept->reader) return ctx.kept->reader;
+  if (ctx.kept) ctx.kept->positions_checked_at = {};  // a new reader checks its positions first
   auto reader = std::make_shared<KafkaReader>(ctx.pipeline.kafka, source.topic, source.max_offsets_per_trigger);
-  if (keep) *ctx.kept_reader = reader;
+  if (keep) ctx.kept->reader = reader;
   return reader;
 }
 
@@ -189,7 +189,7 @@ class IngestRun {
     if (plans.empty() && (first_ever || !data_loss.empty())) plans.push_back({});
     // Nothing new in a continuous cycle: wait for the next record in the consumer rather than in
     // a sleep, so that a record is read as soon as it is fetched. The next cycle plans its read.
-    if (plans.empty() && ctx_.wait_for_records_ms > 0 && ctx_.kept_reader) {
+    if (plans.empty() && ctx_.wait_for_records_ms > 0 && ctx_.kept) {
       wait_for_records(start);
       report_.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
       return report_;
@@ -218,14 +218,14 @@ class IngestRun {
     // A continuous run reads on while records keep coming (for up to wait_for_records_ms), so that
     // its next batch is read while the last one is written, as the planned batches of one run
     // are, rather than after the run ends; each batch is still planned once the last is committed.
-    bool reads_on = ctx_.kept_reader && ctx_.wait_for_records_ms > 0;
+    bool reads_on = ctx_.kept && ctx_.wait_for_records_ms > 0;
     auto reads_on_until = started + std::chrono::milliseconds(ctx_.wait_for_records_ms);
-    if (!plans.empty() && ctx_.input_taken_at) *ctx_.input_taken_at = std::chrono::steady_clock::now();
+    if (!plans.empty() && ctx_.kept) ctx_.kept->input_taken_at = std::chrono::steady_clock::now();
     for (size_t at = 0;; at++) {
       if (at == plans.size()) {
         if (!reads_on || stop_requested() || std::chrono::steady_clock::now() >= reads_on_until) break;
         if (wait_for_the_pace()) break;
-        if (ctx_.input_taken_at) *ctx_.input_taken_at = std::chrono::steady_clock::now();
+        if (ctx_.kept) ctx_.kept->input_taken_at = std::chrono::steady_clock::now();
         Offsets more = end_offsets(start, /*first_run=*/false, data_loss);
         plans = plan_batches(start, more, source_.max_offsets_per_trigger);
         if (plans.empty() && !data_loss.empty()) plans.push_back({});  // the gap is recorded
@@ -364,12 +364,12 @@ class IngestRun {
   // Whether this run checks that its positions still hold the records it read (see end_offsets):
   // always with a new reader, and every kRecheckPositionsEvery with a reader kept across cycles.
   bool positions_due_for_check() {
-    if (!ctx_.positions_checked_at) return true;
+    if (!ctx_.kept) return true;
     auto now = std::chrono::steady_clock::now();
-    if (*ctx_.positions_checked_at != std::chrono::steady_clock::time_point{} &&
-        now - *ctx_.positions_checked_at < kRecheckPositionsEvery)
+    if (ctx_.kept->positions_checked_at != std::chrono::steady_clock::time_point{} &&
+        now - ctx_.kept->positions_checked_at < kRecheckPositionsEvery)
       return false;
-    *ctx_.positions_checked_at = now;
+    ctx_.kept->positions_checked_at = now;
     return true;
   }
 
@@ -440,9 +440,9 @@ class IngestRun {
   // its input (that one is written meanwhile): fewer, larger batches, each input committed in
   // time. A batch after a quiet spell does not wait. True when a stop was requested meanwhile.
   bool wait_for_the_pace() {
-    if (ctx_.batch_pace.count() == 0 || !ctx_.input_taken_at) return stop_requested();
+    if (ctx_.batch_pace.count() == 0 || !ctx_.kept) return stop_requested();
     double left =
-        std::chrono::duration<double>(*ctx_.input_taken_at + ctx_.batch_pace - std::chrono::steady_clock::now()).count();
+        std::chrono::duration<double>(ctx_.kept->input_taken_at + ctx_.batch_pace - std::chrono::steady_clock::now()).count();
     return left > 0 ? sleep_unless_stopped(left) : stop_requested();
   }
 
@@ -721,7 +721,7 @@ StreamReport run_ingest_stream(StreamContext& ctx) {
     return IngestRun(ctx).run();
   } catch (...) {
     // Whatever failed, the next cycle reads from the checkpoint with a new consumer.
-    if (ctx.kept_reader) ctx.kept_reader->reset();
+    if (ctx.kept) ctx.kept->reader.reset();
     throw;
   }
 }

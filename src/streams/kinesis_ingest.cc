@@ -64,9 +64,9 @@ constexpr auto kListAgainAfter = std::chrono::seconds(1);
 
 // The kept state of a continuous run's stream, made on its first cycle; a plain run's own.
 KinesisKept& kept_state(StreamContext& ctx, const Source& source, std::unique_ptr<KinesisKept>& own) {
-  if (ctx.kept_state) {
-    if (!*ctx.kept_state) *ctx.kept_state = std::make_unique<KinesisKept>(source.kinesis);
-    if (auto* kept = dynamic_cast<KinesisKept*>(ctx.kept_state->get())) return *kept;
+  if (ctx.kept) {
+    if (!ctx.kept->state) ctx.kept->state = std::make_unique<KinesisKept>(source.kinesis);
+    if (auto* kept = dynamic_cast<KinesisKept*>(ctx.kept->state.get())) return *kept;
   }
   own = std::make_unique<KinesisKept>(source.kinesis);
   return *own;

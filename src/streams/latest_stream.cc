@@ -12,7 +12,7 @@
 #include "sinks/table_sink.h"
 #include "sinks/upsert.h"
 #include "source/table_source.h"
-#include "streams/table_batches.h"
+#include "streams/table_stream_driver.h"
 #include "table/commit_record.h"
 #include "table/parquet_file.h"
 #include "table/schema_columns.h"
@@ -46,7 +46,7 @@ struct KeptKeyIndex : KeptStreamState {
   std::unique_ptr<KeyIndex> index;
 };
 
-class LatestRun {
+class LatestRun : TableBatchKind {
  public:
   explicit LatestRun(StreamContext& ctx)
       : ctx_(ctx),
@@ -63,20 +63,14 @@ class LatestRun {
     auto started = std::chrono::steady_clock::now();
     int64_t committed = checkpoint_.committed_batch({table_});
     checkpoint_.check_definition(committed >= 0);
-    std::optional<PlannedBatch> last = checkpoint_.last_planned();
-    if (last && last->id > committed) run_batch(*last, true);
-    int64_t next_id = last ? last->id + 1 : 0;
-    int64_t next_from = last ? last->table().to + 1 : 0;
-    run_planned_table_batches(source_table_, checkpoint_, ctx_.stream.max_files_per_trigger, next_id, next_from,
-                              [&](const PlannedBatch& batch) { run_batch(batch, false); });
-    if (next_id > 100) checkpoint_.forget_before(next_id - 100);
+    drive_table_batches(source_table_, checkpoint_, ctx_.stream.max_files_per_trigger, committed, *this);
     report_.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
     return report_;
   }
 
  private:
-  void run_batch(const PlannedBatch& planned, bool replay) {
-  CpuScope cpu_scope("latest.run_batch");
+  void run_batch(const PlannedBatch& planned, bool replay) override {
+    CpuScope cpu_scope("latest.run_batch");
     auto started = std::chrono::steady_clock::now();
     const Stream& s = ctx_.stream;
     BatchReport batch;
@@ -265,11 +259,11 @@ class LatestRun {
     // batch on (a run of one batch reads the table's keys once either way).
     if ((!ctx_.continuous && report_.batches.empty()) || !KeyIndex::serves(columns, s.key, rule)) return nullptr;
     std::unique_ptr<KeyIndex>* slot = &own_index_;
-    if (ctx_.kept_state) {
-      auto* kept = dynamic_cast<KeptKeyIndex*>(ctx_.kept_state->get());
+    if (ctx_.kept) {
+      auto* kept = dynamic_cast<KeptKeyIndex*>(ctx_.kept->state.get());
       if (!kept) {
-        *ctx_.kept_state = std::make_unique<KeptKeyIndex>();
-        kept = static_cast<KeptKeyIndex*>(ctx_.kept_state->get());
+        ctx_.kept->state = std::make_unique<KeptKeyIndex>();
+        kept = static_cast<KeptKeyIndex*>(ctx_.kept->state.get());
       }
       slot = &kept->index;
     }

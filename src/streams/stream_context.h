@@ -14,10 +14,27 @@ namespace lakestream {
 
 class KafkaReader;
 
-// What a stream keeps from one cycle of a continuous run to the next, beside the connection (a
-// window stream: its attached state). Dropped with the connection when a cycle fails.
+// What a stream kind keeps from one cycle of a continuous run to the next, beside the connection
+// (a window stream: its attached state; silver: its key index).
 struct KeptStreamState {
   virtual ~KeptStreamState() = default;
+};
+
+// What one stream keeps from one cycle of a continuous run (engine/continuous.h) to the next, so
+// that a cycle does not pay again for starting them. None of it is a source of truth: each cycle
+// plans its input from the checkpoint and the tables, and a cycle that fails drops it all.
+struct KeptStream {
+  // An ingest stream's Kafka reader, still assigned where the last cycle's last batch ended
+  // (null before the first cycle).
+  std::shared_ptr<KafkaReader> reader;
+  // With the reader: when it last checked that the records at its positions are the ones it read
+  // (a default time point: not yet with this reader).
+  std::chrono::steady_clock::time_point positions_checked_at;
+  // With a target latency: when the stream last took its input's end for a batch, so that the
+  // pace holds from one cycle to the next.
+  std::chrono::steady_clock::time_point input_taken_at;
+  // What the kind keeps (declared last: it may use the connection, and goes first).
+  std::unique_ptr<KeptStreamState> state;
 };
 
 struct StreamContext {
@@ -26,25 +43,16 @@ struct StreamContext {
   sql::Connection& con;
   // A cycle of continuous mode (engine/continuous.h) rather than a run to the end of what is there.
   bool continuous = false;
-  // A continuous run: the ingest stream's Kafka reader kept from the cycle before, still assigned
-  // where that cycle's last batch ended (null before the first cycle). The stream keeps its reader
-  // here, and drops it when the cycle fails, so the next cycle starts from its checkpoint afresh.
-  std::shared_ptr<KafkaReader>* kept_reader = nullptr;
-  // A continuous run: where the stream keeps what it keeps across cycles (null: a plain run).
-  std::unique_ptr<KeptStreamState>* kept_state = nullptr;
-  // With the kept reader: how long a cycle that finds nothing new waits in the consumer for the
+  // A continuous run: what the stream keeps across cycles (null: a plain run, or a single-writer
+  // stream that moves between ingest workers and so keeps nothing).
+  KeptStream* kept = nullptr;
+  // With a kept reader: how long a cycle that finds nothing new waits in the consumer for the
   // next record before it ends (0: it ends at once).
   int wait_for_records_ms = 0;
   // A continuous run with a target latency: the least time between two batches' reads of their
   // input (half the target), so that a batch takes what arrived meanwhile rather than what one
   // fetch returned (0: read on at once).
   std::chrono::microseconds batch_pace{0};
-  // With the pace in a continuous run: when the stream last took its input's end for a batch,
-  // kept across cycles so that the pace holds from one cycle to the next (null: a plain run).
-  std::chrono::steady_clock::time_point* input_taken_at = nullptr;
-  // With the kept reader: when the stream last checked that the records at its positions are the
-  // ones it read (a default time point: not yet with this reader).
-  std::chrono::steady_clock::time_point* positions_checked_at = nullptr;
   // Called after each batch (for the terminal line and progress records).
   std::function<void(const StreamReport&, const BatchReport&)> on_batch = [](const StreamReport&, const BatchReport&) {};
 

@@ -12,7 +12,7 @@
 #include "sinks/upsert.h"
 #include "source/table_source.h"
 #include "sql/row_per_group.h"
-#include "streams/table_batches.h"
+#include "streams/table_stream_driver.h"
 #include "streams/window_aggregates.h"
 #include "table/commit_record.h"
 #include "table/delta_types.h"
@@ -39,6 +39,10 @@ struct OpenWindowState : KeptStreamState {
   std::vector<delta::Column> source_columns;
   std::optional<WindowAggregates> aggregates;
   std::optional<WindowStateStore> state;
+  // Counts known since the last batch, so that the next one need not ask DuckDB again (each
+  // statement costs about a millisecond, whatever it counts): the rows the state holds (open
+  // windows and remembered keys) and the outbox's (unknown: counted).
+  std::optional<int64_t> state_rows, outbox_rows;
 };
 
 std::string schema_text(const std::vector<delta::Column>& columns) {
@@ -47,7 +51,7 @@ std::string schema_text(const std::vector<delta::Column>& columns) {
   return text;
 }
 
-class WindowRun {
+class WindowRun : TableBatchKind {
  public:
   explicit WindowRun(StreamContext& ctx)
       : ctx_(ctx),
@@ -79,20 +83,7 @@ class WindowRun {
     if (ctx_.continuous) ctx_.con.keep_setting("threads", "1");
     open_state();
     flush_outbox(true);
-    std::optional<PlannedBatch> last = checkpoint_.last_planned();
-    if (last && last->id > meta().last_batch) run_batch(*last, true);
-    int64_t next_id = last ? last->id + 1 : 0;
-    int64_t next_from = last ? last->table().to + 1 : 0;
-    run_planned_table_batches(source_table_, checkpoint_, s_.max_files_per_trigger, next_id, next_from,
-                              [&](const PlannedBatch& batch) { run_batch(batch, false); });
-    // Spark's trailing no-data batch: what the moved watermark closed is written in this run.
-    if (needs_no_data_batch()) {
-      PlannedBatch batch{next_id++, TableInput{next_from, next_from - 1, true}};
-      checkpoint_.plan(batch);
-      fault_point("after_plan");
-      run_batch(batch, false);
-    }
-    if (next_id > 100) checkpoint_.forget_before(next_id - 100);
+    drive_table_batches(source_table_, checkpoint_, s_.max_files_per_trigger, meta().last_batch, *this);
     // Every planned batch is committed and the outbox flushed: the next run may skip the state.
     if (auto newest = checkpoint_.last_planned())
       checkpoint_.set_idle_mark({newest->id, newest->table().to});
@@ -124,16 +115,16 @@ class WindowRun {
     // The source's columns as the stream reads them, from an empty read of its newest version.
     int64_t newest = delta::latest_version(source_table_);
     TableChanges none = read_table_changes(source_table_, newest + 1, newest, s_.read);
-    bool keep = ctx_.kept_state && !checkpoint_.on_object_store();
+    bool keep = ctx_.kept && !checkpoint_.on_object_store();
     if (keep) {
-      auto* kept = dynamic_cast<OpenWindowState*>(ctx_.kept_state->get());
+      auto* kept = dynamic_cast<OpenWindowState*>(ctx_.kept->state.get());
       if (kept && kept->state && schema_text(kept->source_columns) == schema_text(none.columns)) {
         open_ = kept;
         return;
       }
-      ctx_.kept_state->reset();  // detached before it is attached again
-      *ctx_.kept_state = std::make_unique<OpenWindowState>();
-      open_ = static_cast<OpenWindowState*>(ctx_.kept_state->get());
+      ctx_.kept->state.reset();  // detached before it is attached again
+      ctx_.kept->state = std::make_unique<OpenWindowState>();
+      open_ = static_cast<OpenWindowState*>(ctx_.kept->state.get());
     } else {
       open_ = &own_;
     }
@@ -169,7 +160,7 @@ class WindowRun {
   CpuScope cpu_scope("window.flush_outbox");
     auto& con = ctx_.con;
     int64_t batch_id = meta().last_batch;
-    int64_t rows = con.scalar_int("SELECT count(*) FROM " + st("outbox"));
+    int64_t rows = open_->outbox_rows ? *open_->outbox_rows : con.scalar_int("SELECT count(*) FROM " + st("outbox"));
     if (rows == 0) return;
     auto columns = gold_columns();
     std::string column_list;
@@ -205,16 +196,18 @@ class WindowRun {
     });
     fault_point("after_sink_commit");
     con.exec("DELETE FROM " + st("outbox"));
+    open_->outbox_rows = 0;
   }
 
-  // Rows the state holds: open windows and remembered dedup keys.
-  int64_t state_rows() {
+  // SQL for the rows the state holds: open windows and remembered dedup keys.
+  std::string state_rows_sql() {
     std::string rows = "(SELECT count(*) FROM " + st("windows") + ")";
     if (!s_.dedup.empty()) rows += " + (SELECT count(*) FROM " + st("dedup") + ")";
-    return ctx_.con.scalar_int("SELECT " + rows);
+    return rows;
   }
 
-  bool needs_no_data_batch() {
+  // Spark's trailing no-data batch: what the moved watermark closed is written in this run.
+  bool wants_no_data_batch() override {
     int64_t watermark = meta().watermark_us;
     if (watermark <= meta().watermark_used_us) return false;
     std::string w = std::to_string(watermark);
@@ -237,8 +230,8 @@ class WindowRun {
     return "event_time <= make_timestamp(" + std::to_string(through) + ")";
   }
 
-  void run_batch(const PlannedBatch& planned, bool replay) {
-  CpuScope cpu_scope("window.run_batch");
+  void run_batch(const PlannedBatch& planned, bool replay) override {
+    CpuScope cpu_scope("window.run_batch");
     auto started = std::chrono::steady_clock::now();
     auto& con = ctx_.con;
     BatchReport batch;
@@ -252,7 +245,8 @@ class WindowRun {
     batch.start_offset = no_data ? to : from;
     batch.end_offset = to;
     batch.latest_offset = delta::latest_version(source_table_);
-    int64_t state_rows_before = state_rows();
+    int64_t state_rows_before =
+        open_->state_rows ? *open_->state_rows : ctx_.con.scalar_int("SELECT " + state_rows_sql());
     batch.description = no_data ? "no data (the watermark moved)"
                                 : "versions " + std::to_string(from) + "-" + std::to_string(to) + " of " + s_.from;
 
@@ -393,8 +387,17 @@ class WindowRun {
       throw;
     }
     open_->state->forget_meta();
+    open_->state_rows.reset();
+    open_->outbox_rows.reset();
     fault_point("after_state_commit");
-    batch.output_rows = con.scalar_int("SELECT count(*) FROM " + st("outbox"));
+    // What the batch left, in one statement: its output, its partials and the state's rows.
+    sql::Rows after_counts = con.query("SELECT (SELECT count(*) FROM " + st("outbox") + ") AS outbox, " +
+                                       (no_data ? std::string("0") : "(SELECT count(*) FROM window_partial)") +
+                                       " AS partials, " + state_rows_sql() + " AS state");
+    batch.output_rows = std::stoll(after_counts.text(0, "outbox"));
+    const int64_t partial_rows = std::stoll(after_counts.text(0, "partials"));
+    open_->outbox_rows = batch.output_rows;
+    open_->state_rows = std::stoll(after_counts.text(0, "state"));
     batch.watermark_us = new_watermark;
     // With the checkpoint on an object store, the state goes there before its output goes to the
     // table: a run elsewhere that finds the table's txn at this batch finds this state too.
@@ -403,9 +406,9 @@ class WindowRun {
     flush_outbox(replay);
     if (oldest_input_ms) batch.input_wait_ms = std::max<int64_t>(0, wall_clock_us() / 1000 - *oldest_input_ms);
     StateReport state;
-    state.rows_total = state_rows();
+    state.rows_total = *open_->state_rows;
     // Every kept row and every partial updates a state row; what is gone beyond that was removed.
-    state.rows_updated = no_data ? 0 : con.scalar_int("SELECT count(*) FROM window_partial") + kept_rows;
+    state.rows_updated = no_data ? 0 : partial_rows + kept_rows;
     state.rows_removed = std::max<int64_t>(0, state_rows_before + state.rows_updated - state.rows_total);
     state.memory_bytes = open_->state->size_bytes();
     batch.state = state;
