@@ -1,8 +1,9 @@
 // MERGE by key into a Delta table: only the data files that may hold an incoming key (their
 // min/max statistics on the first key column say so) are read; the rest are not touched. Copy-on-
-// write rewrites the files that hold a replaced row (the rows below every key the batch replaced
-// apart from the rest, once they are as many: so that updates that follow the newest keys
-// rewrite a file the size of the keys still changing, not one that grows); on a table with
+// write rewrites the files that hold a replaced row, each on its own (in the newest keys' file,
+// the rows below every key the batch replaced there apart from the rest, once they are as many:
+// so that updates that follow the newest keys rewrite a file the size of the keys still
+// changing, not one that grows, and an update of an old key rewrites its own file); on a table with
 // deletion vectors on (`delta.enableDeletionVectors` and the deletionVectors feature) the
 // replaced rows are marked in their files' vectors instead and only the incoming rows are written
 // (merge-on-read), so a batch's cost follows the batch, not the files its keys fall in. Used by
