@@ -176,12 +176,16 @@ void write_changes(sql::Connection& con, const delta::Table& into, delta::Commit
 }
 
 // The files of `affected` that hold an existing row a winner replaces (or removes), by
-// upsert_matched's file of each match.
+// upsert_matched's file of each match; `hot` is set to the one holding the greatest replaced key
+// of the first key column (the first file by name when every such key is NULL).
 std::vector<delta::AddFile> files_holding_replaced_rows(sql::Connection& con, const delta::Snapshot& affected,
-                                                        const std::string& match) {
-  sql::Rows holding = con.query("SELECT DISTINCT t.__lakestream_file FROM upsert_matched t SEMI JOIN upsert_winners s ON " + match);
+                                                        const std::vector<std::string>& key, std::string& hot) {
+  sql::Rows holding = con.query("SELECT t.__lakestream_file AS file FROM upsert_matched t SEMI JOIN upsert_winners s ON " +
+                                key_match(key) + " GROUP BY ALL ORDER BY max(t." + sql::quote_ident(key.at(0)) +
+                                ") DESC NULLS LAST, file");
   std::set<std::string> paths;
-  for (const auto& row : holding.rows) paths.insert(*row[0]);
+  for (size_t i = 0; i < holding.size(); i++) paths.insert(holding.text(i, "file"));
+  hot = holding.size() > 0 ? holding.text(0, "file") : "";
   std::vector<delta::AddFile> files;
   for (const auto& file : affected.files)
     if (paths.count(delta::readable_path(affected.table, file.path, file.size))) files.push_back(file);
@@ -199,21 +203,19 @@ std::vector<delta::AddFile> files_holding_replaced_rows(sql::Connection& con, co
 // below that too) are written apart, once they are as many as the rest: the hot file stays
 // about the size of the keys still being updated, and the settled file is not touched while
 // updates stay above it. Keys in no order (UUIDs) replace rows everywhere and settle little:
-// that is merge-on-read's case (deletion_vectors). Returns the hot file's rows, for the caller
-// to write with its commit (they read upsert_targets, dropped with upsert_winners).
+// that is merge-on-read's case (deletion_vectors). `hot` is the hot file's path (as
+// files_holding_replaced_rows sets it). Returns the hot file's rows, for the caller to write with
+// its commit (they read upsert_targets, dropped with upsert_winners).
 std::string rewrite_replacing_files(sql::Connection& con, const delta::Table& into, delta::Commit& commit,
                                     const delta::Metadata& table_after, const delta::Snapshot& replacing,
-                                    const std::vector<delta::Column>& columns, const std::vector<std::string>& key,
-                                    const std::string& written_only) {
+                                    const std::string& hot, const std::vector<delta::Column>& columns,
+                                    const std::vector<std::string>& key, const std::string& written_only) {
   const std::string match = key_match(key);
   const std::string first_key = sql::quote_ident(key.at(0));
   std::string column_list, key_list;
   for (const auto& c : columns) column_list += (column_list.empty() ? "" : ", ") + sql::quote_ident(c.name);
   for (const auto& k : key) key_list += (key_list.empty() ? "t." : ", t.") + sql::quote_ident(k);
   const std::string replaced = "upsert_matched t SEMI JOIN upsert_winners s ON " + match;
-  sql::Rows hot_row = con.query("SELECT coalesce(arg_max(t.__lakestream_file, t." + first_key +
-                                "), min(t.__lakestream_file)) AS hot FROM " + replaced);
-  const std::string hot = hot_row.text(0, "hot");
   std::map<std::string, delta::AddFile> by_path;
   for (const auto& file : replacing.files) by_path[delta::readable_path(replacing.table, file.path, file.size)] = file;
   auto scan_of = [&](const delta::AddFile& file) {
@@ -345,7 +347,8 @@ UpsertResult upsert_rows(sql::Connection& con, const delta::Table& into, delta::
     // The files that hold a replaced row: only these change. (The others of `affected` only
     // may hold an incoming key by their statistics.)
     delta::Snapshot replacing = affected_only;
-    if (matched > 0 && !merge_on_read) replacing.files = files_holding_replaced_rows(con, affected_only, match);
+    std::string hot;
+    if (matched > 0 && !merge_on_read) replacing.files = files_holding_replaced_rows(con, affected_only, key, hot);
     const std::string existing = "(" + delta::scan_sql(replacing) + ")";
     if (matched > 0 && delta::change_data_feed_enabled(table_after))
       write_changes(con, into, commit, table_after, existing, columns, match, removes);
@@ -364,7 +367,7 @@ UpsertResult upsert_rows(sql::Connection& con, const delta::Table& into, delta::
     } else if (matched > 0) {
       for (const auto& f : replacing.files) commit.remove(f);
       result.files_rewritten = static_cast<int64_t>(replacing.files.size());
-      rows = rewrite_replacing_files(con, into, commit, table_after, replacing, columns, key, written_only);
+      rows = rewrite_replacing_files(con, into, commit, table_after, replacing, hot, columns, key, written_only);
     } else {
       rows = winners_rows;  // only new keys: append them
     }
