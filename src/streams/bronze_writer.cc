@@ -2,6 +2,7 @@
 
 #include "pipeline/bronze_layout.h"
 #include "sinks/lake_table.h"
+#include "sinks/partition_commit.h"
 #include "sinks/table_sink.h"
 #include "sql/utc_date.h"
 #include "streams/ingest_stream.h"  // bronze_columns, quarantine_columns
@@ -31,16 +32,29 @@ std::vector<delta::Column> BronzeWriter::field_columns() const {
   return fields;
 }
 
+namespace {
+
+// Now, as the _ingested_at of a batch's rows.
+std::string ingested_now() { return "make_timestamp(" + std::to_string(wall_clock_us()) + ")::TIMESTAMPTZ"; }
+
+// A batch's rows (`rows_sql`) with the ingest columns: _batch_id, _ingested_at, then `extra`
+// (", expression AS name, ..."), keeping the rows `condition` holds for ("": all).
+std::string with_ingest_columns(const std::string& rows_sql, int64_t batch_id, const std::string& ingested_at,
+                                const std::string& extra, const std::string& condition = "") {
+  return "SELECT *, " + std::to_string(batch_id) + "::BIGINT AS _batch_id, " + ingested_at + " AS _ingested_at" +
+         extra + " FROM (" + rows_sql + ")" + (condition.empty() ? "" : " WHERE " + condition);
+}
+
+}  // namespace
+
 bool BronzeWriter::commit(sql::Connection& con, IngestBatch& records, const std::string& app_id, int64_t id,
                           const CommitRecord& record, bool replay, BatchReport& batch) {
   CpuScope cpu_scope("ingest.write_batch");
-  std::string ingested_at = "make_timestamp(" + std::to_string(wall_clock_us()) + ")::TIMESTAMPTZ";
-  std::string batch_id = std::to_string(id) + "::BIGINT";
+  std::string ingested_at = ingested_now();
 
   // Quarantine first, bronze last: each commit is skipped on a replay once it is in.
   if (batch.quarantined > 0) {
-    std::string select = "SELECT *, " + batch_id + " AS _batch_id, " + ingested_at + " AS _ingested_at FROM (" +
-                         records.quarantined_rows_sql() + ")";
+    std::string select = with_ingest_columns(records.quarantined_rows_sql(), id, ingested_at, "");
     SinkCommit sink;
     sink.table = quarantine_;
     sink.schema = quarantine_columns(source_);
@@ -55,8 +69,7 @@ bool BronzeWriter::commit(sql::Connection& con, IngestBatch& records, const std:
     });
     fault_point("after_quarantine_commit");
   }
-  std::string select = "SELECT *, " + batch_id + " AS _batch_id, " + ingested_at + " AS _ingested_at" +
-                       derived_columns_sql() + " FROM (" + records.good_rows_sql() + ")";
+  std::string select = with_ingest_columns(records.good_rows_sql(), id, ingested_at, derived_columns_sql());
   SinkCommit sink;
   sink.table = bronze_;
   sink.schema = with_derived_columns(con, select, records.field_columns());
@@ -75,6 +88,40 @@ bool BronzeWriter::commit(sql::Connection& con, IngestBatch& records, const std:
   });
   batch.already_committed = !written;
   return written;
+}
+
+void BronzeWriter::commit_per_partition(sql::Connection& con, IngestBatch& records,
+                                        const std::map<int32_t, OffsetRange>& ranges, const CommitRecord& record,
+                                        BatchReport& batch) {
+  CpuScope cpu_scope("ingest.write_batch");
+  std::string ingested_at = ingested_now();
+  if (batch.quarantined > 0) {
+    PartitionSink sink{quarantine_, stream_.name, quarantine_columns(source_), {}, record,
+                       pipeline_.table_properties(stream_)};
+    commit_partitions(sink, ranges, [&](const FirstOffsets& from, int64_t version, const delta::Metadata& table) {
+      delta::AddFile file = delta::write_data_file(
+          con, quarantine_, table,
+          with_ingest_columns(records.quarantined_rows_sql(), version, ingested_at, "", rows_condition(from)), sink.schema);
+      // Another owner may have committed every quarantined row of the batch already.
+      return file.path.empty() ? std::vector<delta::AddFile>{} : std::vector<delta::AddFile>{file};
+    });
+    fault_point("after_quarantine_commit");
+  }
+  std::string derived = derived_columns_sql();
+  PartitionSink sink{bronze_, stream_.name,
+                     with_derived_columns(con, with_ingest_columns(records.good_rows_sql(), 0, ingested_at, derived),
+                                          records.field_columns()),
+                     stream_.partition_by, record, pipeline_.table_properties(stream_)};
+  int64_t version = commit_partitions(sink, ranges, [&](const FirstOffsets& from, int64_t v, const delta::Metadata& table) {
+    std::vector<delta::AddFile> files;
+    if (batch.output_rows > 0)
+      files = delta::write_partitioned_files(
+          con, bronze_, table, with_ingest_columns(records.good_rows_sql(), v, ingested_at, derived, rows_condition(from)),
+          sink.schema, sink.partition_columns);
+    return files;
+  });
+  batch.batch_id = version;
+  batch.already_committed = version < 0;
 }
 
 std::string BronzeWriter::derived_columns_sql() const {

@@ -3,9 +3,12 @@
 // replay skips what is in). The ingest streams read; this writes.
 #pragma once
 
+#include <cstdint>
+#include <map>
 #include <string>
 #include <vector>
 
+#include "checkpoint/planned_batch.h"  // OffsetRange
 #include "pipeline/pipeline.h"
 #include "sql/duckdb.h"
 #include "streams/batch_report.h"
@@ -30,6 +33,13 @@ class BronzeWriter {
   // when bronze's commit was written by this call (false: a replay found it in).
   bool commit(sql::Connection& con, IngestBatch& records, const std::string& app_id, int64_t id,
               const CommitRecord& record, bool replay, BatchReport& batch);
+
+  // Commits an ingest worker's batch of `records`, which read `ranges` (partition -> [start,
+  // end)), with one txn per partition (sinks/partition_commit.h): the quarantined rows, then the
+  // good ones, leaving out the offsets another owner of a partition committed meanwhile. Fills
+  // `batch`'s batch_id with bronze's version (the rows' _batch_id) and already_committed.
+  void commit_per_partition(sql::Connection& con, IngestBatch& records, const std::map<int32_t, OffsetRange>& ranges,
+                            const CommitRecord& record, BatchReport& batch);
 
   // The stream's derived columns as a select list: ", (expression) AS name, ...", a day of an
   // instant (dt = "date(event_time)") computed without ICU (sql/utc_date.h).

@@ -13,9 +13,7 @@
 
 #include "checkpoint/checkpoint.h"
 #include "pipeline/bronze_layout.h"
-#include "sinks/lake_table.h"
 #include "sinks/partition_commit.h"
-#include "sinks/table_sink.h"
 #include "source/group_membership.h"
 #include "source/kafka_reader.h"
 #include "source/record_fingerprint.h"
@@ -23,9 +21,9 @@
 #include "streams/bronze_writer.h"
 #include "streams/ingest_batch.h"
 #include "streams/kinesis_ingest.h"
+#include "streams/micro_batches.h"
 #include "streams/writer_schemas.h"
 #include "table/delta_types.h"
-#include "table/parquet_file.h"
 #include "util/cpu_profile.h"
 #include "util/error.h"
 #include "util/fault.h"
@@ -165,23 +163,22 @@ class IngestRun {
     int64_t committed = checkpoint_->committed_batch({bronze_table_});
     checkpoint_->check_definition(committed >= 0 ||
                                  checkpoint_->committed_batch({quarantine_table_}) >= 0);
-    std::optional<PlannedBatch> last = checkpoint_->last_planned_for(committed, ctx_.stream.name);
-    if (last) last_read_ = last->kafka().last_read;
-    if (last && last->id > committed) {
+    MicroBatches batches(*checkpoint_, checkpoint_->last_planned_for(committed, ctx_.stream.name), committed);
+    const bool first_ever = !batches.last();
+    if (batches.last()) last_read_ = batches.last()->kafka().last_read;
+    if (const PlannedBatch* unfinished = batches.to_replay()) {
       // A run died after planning this batch: replay exactly its input, if it is still the same.
-      const KafkaInput& input = last->kafka();
-      auto batch = read_batch(last->id, input.start_offsets(), input.end_offsets(), input.data_loss, true, ctx_.con);
+      const KafkaInput& input = unfinished->kafka();
+      auto batch = read_batch(unfinished->id, input.start_offsets(), input.end_offsets(), input.data_loss, true, ctx_.con);
       refuse_if_replay_differs(batch->id, batch->last_read, input);
       write_batch(*batch);
       ctx_.finish_batch(report_, batch->report, batch->started);
     }
-    int64_t next_id = last ? last->id + 1 : 0;
-    Offsets start = last ? last->kafka().end_offsets() : Offsets{};
+    Offsets start = first_ever ? Offsets{} : batches.last()->kafka().end_offsets();
     std::vector<DataLoss> data_loss;
     wait_for_the_pace();
-    Offsets end = end_offsets(start, !last.has_value(), data_loss, nullptr, positions_due_for_check());
+    Offsets end = end_offsets(start, first_ever, data_loss, nullptr, positions_due_for_check());
     latest_ = end;
-    bool first_ever = !last.has_value();
 
     auto plans = plan_batches(start, end, source_.max_offsets_per_trigger);
     // An empty first batch records where a `latest` start begins; an empty batch after a loss
@@ -241,7 +238,7 @@ class IngestRun {
       }
       Offsets batch_end = start;
       for (const auto& r : ranges) batch_end[r.partition] = r.end;
-      auto batch = read_batch(next_id, start, batch_end, data_loss, false, *cons[next_id % 2]);
+      auto batch = read_batch(batches.next_id(), start, batch_end, data_loss, false, *cons[batches.next_id() % 2]);
       if (!began_late_.empty())
         batch->report.warning = began_late_ + ": the records before were deleted (retention) before this stream "
                                 "first read them, and are not in " + ctx_.stream.table;
@@ -253,8 +250,7 @@ class IngestRun {
       }
       auto planning = std::chrono::steady_clock::now();
       for (const auto& [p, last] : batch->last_read) last_read_[p] = last;
-      checkpoint_->plan({next_id, kafka_input(start, batch_end, data_loss, last_read_)});
-      fault_point("after_plan");
+      batches.plan(kafka_input(start, batch_end, data_loss, last_read_));
       batch->report.durations_ms["walCommit"] = ms_since(planning);
       writing_batch = std::move(batch);
       writing = std::async(std::launch::async, [this, b = writing_batch.get()] {
@@ -265,10 +261,9 @@ class IngestRun {
       });
       data_loss.clear();  // recorded by the first batch after it
       start = batch_end;
-      next_id++;
     }
     finish_writing();
-    if (next_id > 100) checkpoint_->forget_before(next_id - 100);
+    batches.forget_old_plans();
     report_.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
     return report_;
   }
@@ -465,6 +460,7 @@ class IngestRun {
     std::chrono::steady_clock::time_point started;
     std::chrono::steady_clock::time_point processing;  // when the writing began
     std::optional<int64_t> oldest_timestamp_ms;        // the oldest Kafka timestamp read, if any
+    std::map<int32_t, OffsetRange> worker_ranges;      // a worker's: the partitions it commits, and their ranges
 
     // The oldest record's wait for its commit, told once the batch is committed.
     void tell_input_wait() {
@@ -475,7 +471,7 @@ class IngestRun {
   std::unique_ptr<Batch> read_batch(int64_t id, const Offsets& start, const Offsets& end,
                                     const std::vector<DataLoss>& data_loss, bool replay, sql::Connection& con) {
     CpuScope cpu_scope("ingest.read_batch");
-    auto batch = std::unique_ptr<Batch>(new Batch{id, start, end, data_loss, {}, nullptr, con, {}, {}, {}, {}});
+    auto batch = std::unique_ptr<Batch>(new Batch{id, start, end, data_loss, {}, nullptr, con, {}, {}, {}, {}, {}});
     batch->started = std::chrono::steady_clock::now();
     BatchReport& report = batch->report;
     report.batch_id = id;
@@ -512,27 +508,38 @@ class IngestRun {
     return batch;
   }
 
-  // Writes a read batch: its quarantine and bronze commits (each once: a replay skips what is
-  // in), then the consumer-group copy of its offsets. Runs on the writer thread.
+  // Writes a read batch (on the writer thread, in a planned run): its quarantine and bronze
+  // commits under the stream's txn, each once (a replay skips what is in), or for a worker under a
+  // txn per partition it read (rows another owner committed meanwhile are left out); then the
+  // consumer group's copy of its offsets.
   void write_batch(Batch& b) {
     b.processing = std::chrono::steady_clock::now();
     BatchReport& batch = b.report;
     CommitRecord record = commit_record(b);
-    record.batch_id = b.id;
-    writer_.commit(b.con, *b.records, checkpoint_->id(), b.id, record, batch.replayed, batch);
-    b.records.reset();  // the batch's tables and memory go before the next batch is read into them
-    // With a group.id, the offsets now durable in bronze are copied to that consumer group, so
-    // that kafka-consumer-groups and Burrow see the stream's lag.
-    if (has_kafka_property(ctx_.pipeline.kafka, "group.id")) {
-      try {
-        reader_->commit_to_group(b.end);
-      } catch (const Error& e) {
-        batch.warning += (batch.warning.empty() ? "" : "\n  warning: ") + std::string(e.what());
-      }
+    if (membership_) {
+      record.group = membership_->group();
+      writer_.commit_per_partition(b.con, *b.records, b.worker_ranges, record, batch);
+    } else {
+      record.batch_id = b.id;
+      writer_.commit(b.con, *b.records, checkpoint_->id(), b.id, record, batch.replayed, batch);
     }
+    b.records.reset();  // the batch's tables and memory go before the next batch is read into them
+    copy_offsets_to_group(b.end, batch);
     b.tell_input_wait();
     batch.durations_ms["addBatch"] = ms_since(b.processing);
     batch.durations_ms["triggerExecution"] = ms_since(b.started) + batch.durations_ms["walCommit"];
+  }
+
+  // The offsets now durable in bronze, copied to the consumer group (a worker's own; with a
+  // group.id, a planned run's), so that kafka-consumer-groups and Burrow see the stream's lag. A
+  // worker that lost a partition meanwhile leaves it to the new owner. A failure only warns.
+  void copy_offsets_to_group(const Offsets& end, BatchReport& batch) {
+    try {
+      if (membership_) membership_->commit(end);
+      else if (has_kafka_property(ctx_.pipeline.kafka, "group.id")) reader_->commit_to_group(end);
+    } catch (const Error& e) {
+      batch.warning += (batch.warning.empty() ? "" : "\n  warning: ") + std::string(e.what());
+    }
   }
 
   // A worker's run: the partitions the group gave it, each from where the table's txn for it
@@ -621,71 +628,19 @@ class IngestRun {
       Offsets batch_end = start;
       for (const auto& r : ranges) batch_end[r.partition] = r.end;
       auto batch = read_batch(-1, start, batch_end, data_loss, false, ctx_.con);
-      std::map<int32_t, OffsetRange> commit_ranges;
       for (const auto& [p, e] : batch_end)
-        if (e > start[p] || never_read.count(p) || !data_loss.empty()) commit_ranges[p] = {start[p], e};
+        if (e > start[p] || never_read.count(p) || !data_loss.empty()) batch->worker_ranges[p] = {start[p], e};
       if (!began_late_.empty())
         batch->report.warning = began_late_ + ": the records before were deleted (retention) before this stream "
                                 "first read them, and are not in " + ctx_.stream.table;
       began_late_.clear();
-      write_worker_batch(*batch, commit_ranges);
+      write_batch(*batch);
       ctx_.finish_batch(report_, batch->report, batch->started);
       never_read.clear();
       data_loss.clear();
       start = batch_end;
     }
     return true;
-  }
-
-  // Writes a worker's batch: quarantine, then bronze, each with a txn per partition it covers;
-  // rows another owner committed meanwhile are left out.
-  void write_worker_batch(Batch& b, const std::map<int32_t, OffsetRange>& ranges) {
-    b.processing = std::chrono::steady_clock::now();
-    BatchReport& batch = b.report;
-    sql::Connection& con = b.con;
-    IngestBatch& records = *b.records;
-    std::string ingested_at = "make_timestamp(" + std::to_string(wall_clock_us()) + ")::TIMESTAMPTZ";
-    CommitRecord record = commit_record(b);
-    record.group = membership_->group();
-    auto rows = [&](const std::string& rows_sql, const FirstOffsets& from, int64_t version, const std::string& extra) {
-      return "SELECT *, " + std::to_string(version) + "::BIGINT AS _batch_id, " + ingested_at + " AS _ingested_at" +
-             extra + " FROM (" + rows_sql + ") WHERE " + rows_condition(from);
-    };
-    if (batch.quarantined > 0) {
-      PartitionSink sink{quarantine_table_, ctx_.stream.name, quarantine_columns(source_), {}, record,
-                         ctx_.pipeline.table_properties(ctx_.stream)};
-      commit_partitions(sink, ranges, [&](const FirstOffsets& from, int64_t version, const delta::Metadata& table) {
-        delta::AddFile file = delta::write_data_file(con, quarantine_table_, table,
-                                                     rows(records.quarantined_rows_sql(), from, version, ""), sink.schema);
-        // Another owner may have committed every quarantined row of the batch already.
-        return file.path.empty() ? std::vector<delta::AddFile>{} : std::vector<delta::AddFile>{file};
-      });
-      fault_point("after_quarantine_commit");
-    }
-    std::string derived = writer_.derived_columns_sql();
-    PartitionSink sink{bronze_table_, ctx_.stream.name,
-                       writer_.with_derived_columns(con, rows(records.good_rows_sql(), {}, 0, derived), records.field_columns()),
-                       ctx_.stream.partition_by, record, ctx_.pipeline.table_properties(ctx_.stream)};
-    int64_t version = commit_partitions(sink, ranges, [&](const FirstOffsets& from, int64_t v, const delta::Metadata& table) {
-      std::vector<delta::AddFile> files;
-      if (batch.output_rows > 0)
-        files = delta::write_partitioned_files(con, bronze_table_, table, rows(records.good_rows_sql(), from, v, derived),
-                                               sink.schema, sink.partition_columns);
-      return files;
-    });
-    batch.batch_id = version;
-    batch.already_committed = version < 0;
-    b.records.reset();
-    // The offsets now durable in bronze, for lag tools; a worker that lost the partition meanwhile
-    // leaves it to the new owner.
-    try {
-      membership_->commit(b.end);
-    } catch (const Error& e) {
-      batch.warning += (batch.warning.empty() ? "" : "\n  warning: ") + std::string(e.what());
-    }
-    b.tell_input_wait();
-    batch.durations_ms["addBatch"] = ms_since(b.processing);
-    batch.durations_ms["triggerExecution"] = ms_since(b.started);
   }
 
   // What a batch's commits say of it in commitInfo.lakestream: the stream, the offsets it read

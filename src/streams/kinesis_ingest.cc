@@ -14,6 +14,7 @@
 #include "source/kafka_reader.h"  // KafkaRecord: a shard's record goes into bronze as a partition's does
 #include "streams/bronze_writer.h"
 #include "streams/ingest_batch.h"
+#include "streams/micro_batches.h"
 #include "streams/writer_schemas.h"
 #include "util/cpu_profile.h"
 #include "util/error.h"
@@ -93,35 +94,32 @@ class KinesisRun {
     auto started = std::chrono::steady_clock::now();
     int64_t committed = checkpoint_.committed_batch({writer_.bronze()});
     checkpoint_.check_definition(committed >= 0 || checkpoint_.committed_batch({writer_.quarantine()}) >= 0);
-    std::optional<PlannedBatch> last = checkpoint_.last_planned_for(committed, ctx_.stream.name);
-    Shards state = last ? last->kinesis().shards : Shards{};
-    if (last && last->id > committed) {
+    MicroBatches batches(checkpoint_, checkpoint_.last_planned_for(committed, ctx_.stream.name), committed);
+    Shards state = batches.last() ? batches.last()->kinesis().shards : Shards{};
+    if (const PlannedBatch* unfinished = batches.to_replay()) {
       // A run died after planning this batch: read exactly its records again and commit them.
-      auto batch = replay(last->id, last->kinesis());
+      auto batch = replay(unfinished->id, unfinished->kinesis());
       write(*batch);
     }
-    int64_t next_id = last ? last->id + 1 : 0;
-    bool first_ever = !last.has_value();
+    bool first_ever = !batches.last();
     // A continuous cycle that finds nothing new polls for up to wait_for_records_ms (each shard at
     // most 5 times a second) before it ends, so that a record is read soon after it arrives.
     auto poll_until = std::chrono::steady_clock::now() + std::chrono::milliseconds(ctx_.wait_for_records_ms);
     while (!stop_requested()) {
-      auto batch = read_new(next_id, state, first_ever);
+      auto batch = read_new(batches.next_id(), state, first_ever);
       if (!batch && report_.batches.empty() && ctx_.continuous && std::chrono::steady_clock::now() < poll_until) {
         sleep_unless_stopped(0.05);  // (the reads themselves wait for their shard's turn)
         continue;
       }
       if (!batch) break;
-      checkpoint_.plan({next_id, batch->input});
-      fault_point("after_plan");
+      batches.plan(batch->input);
       write(*batch);
       state = batch->input.shards;
-      next_id++;
       first_ever = false;
       if (batch->caught_up) break;
     }
     report_.stopped = stop_requested();
-    if (next_id > 100) checkpoint_.forget_before(next_id - 100);
+    batches.forget_old_plans();
     report_.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
     return report_;
   }

@@ -1,4 +1,5 @@
-// The micro-batch loop of the streams that read a Delta table (latest, window), once for both:
+// The micro-batch loop of the streams that read a Delta table (latest, window), once for both
+// (on micro_batches.h, which every kind shares):
 // a batch planned and not committed (the run before died) is run again first, as planned; then
 // each new batch's source versions, at most max_files_per_trigger files, are planned in the
 // checkpoint before the batch reads them, so that a replay after a crash reads the same ones; a

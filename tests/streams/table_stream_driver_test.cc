@@ -87,8 +87,9 @@ class TableStreamDriver : public ::testing::Test {
       for (int64_t v = input.from; v <= input.to; v++) files += files_per_version_.at(v);
       EXPECT_TRUE(files <= max_files || input.from == input.to) << "batch " << r.batch.id << ": " << files << " files";
       // Taken whole while they fit: the next version there would not have.
-      if (input.to < r.source_end)
+      if (input.to < r.source_end) {
         EXPECT_GT(files + files_per_version_.at(input.to + 1), max_files) << "batch " << r.batch.id << " stopped early";
+      }
       next_version = input.to + 1;
     }
     EXPECT_EQ(next_version, static_cast<int64_t>(files_per_version_.size()));
