@@ -12,7 +12,10 @@
 namespace lakestream {
 
 // Reads what is new since the last run, up to the end offsets seen when the run starts (Spark's
-// Trigger.AvailableNow), in micro-batches capped by max_offsets_per_trigger, and stops.
+// Trigger.AvailableNow), in micro-batches capped by max_offsets_per_trigger, and stops. Each batch
+// is planned in the stream's checkpoint (micro_batches.h) and read and written by kafka_batches.h;
+// a stream with workers runs as one of its consumer group's (ingest_worker.h), and one of a
+// Kinesis source reads its shards (kinesis_ingest.h).
 StreamReport run_ingest_stream(StreamContext& ctx);
 
 // The Delta schemas of the bronze table and of its quarantine table. The first may take the
