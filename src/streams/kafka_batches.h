@@ -59,7 +59,8 @@ class KafkaBatches {
   // Writes a read batch: its quarantine and bronze commits under the stream's txn `app_id`, each
   // once (a replay skips what is in), or, with `group` (a worker), under a txn per partition of
   // its worker_ranges (rows another owner committed meanwhile are left out); then the consumer
-  // group's copy of its offsets. Safe on a thread of its own while the next batch is read.
+  // group's copy of its offsets. A planned run calls it on its writer thread while the next
+  // batch is read.
   void write(KafkaBatch& batch, const std::string& app_id, GroupMembership* group);
 
  private:
