@@ -16,7 +16,7 @@ struct BrokerAddress {
   int pid = 0;
   int generation = 0;  // counts resets, so a waiter can tell a new address from the old one
   std::vector<TopicSpec> topics;
-  std::string schema_registry;  // "http://127.0.0.1:PORT" when it serves one, else empty
+  std::string schema_registry = {};  // "http://127.0.0.1:PORT" when it serves one, else empty
 };
 
 // Writes the file atomically (its folder is created, private to the user).

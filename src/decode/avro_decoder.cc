@@ -41,7 +41,7 @@ std::string civil_date(int64_t days) {
   int64_t d = doy - (153 * mp + 2) / 5 + 1;
   int64_t m = mp < 10 ? mp + 3 : mp - 9;
   if (m <= 2) y++;
-  char text[32];
+  char text[64];  // room for any int64 fields, though a date's are short
   std::snprintf(text, sizeof text, "%04lld-%02lld-%02lld", static_cast<long long>(y), static_cast<long long>(m),
                 static_cast<long long>(d));
   return text;

@@ -46,10 +46,10 @@ struct KafkaSettings {
   // librdkafka properties passed through as given, after ${ENV} substitution.
   std::vector<std::pair<std::string, std::string>> properties;
   // The topics of the pipeline's sources, named in the hint when its embedded broker is not running.
-  std::vector<std::string> topics;
+  std::vector<std::string> topics = {};
   // [kafka] group: ingest streams run as workers of consumer group "<group>.<stream>", each
   // reading the partitions the group assigns it; empty: one process reads every partition.
-  std::string group;
+  std::string group = {};
 };
 
 // True for librdkafka property names whose values are secrets and must never be printed

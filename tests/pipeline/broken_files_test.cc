@@ -199,8 +199,9 @@ void expect_told_exactly(const BrokenFile& broken, const std::string& example, u
     EXPECT_EQ(told[i].rfind(at, 0), 0u) << "expected at line " << broken.made[i].line << ": " << r.err;
     EXPECT_NE(told[i].find(broken.made[i].told), std::string::npos) << told[i];
   }
-  if (broken.made.size() > 1)
+  if (broken.made.size() > 1) {
     EXPECT_EQ(told.back(), std::to_string(broken.made.size()) + " mistakes in lakestream.toml: fix them all, then run again");
+  }
 }
 
 class BrokenExampleFiles : public ::testing::TestWithParam<std::string> {};

@@ -165,7 +165,9 @@ TEST(AzuriteCommit, OfWritersRacingForOneVersionExactlyOneWins) {
     auto store = storage::open_store("az://lake", azurite.settings());
     std::string there = store->get(key).value_or("");
     for (int w = 0; w < 6; ++w) {
-      if (won[w]) EXPECT_EQ(there, contents[w]) << "the winner's commit is the one kept";
+      if (won[w]) {
+        EXPECT_EQ(there, contents[w]) << "the winner's commit is the one kept";
+      }
     }
   }
 }
