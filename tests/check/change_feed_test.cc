@@ -138,8 +138,9 @@ TEST(ChangeDataFeed, EachMergeWritesWhatAModelSaysChangedCopyOnWriteAndMergeOnRe
       }
       delta::Snapshot last = delta::load_snapshot(table);
       EXPECT_GE(last.min_writer_version, 4);
-      if (vectors)
+      if (vectors) {
         EXPECT_NE(std::find(last.writer_features.begin(), last.writer_features.end(), "changeDataFeed"), last.writer_features.end());
+      }
       auto lines = checked(con, table);
       ASSERT_EQ(lines.size(), 1u);
       EXPECT_EQ(lines[0].verdict, "ok") << lines[0].text;

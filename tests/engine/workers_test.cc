@@ -48,7 +48,7 @@ std::string orders(int64_t first, int64_t count, int64_t total, std::mt19937_64&
   std::string lines;
   for (int64_t i = first; i < first + count; i++) {
     int64_t seconds = i * 5 * 3600 / total;
-    char time[32];
+    char time[64];  // room for any int64 fields, though these are short
     std::snprintf(time, sizeof time, "2026-10-01T%02lld:%02lld:%02lldZ", static_cast<long long>(seconds / 3600),
                   static_cast<long long>(seconds / 60 % 60), static_cast<long long>(seconds % 60));
     bool update = i % 5 == 4;

@@ -37,7 +37,9 @@ TEST(KinesisRandomKills, KilledRunsLoseNothingAndWriteNothingTwice) {
     }
     CommandResult r = f.pipeline().lakestream_killed_after(delay_ms(rng), "run");
     killed += r.signal == SIGKILL;
-    if (r.signal != SIGKILL) ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+    if (r.signal != SIGKILL) {
+      ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+    }
   }
   RecordProperty("killed", killed);
   EXPECT_GT(killed, rounds / 2) << "most runs should have been killed mid-way";

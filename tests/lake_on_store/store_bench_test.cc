@@ -62,7 +62,9 @@ TEST_P(StoreBench, MeasuresTheLakeOnTheStoreAgainstTheLocalDisk) {
     ASSERT_TRUE(m.contains("store_requests")) << remote;
     // Every batch lists the log and puts at least a data file and a commit.
     EXPECT_GE(m["store_requests"].get<int64_t>(), 3 * m["batches"].get<int64_t>()) << remote;
-    if (batches.count(remote)) EXPECT_EQ(m["batches"], batches[remote]) << remote;
+    if (batches.count(remote)) {
+      EXPECT_EQ(m["batches"], batches[remote]) << remote;
+    }
     EXPECT_GT(m["store_mb_sent"].get<double>(), 0) << remote << " sent no data file or state to the store";
   }
   ASSERT_EQ(j["targets"].size(), 1u);

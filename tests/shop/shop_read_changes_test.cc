@@ -79,7 +79,7 @@ void expect_check_ok(PipelineFixture& f, const std::string& when) {
   CommandResult check = f.lakestream("check");
   EXPECT_EQ(check.exit_code, 0) << when << "\n" << check.out << check.err;
   EXPECT_EQ(check.out.find("PROBLEM"), std::string::npos) << when << "\n" << check.out;
-  for (const std::string& line : {"ok      orders_mirror has the newest state of all", "ok      appended_orders has the newest state of all"})
+  for (const char* line : {"ok      orders_mirror has the newest state of all", "ok      appended_orders has the newest state of all"})
     EXPECT_NE(check.out.find(line), std::string::npos) << when << ": no line '" << line << "'\n" << check.out;
 }
 

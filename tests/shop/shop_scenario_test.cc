@@ -128,7 +128,9 @@ TEST(ShopScenario, CrashAtEachCommitStepChangesNothing) {
       run_ok(f);
     });
     EXPECT_EQ(f.lakestream("check").out, expected_check("expected-check.txt"));
-    if (point != "after_quarantine_commit") EXPECT_TRUE(crashed) << "the point was never reached";
+    if (point != "after_quarantine_commit") {
+      EXPECT_TRUE(crashed) << "the point was never reached";
+    }
     expect_other_readers_accept(f.dir() + "/lake");
   }
 }

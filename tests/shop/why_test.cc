@@ -174,13 +174,15 @@ TEST_F(WhyOnTheShop, TheHourAtNineListsItsRecordsTheLateOneFirst) {
   for (size_t i = 0; i < 4; i++) {
     listed.insert(position_of(found[i]));
     ASSERT_EQ(found[i]["steps"].size(), 1u) << "one step: the window's";
-    if (i > 0) EXPECT_EQ(step(found[i], "hourly_sales"), "counted: in the hour 2026-10-01 09:00, written at version 0");
+    if (i > 0) {
+      EXPECT_EQ(step(found[i], "hourly_sales"), "counted: in the hour 2026-10-01 09:00, written at version 0");
+    }
   }
   for (const auto& c : placed_at_nine(f)) expected.insert(c.partition + ":" + c.offset);
   EXPECT_EQ(listed, expected);
   EXPECT_EQ(found[4], nlohmann::json::parse(R"({"window": "hourly_sales, the hour 2026-10-01 09:00", "verdicts": {"late": 1, "counted": 3}})"));
   // The same window by its date and time, ISO's form, or with the table's name.
-  for (const std::string& name : {"2026-10-01 09:00", "hourly_sales 2026-10-01T09:00:00Z", "hourly_sales 09:00"}) {
+  for (const char* name : {"2026-10-01 09:00", "hourly_sales 2026-10-01T09:00:00Z", "hourly_sales 09:00"}) {
     CommandResult r = f.lakestream("why", {"--window", name});
     EXPECT_EQ(r.exit_code, 0) << name << ": " << r.err;
     EXPECT_EQ(r.out.substr(0, r.out.find('\n')), "hourly_sales, the hour 2026-10-01 09:00: 4 records, 1 late, 3 counted") << name;
