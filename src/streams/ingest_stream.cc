@@ -56,7 +56,6 @@ KafkaInput kafka_input(const Offsets& start, const Offsets& end, const std::vect
   return input;
 }
 
-
 // How often a continuous run that keeps its reader checks again that the records at its positions
 // are the ones it read (a topic deleted and created again while the reader stays assigned).
 constexpr auto kRecheckPositionsEvery = std::chrono::seconds(60);
@@ -64,12 +63,12 @@ constexpr auto kRecheckPositionsEvery = std::chrono::seconds(60);
 // The reader a continuous run kept from its last cycle, or a new one (kept from now on when the
 // run keeps readers).
 std::shared_ptr<KafkaReader> kept_or_new_reader(StreamContext& ctx, const Source& source) {
-  bool keep = ctx.kept != nullptr;
-  if (keep && ctx.kept->reader) return ctx.kept->reader;
-  if (ctx.kept) ctx.kept->positions_checked_at = {};  // a new reader checks its positions first
-  auto reader = std::make_shared<KafkaReader>(ctx.pipeline.kafka, source.topic, source.max_offsets_per_trigger);
-  if (keep) ctx.kept->reader = reader;
-  return reader;
+  if (!ctx.kept) return std::make_shared<KafkaReader>(ctx.pipeline.kafka, source.topic, source.max_offsets_per_trigger);
+  if (!ctx.kept->reader) {
+    ctx.kept->positions_checked_at = {};  // a new reader checks its positions first
+    ctx.kept->reader = std::make_shared<KafkaReader>(ctx.pipeline.kafka, source.topic, source.max_offsets_per_trigger);
+  }
+  return ctx.kept->reader;
 }
 
 class IngestRun {
@@ -77,8 +76,7 @@ class IngestRun {
   explicit IngestRun(StreamContext& ctx)
       : ctx_(ctx),
         source_(*ctx.pipeline.find_source(ctx.stream.source)),
-        reader_(kept_or_new_reader(ctx, source_)),
-        batches_(ctx, source_, reader_),
+        batches_(ctx, source_, kept_or_new_reader(ctx, source_)),
         checkpoint_(ctx.pipeline, ctx.stream),
         report_(batches_.report()) {
     report_.stream_id = checkpoint_.id();
@@ -102,7 +100,7 @@ class IngestRun {
     Offsets start = first_ever ? Offsets{} : batches.last()->kafka().end_offsets();
     std::vector<DataLoss> data_loss;
     wait_for_the_pace();
-    Offsets end = positions().end_offsets(*reader_, start, first_ever, data_loss, nullptr, positions_due_for_check());
+    Offsets end = positions().end_offsets(batches_.reader(), start, first_ever, data_loss, nullptr, positions_due_for_check());
     batches_.saw_latest(end);
 
     auto plans = plan_batches(start, end, source_.max_offsets_per_trigger);
@@ -148,7 +146,7 @@ class IngestRun {
         if (!reads_on || stop_requested() || std::chrono::steady_clock::now() >= reads_on_until) break;
         if (wait_for_the_pace()) break;
         if (ctx_.kept) ctx_.kept->input_taken_at = std::chrono::steady_clock::now();
-        Offsets more = positions().end_offsets(*reader_, start, /*first_run=*/false, data_loss);
+        Offsets more = positions().end_offsets(batches_.reader(), start, /*first_run=*/false, data_loss);
         plans = plan_batches(start, more, source_.max_offsets_per_trigger);
         if (plans.empty() && !data_loss.empty()) plans.push_back({});  // the gap is recorded
         if (plans.empty()) break;
@@ -217,15 +215,14 @@ class IngestRun {
   void wait_for_records(const Offsets& next) {
     constexpr int kSliceMs = 100;
     for (int waited = 0; waited < ctx_.wait_for_records_ms && !stop_requested(); waited += kSliceMs)
-      if (reader_->wait_for_records(next, std::min(kSliceMs, ctx_.wait_for_records_ms - waited))) return;
+      if (batches_.reader().wait_for_records(next, std::min(kSliceMs, ctx_.wait_for_records_ms - waited))) return;
   }
 
   TopicPositions& positions() { return batches_.positions(); }
 
   StreamContext& ctx_;
   const Source& source_;
-  std::shared_ptr<KafkaReader> reader_;  // kept across the cycles of a continuous run (see kept_or_new_reader)
-  KafkaBatches batches_;
+  KafkaBatches batches_;  // its reader kept across the cycles of a continuous run (see kept_or_new_reader)
   Checkpoint checkpoint_;
   StreamReport& report_;
 };
