@@ -1,5 +1,6 @@
 #include "streams/batch_report.h"
 
+#include <algorithm>
 #include <cstdio>
 
 #include "util/plural.h"
@@ -36,6 +37,13 @@ int64_t wall_clock_us() {
 
 int64_t ms_since(std::chrono::steady_clock::time_point start) {
   return std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - start).count();
+}
+
+void finish_timings(BatchReport& batch, std::optional<int64_t> oldest_input_ms,
+                    std::chrono::steady_clock::time_point processing, std::chrono::steady_clock::time_point started) {
+  if (oldest_input_ms) batch.input_wait_ms = std::max<int64_t>(0, wall_clock_us() / 1000 - *oldest_input_ms);
+  batch.durations_ms["addBatch"] = ms_since(processing);
+  batch.durations_ms["triggerExecution"] = ms_since(started);
 }
 
 }  // namespace lakestream

@@ -76,8 +76,8 @@ struct StreamReport {
   bool stopped = false;         // a stop request (SIGINT/SIGTERM) ended it with input left to read
   // An ingest worker (consumer group mode): the partitions it holds, "0,2,5" or "none"; empty
   // for a stream that reads every partition.
-  std::string partitions_held;
-  std::string worker;           // the worker, "host:pid", when partitions_held is set
+  std::string partitions_held = {};
+  std::string worker = {};      // the worker, "host:pid", when partitions_held is set
 };
 
 // One line for a batch, for the terminal: "read_orders: batch 3: 1000 in, 998 out to bronze_orders, 2 quarantined (12 ms)".
@@ -88,5 +88,12 @@ int64_t wall_clock_us();
 
 // Milliseconds since `start` (a steady clock time point), for phase durations.
 int64_t ms_since(std::chrono::steady_clock::time_point start);
+
+// A batch's closing figures, once its commit is done: how long its oldest input waited for it
+// (`oldest_input_ms`, wall-clock ms: a record's Kafka timestamp, a shard's arrival, a source
+// table's commit), addBatch (processing and committing, since `processing`) and triggerExecution
+// (the whole batch, since `started`).
+void finish_timings(BatchReport& batch, std::optional<int64_t> oldest_input_ms,
+                    std::chrono::steady_clock::time_point processing, std::chrono::steady_clock::time_point started);
 
 }  // namespace lakestream

@@ -100,10 +100,8 @@ void KafkaBatches::write(KafkaBatch& b, const std::string& app_id, GroupMembersh
   } catch (const Error& e) {
     batch.warning += (batch.warning.empty() ? "" : "\n  warning: ") + std::string(e.what());
   }
-  // The oldest record's wait for its commit.
-  if (b.oldest_timestamp_ms) batch.input_wait_ms = std::max<int64_t>(0, wall_clock_us() / 1000 - *b.oldest_timestamp_ms);
-  batch.durations_ms["addBatch"] = ms_since(processing);
-  batch.durations_ms["triggerExecution"] = ms_since(b.started) + batch.durations_ms["walCommit"];
+  // The batch was read before it was planned: its time since `started` holds walCommit already.
+  finish_timings(batch, b.oldest_timestamp_ms, processing, b.started);
 }
 
 }  // namespace lakestream

@@ -420,10 +420,7 @@ class KinesisRun {
     record.data_loss = batch.input.data_loss;
     writer_.commit(ctx_.con, *batch.records, checkpoint_.id(), batch.id, record, batch.report.replayed, batch.report);
     batch.records.reset();
-    if (batch.oldest_arrival_ms)
-      batch.report.input_wait_ms = std::max<int64_t>(0, wall_clock_us() / 1000 - *batch.oldest_arrival_ms);
-    batch.report.durations_ms["addBatch"] = ms_since(processing);
-    batch.report.durations_ms["triggerExecution"] = ms_since(batch.started);
+    finish_timings(batch.report, batch.oldest_arrival_ms, processing, batch.started);
     ctx_.finish_batch(report_, batch.report, batch.started);
   }
 

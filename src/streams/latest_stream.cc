@@ -142,10 +142,8 @@ class LatestRun : TableBatchKind {
       batch.state = state;
     }
     batch.already_committed = !written;
-    if (changes.oldest_commit_ms) batch.input_wait_ms = std::max<int64_t>(0, wall_clock_us() / 1000 - *changes.oldest_commit_ms);
     con.exec("DROP TABLE IF EXISTS latest_newest; DROP TABLE IF EXISTS latest_applied");
-    batch.durations_ms["addBatch"] = ms_since(merging);
-    batch.durations_ms["triggerExecution"] = ms_since(started);
+    finish_timings(batch, changes.oldest_commit_ms, merging, started);
     ctx_.finish_batch(report_, batch, started);
   }
 

@@ -404,7 +404,6 @@ class WindowRun : TableBatchKind {
     open_->state->publish(checkpoint_, planned.id);
     fault_point("after_state_upload");
     flush_outbox(replay);
-    if (oldest_input_ms) batch.input_wait_ms = std::max<int64_t>(0, wall_clock_us() / 1000 - *oldest_input_ms);
     StateReport state;
     state.rows_total = *open_->state_rows;
     // Every kept row and every partial updates a state row; what is gone beyond that was removed.
@@ -412,9 +411,8 @@ class WindowRun : TableBatchKind {
     state.rows_removed = std::max<int64_t>(0, state_rows_before + state.rows_updated - state.rows_total);
     state.memory_bytes = open_->state->size_bytes();
     batch.state = state;
-    batch.durations_ms["addBatch"] = ms_since(updating);
-    batch.durations_ms["triggerExecution"] = ms_since(started);
     con.exec("DROP TABLE IF EXISTS window_firsts; DROP TABLE IF EXISTS window_kept; DROP TABLE IF EXISTS window_partial");
+    finish_timings(batch, oldest_input_ms, updating, started);
     ctx_.finish_batch(report_, batch, started);
   }
 

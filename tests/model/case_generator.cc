@@ -90,7 +90,7 @@ std::string event_json(const Event& e, Random& r) {
   if (e.d_cents) {
     char text[64];
     int64_t c = *e.d_cents;
-    std::snprintf(text, sizeof text, "%s%" PRId64 ".%02" PRId64, c < 0 ? "-" : "", std::llabs(c) / 100, std::llabs(c) % 100);
+    std::snprintf(text, sizeof text, "%s%lld.%02lld", c < 0 ? "-" : "", std::llabs(c) / 100, std::llabs(c) % 100);
     d = text;
   }
   field("d", d);

@@ -110,10 +110,11 @@ TEST(MergeOnRead, GivesWhatTheModelAndCopyOnWriteGiveAndWritesOnlyTheBatch) {
       int64_t new_rows = 0;
       for (const auto& file : after.files) {
         if (file.version == after.version && !file.deletion_vector) new_rows += *file.live_rows();
-        if (file.deletion_vector)
+        if (file.deletion_vector) {
           EXPECT_LT(file.deletion_vector->cardinality,
                     kPurgeDeletedShare * static_cast<double>(*file.live_rows() + file.deletion_vector->cardinality))
               << file.path;
+        }
       }
       std::set<std::string> kept;
       for (const auto& file : after.files) kept.insert(file.path);
