@@ -138,6 +138,12 @@ std::vector<delta::Column> BronzeWriter::with_derived_columns(sql::Connection& c
                                                              const std::vector<delta::Column>& fields) const {
   std::vector<delta::Column> columns = bronze_columns(source_, fields);
   if (stream_.derived.empty()) return columns;
+  std::string shape;
+  for (const auto& field : fields) shape += field.name + '\t' + field.type.dump() + '\n';
+  if (shape == derived_for_) {
+    columns.insert(columns.end(), derived_columns_.begin(), derived_columns_.end());
+    return columns;
+  }
   sql::Rows described;
   try {
     described = con.query("DESCRIBE " + select);
@@ -147,11 +153,14 @@ std::vector<delta::Column> BronzeWriter::with_derived_columns(sql::Connection& c
     throw Error("stream " + stream_.name + ": a derived column's expression does not run over the source's "
                 "fields:" + list + "\n" + e.what() + "\nFix it under [streams." + stream_.name + ".derived].");
   }
+  derived_columns_.clear();
   for (size_t r = columns.size(); r < described.size(); r++)
-    columns.push_back({described.text(r, "column_name"),
-                       delta::delta_type_of_duckdb(described.text(r, "column_type"),
-                                                   "derived column " + described.text(r, "column_name")),
-                       true});
+    derived_columns_.push_back({described.text(r, "column_name"),
+                                delta::delta_type_of_duckdb(described.text(r, "column_type"),
+                                                            "derived column " + described.text(r, "column_name")),
+                                true});
+  derived_for_ = shape;
+  columns.insert(columns.end(), derived_columns_.begin(), derived_columns_.end());
   return columns;
 }
 

@@ -45,7 +45,7 @@ class BronzeWriter {
   // instant (dt = "date(event_time)") computed without ICU (sql/utc_date.h).
   std::string derived_columns_sql() const;
   // The bronze schema: the source's fields and ingest's columns, then the derived columns typed
-  // as DuckDB types their expressions in `select`.
+  // as DuckDB types their expressions in `select` (found once for each shape of the fields).
   std::vector<delta::Column> with_derived_columns(sql::Connection& con, const std::string& select,
                                                  const std::vector<delta::Column>& fields) const;
 
@@ -55,6 +55,10 @@ class BronzeWriter {
   const Source& source_;
   delta::Table bronze_;
   delta::Table quarantine_;
+  // The derived columns' types and the fields' names and types they were found for: finding them
+  // is a DESCRIBE, a millisecond every batch would pay while the fields stay the same.
+  mutable std::string derived_for_;
+  mutable std::vector<delta::Column> derived_columns_;
 };
 
 }  // namespace lakestream
