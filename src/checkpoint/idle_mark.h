@@ -1,7 +1,9 @@
 // A stream's idle mark (`idle.json`): written when a run leaves the stream with nothing pending
 // (every planned batch committed, no output waiting), so that the next run with nothing new can
 // stop before it opens the state. It holds what that run had read; it is removed before any work
-// starts, so a run that dies mid-batch never leaves one behind.
+// starts, so a run that dies mid-batch never leaves one behind. A service (continuous mode, a
+// local checkpoint) keeps its window stream's mark in memory between cycles instead, and writes
+// none: at a batch a cycle, the file's write, syncs and removal cost more than the mark saved.
 #pragma once
 
 #include <cstdint>

@@ -43,6 +43,12 @@ struct OpenWindowState : KeptStreamState {
   // statement costs about a millisecond, whatever it counts): the rows the state holds (open
   // windows and remembered keys) and the outbox's (unknown: counted).
   std::optional<int64_t> state_rows, outbox_rows;
+  // A service's idle mark (checkpoint/idle_mark.h), kept here instead of in the checkpoint: the
+  // source version through which every batch is committed and the outbox flushed, as of the last
+  // cycle. Writing, syncing and removing idle.json again at every batch cost more than the mark
+  // saves a service; the file is for the next plain run, and a service's next start opens the
+  // state once to find it has nothing to do.
+  std::optional<int64_t> idle_through;
 };
 
 std::string schema_text(const std::vector<delta::Column>& columns) {
@@ -69,12 +75,17 @@ class WindowRun : TableBatchKind {
     auto started = std::chrono::steady_clock::now();
     if (delta::latest_version(source_table_) < 0) return report_;  // nothing upstream yet
     if (checkpoint_.definition_changed()) checkpoint_.check_definition(has_committed_work());
-    // Nothing pending and nothing new since the last run: done, without opening the state.
-    std::optional<PlannedBatch> planned = checkpoint_.last_planned();
-    auto idle = checkpoint_.idle_mark();
-    if (idle && planned && idle->batch == planned->id && delta::latest_version(source_table_) <= idle->to)
-      return report_;
-    checkpoint_.clear_idle_mark();
+    // Nothing pending and nothing new since the last cycle or run: done, without opening the state.
+    if (OpenWindowState* kept = kept_state(); kept && kept->idle_through) {
+      if (delta::latest_version(source_table_) <= *kept->idle_through) return report_;
+      kept->idle_through.reset();
+    } else {
+      std::optional<PlannedBatch> planned = checkpoint_.last_planned();
+      auto idle = checkpoint_.idle_mark();
+      if (idle && planned && idle->batch == planned->id && delta::latest_version(source_table_) <= idle->to)
+        return report_;
+      checkpoint_.clear_idle_mark();
+    }
     // In continuous mode the stages share the cores, and DuckDB's worker threads spin for tasks
     // between gold's many short statements (a third of the CPU went to its scheduler on two busy
     // cores): one thread. A plain run's batch has the machine: all of them (see
@@ -84,9 +95,11 @@ class WindowRun : TableBatchKind {
     open_state();
     flush_outbox(true);
     drive_table_batches(source_table_, checkpoint_, s_.max_files_per_trigger, meta().last_batch, *this);
-    // Every planned batch is committed and the outbox flushed: the next run may skip the state.
-    if (auto newest = checkpoint_.last_planned())
-      checkpoint_.set_idle_mark({newest->id, newest->table().to});
+    // Every planned batch is committed and the outbox flushed: the next cycle or run may skip the state.
+    if (auto newest = checkpoint_.last_planned()) {
+      if (OpenWindowState* kept = kept_state()) kept->idle_through = newest->table().to;
+      else checkpoint_.set_idle_mark({newest->id, newest->table().to});
+    }
     report_.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
     return report_;
   }
@@ -94,6 +107,11 @@ class WindowRun : TableBatchKind {
  private:
   std::string st(const std::string& table) const { return open_->state->table(table); }
   const WindowStateMeta& meta() { return open_->state->meta(); }
+  // The state a service keeps across its cycles (open_state), if there is one yet.
+  OpenWindowState* kept_state() const {
+    if (!ctx_.kept || checkpoint_.on_object_store()) return nullptr;
+    return dynamic_cast<OpenWindowState*>(ctx_.kept->state.get());
+  }
 
   // Whether a batch's state or output was ever committed (a state that cannot be read counts,
   // to be safe).

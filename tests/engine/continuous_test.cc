@@ -120,6 +120,40 @@ TEST(Continuous, ACheckpointHoldsUpNoBatchAndIsWrittenBeforeTheServiceStops) {
   EXPECT_EQ(nlohmann::json::parse(read_file(log + "_last_checkpoint"))["version"], 10);
 }
 
+// Gold's idle mark (checkpoint/idle_mark.h) lets a run skip opening the window state when nothing
+// is new. A service keeps it in memory: no idle.json written, synced and removed at every batch.
+// A plain run after the service finds the state as the service left it and has nothing to do.
+TEST(Continuous, AServiceKeepsGoldsIdleMarkInMemoryAndARunAfterItHasNothingToDo) {
+  PipelineFixture f(ops_pipeline(), {{"orders", 3}});
+  const std::string idle_file = f.dir() + "/checkpoints/hourly_sales/idle.json";
+  BackgroundProcess run({"run", "-p", f.pipeline_file(), "--continuous", "--interval", "0s"}, f.dir());
+  f.produce("orders", order_at(1, "0905") + order_at(2, "0950") + order_at(3, "1130"), "order_id");
+  // 11:30 moves the watermark to 10:30: the 09:00 hour closes.
+  const std::string closed = "h,orders\n09:00,2\n";
+  const std::string gold = "select strftime(hour, '%H:%M') as h, orders from hourly_sales order by hour";
+  ASSERT_EQ(wait_for_query(f, gold, closed, 20000), closed) << run.out();
+  f.produce("orders", order_at(4, "1140"), "order_id");
+  ASSERT_EQ(wait_for_query(f, "select count(*) as n from bronze_orders", "n\n4\n", 20000), "n\n4\n");
+  ASSERT_TRUE(run.wait_for_output("hourly_sales: batch 1", 20000)) << run.out();
+  // Idle cycles of every stream go by.
+  std::this_thread::sleep_for(std::chrono::milliseconds(1500));
+  EXPECT_FALSE(std::filesystem::exists(idle_file)) << "a service wrote gold's idle mark to its checkpoint";
+  run.send_signal(SIGTERM);
+  CommandResult stopped = run.wait(30000);
+  ASSERT_EQ(stopped.exit_code, 0) << stopped.err;
+  size_t batches = read_progress_log(f.dir(), "hourly_sales").size();
+
+  CommandResult after = f.lakestream("run");
+  ASSERT_EQ(after.exit_code, 0) << after.err;
+  EXPECT_EQ(after.out.find("hourly_sales: batch"), std::string::npos) << after.out;
+  EXPECT_EQ(read_progress_log(f.dir(), "hourly_sales").size(), batches);
+  EXPECT_EQ(f.lakestream("query", {"--format", "csv", gold}).out, closed);
+  // The plain run leaves the mark for the next one.
+  EXPECT_TRUE(std::filesystem::exists(idle_file));
+  CommandResult check = f.lakestream("check");
+  EXPECT_EQ(check.exit_code, 0) << check.out << check.err;
+}
+
 TEST(Continuous, RunsOnItsIntervalServesMetricsAndStopsCleanlyOnSigterm) {
   PipelineFixture f(ops_pipeline(), {{"orders", 3}});
   BackgroundProcess run({"run", "-p", f.pipeline_file(), "--continuous", "--interval", "1s", "--metrics-port", "0"},
