@@ -105,7 +105,7 @@ std::string civil_date(int64_t us) {
   int64_t d = doy - (153 * mp + 2) / 5 + 1;
   int64_t m = mp < 10 ? mp + 3 : mp - 9;
   int64_t y = yoe + era * 400 + (m <= 2 ? 1 : 0);
-  char text[16];
+  char text[32];  // room for any values the compiler thinks the fields may hold
   std::snprintf(text, sizeof text, "%04" PRId64 "-%02" PRId64 "-%02" PRId64, y, m, d);
   return text;
 }
