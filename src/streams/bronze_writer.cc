@@ -6,6 +6,7 @@
 #include "sinks/table_sink.h"
 #include "sql/utc_date.h"
 #include "streams/ingest_stream.h"  // bronze_columns, quarantine_columns
+#include "table/delta_log_json.h"  // schema_string
 #include "table/delta_types.h"
 #include "table/parquet_file.h"
 #include "util/cpu_profile.h"
@@ -138,8 +139,7 @@ std::vector<delta::Column> BronzeWriter::with_derived_columns(sql::Connection& c
                                                              const std::vector<delta::Column>& fields) const {
   std::vector<delta::Column> columns = bronze_columns(source_, fields);
   if (stream_.derived.empty()) return columns;
-  std::string shape;
-  for (const auto& field : fields) shape += field.name + '\t' + field.type.dump() + '\n';
+  std::string shape = delta::schema_string(fields);
   if (shape == derived_for_) {
     columns.insert(columns.end(), derived_columns_.begin(), derived_columns_.end());
     return columns;

@@ -55,7 +55,7 @@ class BronzeWriter {
   const Source& source_;
   delta::Table bronze_;
   delta::Table quarantine_;
-  // The derived columns' types and the fields' names and types they were found for: finding them
+  // The derived columns' types and the fields they were found for (their schema string): finding them
   // is a DESCRIBE, a millisecond every batch would pay while the fields stay the same.
   mutable std::string derived_for_;
   mutable std::vector<delta::Column> derived_columns_;

@@ -15,6 +15,7 @@
 #include "streams/table_stream_driver.h"
 #include "streams/window_aggregates.h"
 #include "table/commit_record.h"
+#include "table/delta_log_json.h"  // schema_string
 #include "table/delta_types.h"
 #include "table/parquet_file.h"
 #include "table/schema_columns.h"
@@ -50,12 +51,6 @@ struct OpenWindowState : KeptStreamState {
   // state once to find it has nothing to do.
   std::optional<int64_t> idle_through;
 };
-
-std::string schema_text(const std::vector<delta::Column>& columns) {
-  std::string text;
-  for (const auto& c : columns) text += c.name + " " + c.type.dump() + ";";
-  return text;
-}
 
 class WindowRun : TableBatchKind {
  public:
@@ -136,7 +131,7 @@ class WindowRun : TableBatchKind {
     bool keep = ctx_.kept && !checkpoint_.on_object_store();
     if (keep) {
       auto* kept = dynamic_cast<OpenWindowState*>(ctx_.kept->state.get());
-      if (kept && kept->state && schema_text(kept->source_columns) == schema_text(none.columns)) {
+      if (kept && kept->state && delta::schema_string(kept->source_columns) == delta::schema_string(none.columns)) {
         open_ = kept;
         return;
       }
