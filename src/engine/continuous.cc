@@ -7,7 +7,6 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
-#include <condition_variable>
 #include <cstdio>
 #include <memory>
 #include <mutex>
@@ -17,6 +16,8 @@
 #include <vector>
 
 #include "engine/background_compaction.h"
+#include "engine/committed_versions.h"
+#include "engine/downstream_pace.h"
 #include "engine/lake_vacuum.h"
 #include "table/background_checkpoints.h"
 #include "table/delta_table.h"
@@ -59,36 +60,6 @@ class LineSink : public std::streambuf {
   std::ostream& to_;
   std::mutex& mu_;
   std::string line_;
-};
-
-// Bronze versions committed by this process's ingest stage, counted, so that the downstream stage
-// wakes as soon as there is one to read instead of polling the log with a backoff.
-class CommittedVersions {
- public:
-  void add() {
-    std::lock_guard<std::mutex> lock(mu_);
-    count_++;
-    cv_.notify_all();
-  }
-  int64_t count() {
-    std::lock_guard<std::mutex> lock(mu_);
-    return count_;
-  }
-  // Waits until the count differs from `seen`, `seconds` pass, or a stop is requested; true on a stop.
-  bool wait_past(int64_t seen, double seconds) {
-    auto until = std::chrono::steady_clock::now() + std::chrono::duration_cast<std::chrono::steady_clock::duration>(
-                                                        std::chrono::duration<double>(seconds));
-    std::unique_lock<std::mutex> lock(mu_);
-    // In slices: a signal handler cannot notify a condition variable.
-    while (count_ == seen && !stop_requested() && std::chrono::steady_clock::now() < until)
-      cv_.wait_until(lock, std::min(until, std::chrono::steady_clock::now() + std::chrono::milliseconds(100)));
-    return stop_requested();
-  }
-
- private:
-  std::mutex mu_;
-  std::condition_variable cv_;
-  int64_t count_ = 0;
 };
 
 // How a stage with interval 0 waits after a run that found nothing new.
@@ -142,6 +113,12 @@ int run_stage(const Pipeline& pipeline, RunOptions options, const ContinuousOpti
       double half = static_cast<double>(pipeline.target_latency_of(*stream)) / 2e6;
       pace_seconds = pace_seconds == 0 ? half : std::min(pace_seconds, half);
     }
+  // A downstream stage with a target (and interval 0) starts each batch by its oldest unread
+  // bronze version instead (engine/downstream_pace.h).
+  std::optional<DownstreamPace> downstream_pace;
+  if (idle == IdleWait::ForNewVersions && continuous.interval_us == 0 && streams.size() == 1)
+    if (const Stream* stream = pipeline.find_stream(streams.front()); stream && pipeline.target_latency_of(*stream) > 0)
+      downstream_pace.emplace(std::chrono::microseconds(pipeline.target_latency_of(*stream)));
   std::optional<std::chrono::steady_clock::time_point> logs_cleaned;
   while (!stop_requested()) {
     // The Delta logs of the stage's tables, cleaned by their retention at start and then hourly:
@@ -183,6 +160,13 @@ int run_stage(const Pipeline& pipeline, RunOptions options, const ContinuousOpti
         wait = idle == IdleWait::Backoff || (idle == IdleWait::InTheConsumer && !waited) ? idle_wait : 0;
         if (found_work) wait = std::max(0.0, pace_seconds - elapsed);
         wait_for_versions = !found_work && idle == IdleWait::ForNewVersions;
+        if (downstream_pace) {
+          // A run reads every version there is when it starts, so the next has work once a
+          // version comes after those counted before it.
+          if (found_work) downstream_pace->ran(std::chrono::steady_clock::now() - started);
+          wait = 0;
+          wait_for_versions = true;
+        }
       }
     } catch (const Error& e) {
       if (continuous.health) continuous.health->run_ended(streams, std::string(e.what()));
@@ -196,6 +180,10 @@ int run_stage(const Pipeline& pipeline, RunOptions options, const ContinuousOpti
     }
     if (wait_for_versions ? versions.wait_past(versions_seen, continuous.max_idle_seconds) : sleep_unless_stopped(wait))
       break;
+    if (downstream_pace && wait_for_versions && versions.count() != versions_seen) {
+      auto start = downstream_pace->start_at(versions.added_at(versions_seen + 1));
+      if (sleep_unless_stopped(std::chrono::duration<double>(start - std::chrono::steady_clock::now()).count())) break;
+    }
   }
   return failures_in_a_row;
 }
@@ -253,11 +241,7 @@ int run_continuously(const Pipeline& pipeline, RunOptions options, const Continu
     stages.front().idle = IdleWait::InTheConsumer;
     ingest.wait_for_records_ms = static_cast<int>(continuous.max_idle_seconds * 1000);
   }
-  auto told = ingest.on_progress;
-  ingest.on_progress = [told, &versions](const BatchProgress& batch) {
-    if (told) told(batch);
-    if (!batch.failure) versions.add();
-  };
+  ingest.on_committed = [&versions] { versions.add(); };
   if (ingest.streams.empty()) stages.erase(stages.begin());
   if (stages.empty()) stages.push_back({options, "", IdleWait::Backoff, "ls:streams"});  // run_pipeline says what is wrong
   // Whole lines to the shared output, so that the stages' lines (and the compaction's) never mix

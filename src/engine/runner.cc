@@ -136,6 +136,7 @@ std::vector<StreamReport> run_pipeline(const Pipeline& pipeline, const RunOption
     if (options.kept && (stream->kind == StreamKind::Ingest || !single_writer_is_shared(pipeline)))
       ctx.kept = &options.kept->streams[stream->name];
     if (options.kept && stream->kind == StreamKind::Ingest) ctx.wait_for_records_ms = options.wait_for_records_ms;
+    if (options.on_committed) ctx.on_committed = options.on_committed;
     ctx.on_batch = [&](const StreamReport& s, const BatchReport& b) {
       CpuScope cpu_scope("on_batch (progress record, line)");
       if (!previous_start) previous_start = previous_batch_start(log);

@@ -58,6 +58,9 @@ struct RunOptions {
   bool quiet = false;                // no line per batch
   std::string run_id;                // Spark's runId: the same for every run of one process; new when empty
   int64_t progress_log_bytes = ProgressLog::kDefaultMaxBytes;  // rotate the progress logs past this size
+  // Called as soon as an ingest batch's version is in its table, on the thread that committed it
+  // (continuous mode wakes the downstream streams with it).
+  std::function<void()> on_committed;
   // Called with each batch and failure after it is logged (metrics listen here).
   std::function<void(const BatchProgress&)> on_progress;
   // True to draw backlog progress as a bar on a terminal rather than as plain lines.

@@ -95,6 +95,7 @@ class IngestRun {
       auto batch = batches_.read(unfinished->id, input.start_offsets(), input.end_offsets(), input.data_loss, true, ctx_.con);
       positions().refuse_if_replay_differs(batch->id, batch->last_read, input);
       batches_.write(*batch, checkpoint_.id(), nullptr);
+      ctx_.on_committed();
       ctx_.finish_batch(report_, batch->report, batch->started);
     }
     Offsets start = first_ever ? Offsets{} : batches.last()->kafka().end_offsets();
@@ -178,6 +179,7 @@ class IngestRun {
         // (and librdkafka's fetcher) get the cores first.
         setpriority(PRIO_PROCESS, static_cast<id_t>(gettid()), 5);
         batches_.write(*b, checkpoint_.id(), nullptr);
+        ctx_.on_committed();
       });
       data_loss.clear();  // recorded by the first batch after it
       start = batch_end;

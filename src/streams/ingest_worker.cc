@@ -119,6 +119,7 @@ class IngestWorker {
         if (e > start[p] || never_read.count(p) || !data_loss.empty()) batch->worker_ranges[p] = {start[p], e};
       batch->report.warning = batches_.positions().take_began_late_warning();
       batches_.write(*batch, "", &membership_);
+      ctx_.on_committed();
       ctx_.finish_batch(report_, batch->report, batch->started);
       never_read.clear();
       data_loss.clear();

@@ -419,6 +419,7 @@ class KinesisRun {
     record.kafka = KafkaRead{source_.kinesis.stream, ranges};
     record.data_loss = batch.input.data_loss;
     writer_.commit(ctx_.con, *batch.records, checkpoint_.id(), batch.id, record, batch.report.replayed, batch.report);
+    ctx_.on_committed();
     batch.records.reset();
     finish_timings(batch.report, batch.oldest_arrival_ms, processing, batch.started);
     ctx_.finish_batch(report_, batch.report, batch.started);

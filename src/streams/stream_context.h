@@ -53,6 +53,10 @@ struct StreamContext {
   // input (half the target), so that a batch takes what arrived meanwhile rather than what one
   // fetch returned (0: read on at once).
   std::chrono::microseconds batch_pace{0};
+  // Called as soon as an ingest batch's version is in its table, on the thread that committed it:
+  // a downstream stream may read it from then on (an ingest stream tells on_batch of a batch only
+  // once the next is read, up to a pace later).
+  std::function<void()> on_committed = [] {};
   // Called after each batch (for the terminal line and progress records).
   std::function<void(const StreamReport&, const BatchReport&)> on_batch = [](const StreamReport&, const BatchReport&) {};
 

@@ -2,6 +2,7 @@
 
 #include <signal.h>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <thread>
@@ -34,10 +35,14 @@ void install_stop_signals() {
 bool stop_requested() { return stop_flag.load(); }
 
 bool sleep_unless_stopped(double seconds) {
-  auto until = std::chrono::steady_clock::now() + std::chrono::duration<double>(seconds);
+  auto until = std::chrono::steady_clock::now() +
+               std::chrono::duration_cast<std::chrono::steady_clock::duration>(std::chrono::duration<double>(seconds));
   while (std::chrono::steady_clock::now() < until) {
     if (stop_requested()) return true;
-    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    // In slices, to see a stop soon; the last one only as long as is left, so that a paced batch
+    // starts when it is due rather than up to a slice later.
+    std::this_thread::sleep_for(std::min<std::chrono::steady_clock::duration>(
+        std::chrono::milliseconds(50), until - std::chrono::steady_clock::now()));
   }
   return stop_requested();
 }
