@@ -92,6 +92,19 @@ void clean_expired_logs(const Pipeline& pipeline, const std::vector<std::string>
   }
 }
 
+// Whether this process's ingest stage writes `stream`'s source and so tells the stage of each of
+// its commits (CommittedVersions): not when the source is written by another process, nor by a
+// worker group, whose other workers commit unseen here.
+bool source_commits_told_here(const Pipeline& pipeline, const Stream& stream, const RunOptions& options) {
+  for (const auto& source : pipeline.streams) {
+    if (source.kind != StreamKind::Ingest || source.table != stream.from) continue;
+    const auto& here = options.process_streams;
+    bool runs_here = !here || here->empty() || std::find(here->begin(), here->end(), source.name) != here->end();
+    return runs_here && pipeline.worker_group(source).empty();
+  }
+  return false;
+}
+
 // One stage: runs its streams again and again until a stop is requested, a line per batch, a
 // heartbeat while idle. Returns the number of failed runs in a row when it stopped.
 int run_stage(const Pipeline& pipeline, RunOptions options, const ContinuousOptions& continuous,
@@ -114,10 +127,12 @@ int run_stage(const Pipeline& pipeline, RunOptions options, const ContinuousOpti
       pace_seconds = pace_seconds == 0 ? half : std::min(pace_seconds, half);
     }
   // A downstream stage with a target (and interval 0) starts each batch by its oldest unread
-  // bronze version instead (engine/downstream_pace.h).
+  // bronze version instead (engine/downstream_pace.h), when it is told of each: a source written
+  // elsewhere keeps the half-target pace, which bounds its wait without knowing its commits.
   std::optional<DownstreamPace> downstream_pace;
   if (idle == IdleWait::ForNewVersions && continuous.interval_us == 0 && streams.size() == 1)
-    if (const Stream* stream = pipeline.find_stream(streams.front()); stream && pipeline.target_latency_of(*stream) > 0)
+    if (const Stream* stream = pipeline.find_stream(streams.front());
+        stream && pipeline.target_latency_of(*stream) > 0 && source_commits_told_here(pipeline, *stream, options))
       downstream_pace.emplace(std::chrono::microseconds(pipeline.target_latency_of(*stream)));
   std::optional<std::chrono::steady_clock::time_point> logs_cleaned;
   while (!stop_requested()) {
