@@ -98,9 +98,7 @@ void clean_expired_logs(const Pipeline& pipeline, const std::vector<std::string>
 bool source_commits_told_here(const Pipeline& pipeline, const Stream& stream, const RunOptions& options) {
   for (const auto& source : pipeline.streams) {
     if (source.kind != StreamKind::Ingest || source.table != stream.from) continue;
-    const auto& here = options.process_streams;
-    bool runs_here = !here || here->empty() || std::find(here->begin(), here->end(), source.name) != here->end();
-    return runs_here && pipeline.worker_group(source).empty();
+    return process_runs_stream(options, source.name) && pipeline.worker_group(source).empty();
   }
   return false;
 }

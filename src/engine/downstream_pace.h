@@ -3,9 +3,10 @@
 // (inputWaitMs). The stream waits for the first version it has not read, then lets that version
 // wait the target less what a batch takes, so that the batch reads every version committed
 // meanwhile: at 1,000 events/s and a 400 ms target, a silver batch about every 320 ms holding one
-// to three bronze versions, instead of one per version (five a second). What a batch takes is twice the longest of its last few runs that found work
-// (a batch that waited longer holds more), so the oldest version still commits within the target;
-// when that is the whole target (a backlog, a slow store) the batch starts at once.
+// to three bronze versions, instead of one per version (five a second). What a batch takes is
+// twice the longest of its last few runs that found work (a batch that waited longer holds more),
+// so the oldest version still commits within the target; when that is the whole target (a
+// backlog, a slow store) the batch starts at once.
 #pragma once
 
 #include <chrono>

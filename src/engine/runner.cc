@@ -86,14 +86,15 @@ bool single_writer_is_shared(const Pipeline& pipeline) {
   return false;
 }
 
-std::optional<std::string> single_writers_run_elsewhere(const Pipeline& pipeline, const RunOptions& options) {
+bool process_runs_stream(const RunOptions& options, const std::string& name) {
   const std::vector<std::string>& process_streams = options.process_streams.value_or(options.streams);
+  return process_streams.empty() || std::find(process_streams.begin(), process_streams.end(), name) != process_streams.end();
+}
+
+std::optional<std::string> single_writers_run_elsewhere(const Pipeline& pipeline, const RunOptions& options) {
   for (const Stream& stream : pipeline.streams) {
     std::string group = pipeline.worker_group(stream);
-    if (group.empty()) continue;
-    if (!process_streams.empty() &&
-        std::find(process_streams.begin(), process_streams.end(), stream.name) == process_streams.end())
-      continue;
+    if (group.empty() || !process_runs_stream(options, stream.name)) continue;
     const Source& source = *pipeline.find_source(stream.source);
     if (joined_group(pipeline.kafka, group, source.topic).held().count(0)) return std::nullopt;
     return "runs on the worker that holds partition 0 of " + source.topic + " (consumer group " + group + ")";

@@ -87,6 +87,9 @@ struct RunOptions {
 // those streams, to another. Returns why this process does not run them now (it is a worker
 // without partition 0), or nullopt when it does.
 std::optional<std::string> single_writers_run_elsewhere(const Pipeline& pipeline, const RunOptions& options);
+// Whether this process runs stream `name`: it is among options.process_streams (or, unset, among
+// options.streams), or those are empty (every stream).
+bool process_runs_stream(const RunOptions& options, const std::string& name);
 // True when the pipeline has ingest workers, so its single-writer streams move between them.
 bool single_writer_is_shared(const Pipeline& pipeline);
 
