@@ -824,12 +824,17 @@ class BenchRun {
     }
   }
 
-  // The last source version the newest commit of the table at `table_path` read (-1 when none).
+  // The last source version the newest batch of the table at `table_path` read (-1 when none).
+  // The newest commit may be a compaction's, which reads no source: the batch's is the newest
+  // commit with a record (a wait for silver to read the last bronze version once waited out its
+  // two minutes when silver's compaction committed last).
   static int64_t read_up_to(const std::string& table_path) {
-    int64_t last = delta::latest_version(table_path);
-    if (last < 0) return -1;
-    auto record = commit_record_of(delta::read_commits(table_path, last, last).front().commit_info);
-    return record && record->table ? record->table->to_version : -1;
+    const int64_t oldest = delta::oldest_commit(table_path);
+    for (int64_t version = delta::latest_version(table_path); version >= 0 && version >= oldest; version--) {
+      auto record = commit_record_of(delta::read_commits(table_path, version, version).front().commit_info);
+      if (record && record->table) return record->table->to_version;
+    }
+    return -1;
   }
 
   int64_t count_rows(const std::string& table) {

@@ -19,6 +19,7 @@
 #include "engine/committed_versions.h"
 #include "engine/downstream_pace.h"
 #include "engine/lake_vacuum.h"
+#include "sql/freed_memory.h"
 #include "table/background_checkpoints.h"
 #include "table/delta_table.h"
 #include "util/error.h"
@@ -211,6 +212,7 @@ int run_continuously(const Pipeline& pipeline, RunOptions options, const Continu
   options.continuous = true;
   options.progress_bar = false;  // a log, and stages cannot share one redrawn line
   delta::remember_checkpoints(true);  // a snapshot per batch then costs the newest commits, not a Parquet read
+  sql::keep_freed_memory_for(std::chrono::seconds(10));  // each batch reuses the last ones' pages (sql/freed_memory.h)
   out << log_time_now() << " running " << pipeline.path << " every " << continuous.interval_us / 1000000.0
       << " s until SIGTERM or Ctrl-C\n" << std::flush;
   // Stages, each on its own thread: the ingest streams, and each stream downstream of them. Ingest

@@ -1,7 +1,6 @@
 #include "sinks/newest_wins.h"
 
 #include "sql/duckdb.h"
-#include "sql/row_per_group.h"
 
 namespace lakestream {
 
@@ -26,7 +25,8 @@ std::string existing_row_stays_sql(const NewestWins& rule) {
   return "NOT " + newer_sql(rule, "s", "t") + " OR (" + same_event + ")";
 }
 
-std::string newest_per_key_sql(const NewestWins& rule, const std::vector<std::string>& keys, const std::string& rows) {
+std::string newest_per_key_sql(const NewestWins& rule, const std::vector<std::string>& keys, const std::string& rows,
+                               sql::Grouping grouping) {
   std::string ob = sql::quote_ident(rule.order_by);
   std::string order = ob + " ASC NULLS FIRST";
   // Oldest first, a NULL order_by (or tie) oldest: the key's row is the last of its starts.
@@ -41,10 +41,18 @@ std::string newest_per_key_sql(const NewestWins& rule, const std::vector<std::st
   // A row starts a run when its event differs from the one before it of its key; the key's row
   // is the newest start: the first copy of its newest event. One window and one aggregate, as
   // each DuckDB window costs milliseconds however few the rows, and a service's batches are few.
-  const std::string starts = "(SELECT * EXCLUDE (__lakestream_starts) FROM (SELECT *, lag(row(" + event +
-                             ")) OVER (PARTITION BY " + per_key + " ORDER BY " + order + ") IS DISTINCT FROM row(" + event +
-                             ") AS __lakestream_starts FROM " + rows + ") WHERE __lakestream_starts)";
-  return sql::row_per_group_sql("*", starts, keys, newest, sql::Pick::Last);
+  // In one sort, the keys come first in the order (a NULL key is one group, after the others)
+  // and in the compared row, so that a key's first row starts a run whatever came before.
+  std::string over = "PARTITION BY " + per_key + " ORDER BY " + order;
+  std::string compared = event;
+  if (grouping == sql::Grouping::OneSort) {
+    over = "ORDER BY " + per_key + ", " + order;
+    compared = per_key + ", " + event;
+  }
+  const std::string starts = "(SELECT * EXCLUDE (__lakestream_starts) FROM (SELECT *, lag(row(" + compared + ")) OVER (" +
+                             over + ") IS DISTINCT FROM row(" + compared + ") AS __lakestream_starts FROM " + rows +
+                             ") WHERE __lakestream_starts)";
+  return sql::row_per_group_sql("*", starts, keys, newest, sql::Pick::Last, grouping);
 }
 
 }  // namespace lakestream

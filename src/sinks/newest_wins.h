@@ -9,6 +9,8 @@
 #include <string>
 #include <vector>
 
+#include "sql/row_per_group.h"
+
 namespace lakestream {
 
 struct NewestWins {
@@ -26,7 +28,9 @@ std::string existing_row_stays_sql(const NewestWins& rule);
 // SQL: the row each key has after the relation `rows` (SQL that can follow FROM, with every
 // column of the rule), as the rule applies it within a batch: the key's newest row, except
 // that of identical copies in a row (a resend, by the event columns) the first. All the
-// relation's columns, in order; NULL keys are a key like any other, as in GROUP BY.
-std::string newest_per_key_sql(const NewestWins& rule, const std::vector<std::string>& keys, const std::string& rows);
+// relation's columns, in order; NULL keys are a key like any other, as in GROUP BY. `grouping`
+// as sql/row_per_group.h says: the same rows either way.
+std::string newest_per_key_sql(const NewestWins& rule, const std::vector<std::string>& keys, const std::string& rows,
+                               sql::Grouping grouping);
 
 }  // namespace lakestream

@@ -22,6 +22,8 @@ constinit SharedLibrary duckdb_library("libduckdb.so",
 #define FORWARD(ret, name, params, args) LAKESTREAM_FORWARD(lakestream::sql::duckdb_library, ret, name, params, args)
 
 extern "C" {
+// jemalloc's control, as DuckDB's build names it (sql/freed_memory.cc).
+FORWARD(int, duckdb_je_mallctl, (const char* name, void* oldp, size_t* oldlenp, void* newp, size_t newlen), (name, oldp, oldlenp, newp, newlen))
 FORWARD(duckdb_state, duckdb_append_blob, (duckdb_appender appender, const void* data, idx_t length), (appender, data, length))
 FORWARD(duckdb_state, duckdb_append_bool, (duckdb_appender appender, bool value), (appender, value))
 FORWARD(duckdb_state, duckdb_append_int32, (duckdb_appender appender, int32_t value), (appender, value))

@@ -104,7 +104,8 @@ class LatestRun : TableBatchKind {
     // depend on where a batch ended.
     std::string delete_flag = s.deletes.empty() ? "" : ", coalesce((" + s.deletes + "), false) AS " + kDeleteFlag;
     con.exec("CREATE OR REPLACE TEMP TABLE latest_newest AS " +
-             newest_per_key_sql(newest, s.key, "(SELECT *" + delete_flag + " FROM " + source + ") AS changes"));
+             newest_per_key_sql(newest, s.key, "(SELECT *" + delete_flag + " FROM " + source + ") AS changes",
+                                sql::grouping_for(batch.input_rows)));
 
     std::string keep_existing = existing_row_stays_sql(newest);
     CommitRecord record;

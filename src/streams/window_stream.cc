@@ -333,7 +333,7 @@ class WindowRun : TableBatchKind {
         if (oldest_first.empty()) oldest_first.push_back({q(s_.event_time), false});
         con.exec("CREATE OR REPLACE TEMP TABLE window_firsts AS " +
                  sql::row_per_group_sql(projection, "(SELECT * FROM " + source + " WHERE " + filter + " AND " + on_time + ")",
-                                        s_.dedup, oldest_first, sql::Pick::First));
+                                        s_.dedup, oldest_first, sql::Pick::First, sql::grouping_for(on_time_rows)));
         // Unless the state remembers the key already (a hash anti-join on the keys). Of the
         // remembered keys, only those whose first column lies within the batch's (or is NULL)
         // can match: said as a range, DuckDB skips the row groups outside it. Keys that rise

@@ -1,7 +1,7 @@
 // One row per group by an order (sql::row_per_group_sql), against a model in C++ that sorts each
 // group: generated rows with NULLs in the group columns and in every order term, terms whose NULL
-// goes first and terms whose NULL goes last, the first and the last pick, many ties, and columns
-// named like SQL words.
+// goes first and terms whose NULL goes last, the first and the last pick, many ties, columns
+// named like SQL words, and both groupings (hashed and one sort).
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -34,9 +34,10 @@ std::string number_or_null(const std::optional<int>& v) { return v ? std::to_str
 
 TEST(RowPerGroup, IsTheFirstOrLastRowOfEachGroupAsSortingSays) {
   std::mt19937 random(7);
-  for (int round = 0; round < 16; round++) {
+  for (int round = 0; round < 32; round++) {
     const bool a_nulls_first = round % 2 == 0, b_nulls_first = round % 4 < 2;
     const Pick pick = round % 8 < 4 ? Pick::First : Pick::Last;
+    const Grouping grouping = round < 16 ? Grouping::Hashed : Grouping::OneSort;
     const int n = 1 + static_cast<int>(random() % 400);
     std::vector<Row> rows;
     std::string values;
@@ -55,7 +56,7 @@ TEST(RowPerGroup, IsTheFirstOrLastRowOfEachGroupAsSortingSays) {
     Connection con(db);
     con.exec("CREATE TABLE input AS SELECT * FROM (VALUES " + values + ") t(\"group\", \"the key\", \"order\", b, id)");
     Rows got = con.query(row_per_group_sql("\"group\", \"the key\", id", "input", {"group", "the key"},
-                                           {{"\"order\"", a_nulls_first}, {"b", b_nulls_first}}, pick));
+                                           {{"\"order\"", a_nulls_first}, {"b", b_nulls_first}}, pick, grouping));
     // The model: each group sorted by the order; the chosen row must be one of the first (or last) ties.
     std::map<std::pair<std::optional<int>, std::optional<std::string>>, std::vector<Row>> groups;
     for (const auto& r : rows) groups[{r.g1, r.g2}].push_back(r);
