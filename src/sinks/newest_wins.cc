@@ -39,9 +39,9 @@ std::string newest_per_key_sql(const NewestWins& rule, const std::vector<std::st
   for (const auto& k : keys) per_key += (per_key.empty() ? "" : ", ") + sql::quote_ident(k);
   for (const auto& c : rule.event_columns) event += (event.empty() ? "" : ", ") + sql::quote_ident(c);
   // A row starts a run when its event differs from the one before it of its key; the key's row
-  // is the newest start: the first copy of its newest event. One window and one aggregate, as
-  // each DuckDB window costs milliseconds however few the rows, and a service's batches are few.
-  // In one sort, the keys come first in the order (a NULL key is one group, after the others)
+  // is the newest start: the first copy of its newest event. Hashed: a window partitioned by the
+  // key, then an aggregate. In one sort (a batch too small to pay for hash tables and window
+  // partitions: sql/row_per_group.h), the keys come first in the order (a NULL key is one group, after the others)
   // and in the compared row, so that a key's first row starts a run whatever came before.
   std::string over = "PARTITION BY " + per_key + " ORDER BY " + order;
   std::string compared = event;
