@@ -113,25 +113,28 @@ std::string shop_pipeline(const BenchOptions& o, const std::string& bootstrap) {
 // are 36 ms of event time apart, so at 10k events/s a window closes every 0.17 s.
 const WindowShape kFreshWindow{"event_time", 60'000, 60'000, "window_start"};
 
-// The shop's events from a topic into bronze, silver and gold, for the freshness steps.
-std::string freshness_pipeline(const std::string& bootstrap, const std::string& topic) {
+// The shop's events from a topic into bronze, silver and gold, for the freshness steps;
+// `downstream` is added to the silver and gold streams' sections.
+std::string freshness_pipeline(const std::string& bootstrap, const std::string& topic, const std::string& downstream = "") {
   return pipeline_head(bootstrap, topic) + "\n[sources.orders]\ntopic = \"" + topic +
          "\"\nkey = \"order_id\"\nrequired = [\"order_id\", \"event_time\"]\n"
          "\n[sources.orders.schema]\norder_id = \"bigint\"\ncustomer_id = \"string\"\nstatus = \"string\"\n"
          "amount = \"decimal(18,2)\"\nevent_time = \"timestamp\"\n"
          "\n[streams.read_fresh]\nkind = \"ingest\"\nsource = \"orders\"\ntable = \"bronze_fresh\"\n"
          "\n[streams.latest_fresh]\nkind = \"latest\"\nfrom = \"bronze_fresh\"\ntable = \"orders_fresh\"\n"
-         "key = [\"order_id\"]\norder_by = \"event_time\"\n"
-         "\n[streams.sales_fresh]\nkind = \"window\"\nfrom = \"bronze_fresh\"\ntable = \"sales_fresh\"\n"
+         "key = [\"order_id\"]\norder_by = \"event_time\"\n" + downstream +
+         "\n[streams.sales_fresh]\nkind = \"window\"\nfrom = \"bronze_fresh\"\ntable = \"sales_fresh\"\n" + downstream +
          "event_time = \"" + kFreshWindow.event_time_column + "\"\nwatermark = \"" +
          std::to_string(kFreshWindow.watermark_delay_ms / 1000) + " seconds\"\nwindow = \"" +
          std::to_string(kFreshWindow.window_ms / 1000) + " seconds\"\ndedup = [\"order_id\", \"status\"]\noutput = \"append\"\n"
          "\n[streams.sales_fresh.aggregates]\norders = \"count(*)\"\nrevenue = \"sum(amount)\"\n";
 }
 
-// The service steps' pipeline: the freshness pipeline with a target latency for every stream.
-std::string service_pipeline(const std::string& bootstrap, const std::string& topic, const std::string& target_latency) {
-  return "[service]\ntarget_latency = \"" + target_latency + "\"\n\n" + freshness_pipeline(bootstrap, topic);
+// The service steps' pipeline: the freshness pipeline with bronze's target latency for the
+// service, and silver's and gold's own (what is left of their latency budget after bronze's).
+std::string service_pipeline(const std::string& bootstrap, const std::string& topic, const BenchOptions& o) {
+  return "[service]\ntarget_latency = \"" + o.service_target_latency + "\"\n\n" +
+         freshness_pipeline(bootstrap, topic, "target_latency = \"" + o.service_downstream_target_latency + "\"\n");
 }
 
 // The store workload's pipeline: the shop's ingest (in batches of a quarter of the feed, and of a
@@ -618,7 +621,7 @@ class BenchRun {
     workload_ = "service";
     for (int64_t rate : o_.service_rates) {
       std::string topic = "service_" + count_text(rate);
-      std::string pipeline = service_pipeline(bootstrap, topic, o_.service_target_latency);
+      std::string pipeline = service_pipeline(bootstrap, topic, o_);
       run_continuously_at(bootstrap, topic, rate, o_.service_seconds, pipeline);
       // The plain run's cost per event, over the very events the service read, from nothing.
       Pipeline plain = load_pipeline(pipeline_file_);

@@ -20,7 +20,8 @@ struct BenchOptions {
   // service_seconds, with `[service] target_latency`.
   std::vector<int64_t> service_rates = {1'000, 10'000, 50'000};
   double service_seconds = 60;
-  std::string service_target_latency = "400ms";
+  std::string service_target_latency = "400ms";             // bronze's: its p99 target is 300 ms
+  std::string service_downstream_target_latency = "600ms";  // silver's and gold's: 1 s less bronze's 300 and a margin
   // The upserts workload: silver at a steady upsert_rate of updates a second with random keys
   // into a seeded table of upsert_keys keys, a batch a second, with and without deletion vectors,
   // and with vectors and the change data feed.

@@ -36,7 +36,10 @@ void add_bench_command(CLI::App& app) {
   cmd->add_option("--service-seconds", options->service_seconds, "How long each service step produces")
       ->capture_default_str();
   cmd->add_option("--service-target-latency", options->service_target_latency,
-                  "The [service] target_latency of the service steps' pipeline")
+                  "The [service] target_latency of the service steps' pipeline (bronze's)")
+      ->capture_default_str();
+  cmd->add_option("--service-downstream-target-latency", options->service_downstream_target_latency,
+                  "The target_latency of the service steps' silver and gold streams")
       ->capture_default_str();
   cmd->add_option("--upsert-keys", options->upsert_keys, "keys of the upserts workload's seeded silver tables")
       ->check(CLI::PositiveNumber)

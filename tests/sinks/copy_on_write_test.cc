@@ -16,6 +16,7 @@
 #include "sql/duckdb.h"
 #include "support/test_support.h"
 #include "table/parquet_file.h"
+#include "table/table_files.h"
 
 namespace lakestream {
 namespace {
@@ -110,7 +111,26 @@ struct FeedOutcome {
   int64_t most_rewritten = 0;  // the most rows one batch rewrote
   int64_t batch_rows_max = 0;
   size_t files = 0;
+  int hot_checked = 0;  // batches whose new keys were checked to join the hot file
 };
+
+// Whether the file holding the table's greatest id also holds id `id`.
+bool greatest_key_file_holds(sql::Connection& con, const std::string& table, int64_t id) {
+  delta::Snapshot snapshot = delta::load_snapshot(table);
+  std::string greatest_file;
+  std::optional<int64_t> greatest;
+  for (const auto& file : snapshot.files) {
+    const std::string path = sql::quote_literal(delta::readable_path(snapshot.table, file.path, file.size));
+    std::optional<std::string> top = con.scalar("SELECT max(id) FROM read_parquet(" + path + ")");
+    if (!top) continue;
+    if (int64_t m = std::stoll(*top); !greatest || m > *greatest) {
+      greatest = m;
+      greatest_file = path;
+    }
+  }
+  return !greatest_file.empty() &&
+         con.scalar_int("SELECT count(*) FROM read_parquet(" + greatest_file + ") WHERE id = " + std::to_string(id)) > 0;
+}
 
 FeedOutcome run_feed(const Feed& feed) {
   testing::TempDir dir;
@@ -150,10 +170,25 @@ FeedOutcome run_feed(const Feed& feed) {
     }
     std::vector<Change> changes;
     for (const auto& [key, change] : batch) changes.push_back(change);
+    // The greatest id whose row this batch replaces (kept, not deleted), and whether it adds keys.
+    std::optional<int64_t> greatest_replaced;
+    bool adds_keys = false;
+    for (const auto& change : changes) {
+      auto found = model.find({change.id, change.region});
+      if (found == model.end()) adds_keys = true;
+      else if (change.id && change.note != "delete" && found->second.version <= change.version)
+        greatest_replaced = std::max(greatest_replaced.value_or(*change.id), *change.id);
+    }
     for (const auto& change : changes) apply(model, change);
     outcome.most_rewritten = std::max(outcome.most_rewritten, merge(con, table, changes));
     outcome.batch_rows_max = std::max<int64_t>(outcome.batch_rows_max, static_cast<int64_t>(changes.size()));
     EXPECT_EQ(table_lines(con, table), model_lines(model)) << "seed " << feed.seed << " batch " << b;
+    // The new keys join the hot file, the one holding the greatest key the batch replaced (not,
+    // say, the old key's file, which is rewritten on its own).
+    if (feed.old_key_every > 0 && adds_keys && greatest_replaced) {
+      outcome.hot_checked++;
+      EXPECT_TRUE(greatest_key_file_holds(con, table, *greatest_replaced)) << "seed " << feed.seed << " batch " << b;
+    }
     if (::testing::Test::HasFailure()) break;
   }
   outcome.files = delta::load_snapshot(table).files.size();
@@ -183,6 +218,7 @@ TEST(CopyOnWrite, AnUpdateOfAnOldKeyRewritesItsOwnFileNotTheHotOne) {
   const int64_t bound = 6 * (feed.window + outcome.batch_rows_max);
   EXPECT_LE(outcome.most_rewritten, bound);
   EXPECT_GT(outcome.files, 4u);
+  EXPECT_GT(outcome.hot_checked, feed.batches / 2);
 }
 
 }  // namespace
