@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "sinks/key_index.h"
+#include "sql/row_per_group.h"
 #include "table/column_mapping.h"
 #include "table/deletion_vector.h"
 #include "table/parquet_file.h"
@@ -179,12 +180,18 @@ void write_changes(sql::Connection& con, const delta::Table& into, delta::Commit
 // upsert_matched's file of each match; `hot` is set to the one holding the greatest replaced key
 // of the first key column (the first file by name when every such key is NULL).
 std::vector<delta::AddFile> files_holding_replaced_rows(sql::Connection& con, const delta::Snapshot& affected,
-                                                        const std::vector<std::string>& key, std::string& hot) {
-  // Every replaced row's file, the greatest key's first: its file is the hot one (of files tied
-  // on it, the first by path). Sorted rather than grouped: a batch replaces a few hundred rows,
-  // and DuckDB's hash aggregate costs milliseconds (its table, allocated and cleared) however few.
-  sql::Rows holding = con.query("SELECT t.__lakestream_file AS file FROM upsert_matched t SEMI JOIN upsert_winners s ON " +
-                                key_match(key) + " ORDER BY t." + sql::quote_ident(key.at(0)) + " DESC NULLS LAST, file");
+                                                        const std::vector<std::string>& key, int64_t matched, std::string& hot) {
+  // The files, the one holding the greatest replaced key first: the hot one (of files tied on
+  // it, the first by path). A service's batch replaces a few hundred rows, and DuckDB's hash
+  // aggregate costs milliseconds (its table, allocated and cleared) however few: those rows are
+  // sorted instead, each file read off at its first row. Many rows are grouped, on every core.
+  const std::string replaced = "upsert_matched t SEMI JOIN upsert_winners s ON " + key_match(key);
+  const std::string first_key = "t." + sql::quote_ident(key.at(0));
+  sql::Rows holding = con.query(sql::grouping_for(matched) == sql::Grouping::OneSort
+                                    ? "SELECT t.__lakestream_file AS file FROM " + replaced + " ORDER BY " + first_key +
+                                          " DESC NULLS LAST, file"
+                                    : "SELECT t.__lakestream_file AS file FROM " + replaced + " GROUP BY ALL ORDER BY max(" +
+                                          first_key + ") DESC NULLS LAST, file");
   std::set<std::string> paths;
   for (size_t i = 0; i < holding.size(); i++) paths.insert(holding.text(i, "file"));
   hot = holding.size() > 0 ? holding.text(0, "file") : "";
@@ -350,7 +357,7 @@ UpsertResult upsert_rows(sql::Connection& con, const delta::Table& into, delta::
     // may hold an incoming key by their statistics.)
     delta::Snapshot replacing = affected_only;
     std::string hot;
-    if (matched > 0 && !merge_on_read) replacing.files = files_holding_replaced_rows(con, affected_only, key, hot);
+    if (matched > 0 && !merge_on_read) replacing.files = files_holding_replaced_rows(con, affected_only, key, matched, hot);
     const std::string existing = "(" + delta::scan_sql(replacing) + ")";
     if (matched > 0 && delta::change_data_feed_enabled(table_after))
       write_changes(con, into, commit, table_after, existing, columns, match, removes);

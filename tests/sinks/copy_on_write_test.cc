@@ -221,5 +221,28 @@ TEST(CopyOnWrite, AnUpdateOfAnOldKeyRewritesItsOwnFileNotTheHotOne) {
   EXPECT_GT(outcome.hot_checked, feed.batches / 2);
 }
 
+// A batch replacing more rows than a service's (20,000 and up: grouped on every core, not sorted)
+// rewrites the files holding them and puts its new keys in the one with the greatest replaced key.
+TEST(CopyOnWrite, ALargeBatchReplacesAcrossFilesAndItsNewKeysJoinTheHotOne) {
+  testing::TempDir dir;
+  const std::string table = dir / "t";
+  sql::Database db;
+  sql::Connection con(db);
+  std::map<Key, Stored> model;
+  auto run = [&](int64_t version, const std::vector<std::pair<int64_t, int64_t>>& ranges) {
+    std::vector<Change> changes;
+    for (const auto& [from, to] : ranges)
+      for (int64_t id = from; id <= to; id++) changes.push_back({id, "eu", version, "v" + std::to_string(version)});
+    for (const auto& change : changes) apply(model, change);
+    merge(con, table, changes);
+    EXPECT_EQ(table_lines(con, table), model_lines(model)) << "version " << version;
+  };
+  run(1, {{1, 25'000}});        // one file
+  run(2, {{25'001, 50'000}});   // new keys only: a second file
+  ASSERT_EQ(delta::load_snapshot(table).files.size(), 2u);
+  run(3, {{1, 12'000}, {25'001, 37'000}, {50'001, 50'100}});  // 24,000 replaced in both, 100 new
+  EXPECT_TRUE(greatest_key_file_holds(con, table, 37'000));
+}
+
 }  // namespace
 }  // namespace lakestream
