@@ -41,8 +41,9 @@ std::string newest_per_key_sql(const NewestWins& rule, const std::vector<std::st
   // A row starts a run when its event differs from the one before it of its key; the key's row
   // is the newest start: the first copy of its newest event. Hashed: a window partitioned by the
   // key, then an aggregate. In one sort (a batch too small to pay for hash tables and window
-  // partitions: sql/row_per_group.h), the keys come first in the order (a NULL key is one group, after the others)
-  // and in the compared row, so that a key's first row starts a run whatever came before.
+  // partitions: sql/row_per_group.h), the keys come first in the order (a NULL key is one group,
+  // after the others) and in the compared row, so that a key's first row starts a run whatever
+  // came before.
   std::string over = "PARTITION BY " + per_key + " ORDER BY " + order;
   std::string compared = event;
   if (grouping == sql::Grouping::OneSort) {

@@ -185,13 +185,12 @@ std::vector<delta::AddFile> files_holding_replaced_rows(sql::Connection& con, co
   // it, the first by path). A service's batch replaces a few hundred rows, and DuckDB's hash
   // aggregate costs milliseconds (its table, allocated and cleared) however few: those rows are
   // sorted instead, each file read off at its first row. Many rows are grouped, on every core.
-  const std::string replaced = "upsert_matched t SEMI JOIN upsert_winners s ON " + key_match(key);
   const std::string first_key = "t." + sql::quote_ident(key.at(0));
-  sql::Rows holding = con.query(sql::grouping_for(matched) == sql::Grouping::OneSort
-                                    ? "SELECT t.__lakestream_file AS file FROM " + replaced + " ORDER BY " + first_key +
-                                          " DESC NULLS LAST, file"
-                                    : "SELECT t.__lakestream_file AS file FROM " + replaced + " GROUP BY ALL ORDER BY max(" +
-                                          first_key + ") DESC NULLS LAST, file");
+  const std::string by_greatest_key = sql::grouping_for(matched) == sql::Grouping::OneSort
+                                          ? " ORDER BY " + first_key
+                                          : " GROUP BY ALL ORDER BY max(" + first_key + ")";
+  sql::Rows holding = con.query("SELECT t.__lakestream_file AS file FROM upsert_matched t SEMI JOIN upsert_winners s ON " +
+                                key_match(key) + by_greatest_key + " DESC NULLS LAST, file");
   std::set<std::string> paths;
   for (size_t i = 0; i < holding.size(); i++) paths.insert(holding.text(i, "file"));
   hot = holding.size() > 0 ? holding.text(0, "file") : "";
