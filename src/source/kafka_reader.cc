@@ -78,6 +78,7 @@ struct KafkaReader::Impl {
   // The first message of a partition's queue, taken out by wait_for_records(): the next read
   // handles it before the rest of that queue.
   std::map<int32_t, rd_kafka_message_t*> held;
+  bool paused = false;  // pause_fetching() holds the assignment's fetches
 
   // Set by librdkafka's thread when a watched queue goes from empty to not empty.
   std::mutex arrived_mutex;
@@ -124,7 +125,24 @@ struct KafkaReader::Impl {
     }
   }
 
+  // Pauses or resumes fetching the assigned partitions. On resume librdkafka fetches from the
+  // record after the last one taken from a queue (a held one included), which is where the
+  // kept assignment continues.
+  void set_paused(bool pause) {
+    if (paused == pause || assigned.empty()) {
+      paused = pause && !assigned.empty();
+      return;
+    }
+    rd_kafka_topic_partition_list_t* list = rd_kafka_topic_partition_list_new(static_cast<int>(assigned.size()));
+    for (const auto& [partition, a] : assigned) rd_kafka_topic_partition_list_add(list, topic.c_str(), partition);
+    rd_kafka_resp_err_t err = pause ? rd_kafka_pause_partitions(consumer, list) : rd_kafka_resume_partitions(consumer, list);
+    rd_kafka_topic_partition_list_destroy(list);
+    if (err) throw Error("cannot " + std::string(pause ? "pause" : "resume") + " reading topic " + topic + ": " + rd_kafka_err2str(err));
+    paused = pause;
+  }
+
   void unassign() {
+    if (paused) set_paused(false);  // a partition assigned again must fetch
     for (auto& [partition, message] : held) rd_kafka_message_destroy(message);
     held.clear();
     if (assigned.empty()) return;
@@ -275,8 +293,13 @@ std::map<int32_t, Watermarks> KafkaReader::watermarks() {
   return impl_->watermarks(partitions());
 }
 
+void KafkaReader::pause_fetching() { impl_->set_paused(true); }
+
+void KafkaReader::resume_fetching() { impl_->set_paused(false); }
+
 bool KafkaReader::wait_for_records(const std::map<int32_t, int64_t>& next_offsets, int timeout_ms) {
   if (next_offsets.empty()) return false;
+  impl_->set_paused(false);  // a paused assignment would never deliver
   std::vector<PartitionRange> positions;
   for (const auto& [partition, next] : next_offsets) positions.push_back({partition, next, next});
   if (!impl_->continues(positions)) impl_->assign(positions);
@@ -315,6 +338,7 @@ bool KafkaReader::wait_for_records(const std::map<int32_t, int64_t>& next_offset
 void KafkaReader::read(const std::vector<PartitionRange>& ranges,
                        const std::function<void(const KafkaRecord&)>& on_record) {
   using Clock = std::chrono::steady_clock;
+  impl_->set_paused(false);  // a paused assignment would never deliver
   struct Progress {
     PartitionRange range;
     int64_t next;  // the next offset expected

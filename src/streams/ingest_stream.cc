@@ -60,6 +60,10 @@ KafkaInput kafka_input(const Offsets& start, const Offsets& end, const std::vect
 // are the ones it read (a topic deleted and created again while the reader stays assigned).
 constexpr auto kRecheckPositionsEvery = std::chrono::seconds(60);
 
+// The least wait for the pace (seconds) during which the reader stops fetching: a shorter one
+// saves fewer fetches than the records it drops cost to fetch again.
+constexpr double kPauseFetchingFrom = 0.02;
+
 // The reader a continuous run kept from its last cycle, or a new one (kept from now on when the
 // run keeps readers).
 std::shared_ptr<KafkaReader> kept_or_new_reader(StreamContext& ctx, const Source& source) {
@@ -206,11 +210,18 @@ class IngestRun {
   // With a target latency, a batch takes what arrives within half of it after the last batch took
   // its input (that one is written meanwhile): fewer, larger batches, each input committed in
   // time. A batch after a quiet spell does not wait. True when a stop was requested meanwhile.
+  // The reader stops fetching meanwhile (a wait of kPauseFetchingFrom or more), then fetches what
+  // came in one go rather than a few records at a time.
   bool wait_for_the_pace() {
     if (ctx_.batch_pace.count() == 0 || !ctx_.kept) return stop_requested();
     double left =
         std::chrono::duration<double>(ctx_.kept->input_taken_at + ctx_.batch_pace - std::chrono::steady_clock::now()).count();
-    return left > 0 ? sleep_unless_stopped(left) : stop_requested();
+    if (left <= 0) return stop_requested();
+    const bool pause = left >= kPauseFetchingFrom;
+    if (pause) batches_.reader().pause_fetching();
+    bool stopped = sleep_unless_stopped(left);
+    if (pause) batches_.reader().resume_fetching();
+    return stopped;
   }
 
   // Waits up to wait_for_records_ms, in slices so that a stop request ends the wait soon.

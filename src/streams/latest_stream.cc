@@ -28,11 +28,6 @@ namespace {
 // condition, evaluated once); never written to a table.
 constexpr const char* kDeleteFlag = "__lakestream_delete";
 
-// A continuous run's batch of fewer rows than this merges on one thread: DuckDB's workers cost
-// more to wake and wait for than such a batch's work (a batch of about 100 rows took 31 CPU-ms
-// on two threads, 17 on one). A larger batch, as a service catching up makes, uses every core.
-constexpr int64_t kRowsWorthEveryCore = 20'000;
-
 // The rows of `changes` a latest stream reads: of a change data feed, every change but the
 // preimages (a row's state before the update whose postimage follows it: never the newest).
 std::string latest_rows_sql(const TableChanges& changes) {
@@ -91,8 +86,14 @@ class LatestRun : TableBatchKind {
     auto counted = rows_by_statistics(changes);
     batch.input_rows = counted ? *counted : con.scalar_int("SELECT count(*) FROM " + source);
     batch.durations_ms["getBatch"] = ms_since(started);
-    if (ctx_.continuous)  // the stage owns its DuckDB: the setting stays until a batch needs the other
-      con.keep_setting("threads", batch.input_rows >= kRowsWorthEveryCore
+    // A continuous run's batch too small to be worth hashing (sql/row_per_group.h) merges on one
+    // thread too: DuckDB's workers cost more to wake and wait for than such a batch's work (a
+    // batch of about 100 rows took 31 CPU-ms on two threads, 17 on one). A larger batch, as a
+    // service catching up makes, is grouped by hashing on every core. The stage owns its DuckDB:
+    // the setting stays until a batch needs the other.
+    const sql::Grouping grouping = sql::grouping_for(batch.input_rows);
+    if (ctx_.continuous)
+      con.keep_setting("threads", grouping == sql::Grouping::Hashed
                                       ? std::to_string(std::max(1u, std::thread::hardware_concurrency()))
                                       : "1");
     auto merging = std::chrono::steady_clock::now();
@@ -105,7 +106,7 @@ class LatestRun : TableBatchKind {
     std::string delete_flag = s.deletes.empty() ? "" : ", coalesce((" + s.deletes + "), false) AS " + kDeleteFlag;
     con.exec("CREATE OR REPLACE TEMP TABLE latest_newest AS " +
              newest_per_key_sql(newest, s.key, "(SELECT *" + delete_flag + " FROM " + source + ") AS changes",
-                                sql::grouping_for(batch.input_rows)));
+                                grouping));
 
     std::string keep_existing = existing_row_stays_sql(newest);
     CommitRecord record;

@@ -193,6 +193,57 @@ TEST(KafkaReaderBatches, ReadOnAfterTheQueuesFilledUpBetweenBatches) {
   EXPECT_EQ(static_cast<int64_t>(again.size()), expected);
 }
 
+// A stream waiting to fill its batch pauses fetching (pause_fetching drops what librdkafka had
+// fetched past the last read); records produced meanwhile, and the dropped ones, come after the
+// pause once, in order, whether the reader is resumed explicitly or by the next read or wait.
+TEST(KafkaReaderBatches, PausedBetweenBatchesReadsOnExactlyOnce) {
+  EmbeddedBroker broker({parse_topic_spec("orders:3")});
+  KafkaSettings kafka{broker.bootstrap(), {}};
+  int produced = 0;
+  auto produce = [&](int count) {
+    std::stringstream lines;
+    for (int i = 0; i < count; i++) lines << order_line(produced + i) << "\n";
+    ASSERT_EQ(produce_json_lines(kafka, "orders", "order_id", lines).delivered, count);
+    produced += count;
+  };
+  produce(3000);
+  KafkaReader reader(kafka, "orders", 400);
+  std::map<int32_t, int64_t> next;
+  for (const auto& [partition, w] : reader.watermarks()) next[partition] = w.low;
+  int64_t total = 0;
+  for (int round = 0; round < 8; round++) {
+    std::map<int32_t, int64_t> end;
+    for (const auto& [partition, w] : reader.watermarks()) end[partition] = w.high;
+    for (const auto& batch : plan_batches(next, end, 400)) {
+      for (const auto& r : read_all(reader, batch)) {
+        ASSERT_EQ(r.offset, next[r.partition]) << "partition " << r.partition << " in round " << round;
+        next[r.partition]++;
+        total++;
+      }
+      // Paused with records fetched past this batch (the queues fill while it is written), and
+      // more produced during the pause.
+      reader.pause_fetching();
+      std::this_thread::sleep_for(std::chrono::milliseconds(30));
+      if (round % 2 == 0) reader.resume_fetching();
+    }
+    produce(250);
+    if (round % 4 == 3) {  // an idle reader's wait resumes a paused one and keeps its record
+      reader.pause_fetching();
+      EXPECT_TRUE(reader.wait_for_records(next, 5000)) << "round " << round;
+    }
+  }
+  std::map<int32_t, int64_t> end;
+  for (const auto& [partition, w] : reader.watermarks()) end[partition] = w.high;
+  for (const auto& batch : plan_batches(next, end, 400))
+    for (const auto& r : read_all(reader, batch)) {
+      ASSERT_EQ(r.offset, next[r.partition]) << "partition " << r.partition << " at the end";
+      next[r.partition]++;
+      total++;
+    }
+  EXPECT_EQ(total, produced);
+  EXPECT_EQ(produced, 5000);
+}
+
 TEST(KafkaReaderRetention, TheDefaultRetentionKeepsMoreThanTheMocksOldFiveMiB) {
   EmbeddedBroker broker({parse_topic_spec("big")});
   KafkaSettings kafka{broker.bootstrap(), {}};
