@@ -129,10 +129,8 @@ struct KafkaReader::Impl {
   // record after the last one taken from a queue (a held one included), which is where the
   // kept assignment continues.
   void set_paused(bool pause) {
-    if (paused == pause || assigned.empty()) {
-      paused = pause && !assigned.empty();
-      return;
-    }
+    if (assigned.empty()) return;  // nothing is fetched (unassign resumed what was paused)
+    if (paused == pause) return;
     rd_kafka_topic_partition_list_t* list = rd_kafka_topic_partition_list_new(static_cast<int>(assigned.size()));
     for (const auto& [partition, a] : assigned) rd_kafka_topic_partition_list_add(list, topic.c_str(), partition);
     rd_kafka_resp_err_t err = pause ? rd_kafka_pause_partitions(consumer, list) : rd_kafka_resume_partitions(consumer, list);

@@ -220,8 +220,9 @@ TEST(KafkaReaderBatches, PausedBetweenBatchesReadsOnExactlyOnce) {
         next[r.partition]++;
         total++;
       }
-      // Paused with records fetched past this batch (the queues fill while it is written), and
-      // more produced during the pause.
+      // Paused with records fetched past this batch (the queues fill while it is written). In
+      // odd rounds it stays paused until the next read: the round's new records are produced
+      // while it is.
       reader.pause_fetching();
       std::this_thread::sleep_for(std::chrono::milliseconds(30));
       if (round % 2 == 0) reader.resume_fetching();
