@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <chrono>
+#include <functional>
 #include <set>
 #include <sstream>
 #include <thread>
@@ -211,36 +212,35 @@ TEST(KafkaReaderBatches, PausedBetweenBatchesReadsOnExactlyOnce) {
   std::map<int32_t, int64_t> next;
   for (const auto& [partition, w] : reader.watermarks()) next[partition] = w.low;
   int64_t total = 0;
-  for (int round = 0; round < 8; round++) {
+  // Reads on to the partitions' ends in batches of 400, each record checked to come next in
+  // its partition, calling `after_batch` after each batch.
+  auto read_to_the_end = [&](const std::string& when, const std::function<void()>& after_batch) {
     std::map<int32_t, int64_t> end;
     for (const auto& [partition, w] : reader.watermarks()) end[partition] = w.high;
     for (const auto& batch : plan_batches(next, end, 400)) {
       for (const auto& r : read_all(reader, batch)) {
-        ASSERT_EQ(r.offset, next[r.partition]) << "partition " << r.partition << " in round " << round;
+        ASSERT_EQ(r.offset, next[r.partition]) << "partition " << r.partition << " " << when;
         next[r.partition]++;
         total++;
       }
-      // Paused with records fetched past this batch (the queues fill while it is written). In
-      // odd rounds it stays paused until the next read: the round's new records are produced
-      // while it is.
+      after_batch();
+    }
+  };
+  for (int round = 0; round < 8; round++) {
+    // Paused with records fetched past each batch (the queues fill while it is written). In odd
+    // rounds it stays paused until the next read: the round's new records are produced while it is.
+    read_to_the_end("in round " + std::to_string(round), [&] {
       reader.pause_fetching();
       std::this_thread::sleep_for(std::chrono::milliseconds(30));
       if (round % 2 == 0) reader.resume_fetching();
-    }
+    });
     produce(250);
     if (round % 4 == 3) {  // an idle reader's wait resumes a paused one and keeps its record
       reader.pause_fetching();
       EXPECT_TRUE(reader.wait_for_records(next, 5000)) << "round " << round;
     }
   }
-  std::map<int32_t, int64_t> end;
-  for (const auto& [partition, w] : reader.watermarks()) end[partition] = w.high;
-  for (const auto& batch : plan_batches(next, end, 400))
-    for (const auto& r : read_all(reader, batch)) {
-      ASSERT_EQ(r.offset, next[r.partition]) << "partition " << r.partition << " at the end";
-      next[r.partition]++;
-      total++;
-    }
+  read_to_the_end("at the end", [] {});
   EXPECT_EQ(total, produced);
   EXPECT_EQ(produced, 5000);
 }
