@@ -115,14 +115,15 @@ const WindowShape kFreshWindow{"event_time", 60'000, 60'000, "window_start"};
 
 // The shop's events from a topic into bronze, silver and gold, for the freshness steps;
 // `downstream` is added to the silver and gold streams' sections.
-std::string freshness_pipeline(const std::string& bootstrap, const std::string& topic, const std::string& downstream = "") {
+std::string freshness_pipeline(const std::string& bootstrap, const std::string& topic, const std::string& downstream = "",
+                               const std::string& silver = "") {
   return pipeline_head(bootstrap, topic) + "\n[sources.orders]\ntopic = \"" + topic +
          "\"\nkey = \"order_id\"\nrequired = [\"order_id\", \"event_time\"]\n"
          "\n[sources.orders.schema]\norder_id = \"bigint\"\ncustomer_id = \"string\"\nstatus = \"string\"\n"
          "amount = \"decimal(18,2)\"\nevent_time = \"timestamp\"\n"
          "\n[streams.read_fresh]\nkind = \"ingest\"\nsource = \"orders\"\ntable = \"bronze_fresh\"\n"
          "\n[streams.latest_fresh]\nkind = \"latest\"\nfrom = \"bronze_fresh\"\ntable = \"orders_fresh\"\n"
-         "key = [\"order_id\"]\norder_by = \"event_time\"\n" + downstream +
+         "key = [\"order_id\"]\norder_by = \"event_time\"\n" + downstream + silver +
          "\n[streams.sales_fresh]\nkind = \"window\"\nfrom = \"bronze_fresh\"\ntable = \"sales_fresh\"\n" + downstream +
          "event_time = \"" + kFreshWindow.event_time_column + "\"\nwatermark = \"" +
          std::to_string(kFreshWindow.watermark_delay_ms / 1000) + " seconds\"\nwindow = \"" +
@@ -134,7 +135,8 @@ std::string freshness_pipeline(const std::string& bootstrap, const std::string& 
 // service, and silver's and gold's own (what is left of their latency budget after bronze's).
 std::string service_pipeline(const std::string& bootstrap, const std::string& topic, const BenchOptions& o) {
   return "[service]\ntarget_latency = \"" + o.service_target_latency + "\"\n\n" +
-         freshness_pipeline(bootstrap, topic, "target_latency = \"" + o.service_downstream_target_latency + "\"\n");
+         freshness_pipeline(bootstrap, topic, "target_latency = \"" + o.service_downstream_target_latency + "\"\n",
+                            o.service_silver == "merge-on-read" ? "deletion_vectors = true\n" : "");
 }
 
 // The store workload's pipeline: the shop's ingest (in batches of a quarter of the feed, and of a

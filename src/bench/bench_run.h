@@ -22,6 +22,9 @@ struct BenchOptions {
   double service_seconds = 60;
   std::string service_target_latency = "400ms";             // bronze's: its p99 target is 300 ms
   std::string service_downstream_target_latency = "600ms";  // silver's and gold's: 1 s less bronze's 300 and a margin
+  // How the service's silver replaces rows: "copy-on-write" (the shop's) or "merge-on-read"
+  // (deletion_vectors = true), for a feed whose changes fall on old keys spread over every file.
+  std::string service_silver = "copy-on-write";
   // The upserts workload: silver at a steady upsert_rate of updates a second with random keys
   // into a seeded table of upsert_keys keys, a batch a second, with and without deletion vectors,
   // and with vectors and the change data feed.

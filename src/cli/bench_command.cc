@@ -41,6 +41,11 @@ void add_bench_command(CLI::App& app) {
   cmd->add_option("--service-downstream-target-latency", options->service_downstream_target_latency,
                   "The target_latency of the service steps' silver and gold streams")
       ->capture_default_str();
+  cmd->add_option("--service-silver", options->service_silver,
+                  "How the service steps' silver replaces rows: copy-on-write (the shop's) or merge-on-read (deletion "
+                  "vectors)")
+      ->check(CLI::IsMember({"copy-on-write", "merge-on-read"}))
+      ->capture_default_str();
   cmd->add_option("--upsert-keys", options->upsert_keys, "keys of the upserts workload's seeded silver tables")
       ->check(CLI::PositiveNumber)
       ->capture_default_str();

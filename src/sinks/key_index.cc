@@ -193,12 +193,13 @@ void KeyIndex::erase(uint64_t h1, uint64_t h2) {
   slots_[hole] = kNoEntry;
 }
 
-uint32_t KeyIndex::file_id(const std::string& readable_path) {
+uint32_t KeyIndex::file_id(const std::string& readable_path, const std::string& table_path) {
   auto found = file_ids_.find(readable_path);
   if (found != file_ids_.end()) return found->second;
   uint32_t id = static_cast<uint32_t>(files_.size());
   if (id >= kOrderNull) throw Error("key index: too many files");
   files_.push_back(readable_path);
+  table_paths_.push_back(table_path);
   file_ids_.emplace(readable_path, id);
   return id;
 }
@@ -206,7 +207,7 @@ uint32_t KeyIndex::file_id(const std::string& readable_path) {
 void KeyIndex::load(sql::Connection& con, const delta::Snapshot& table, const delta::AddFile& file) {
   delta::Snapshot one = table;
   one.files = {file};
-  const uint32_t id = file_id(delta::readable_path(table.table, file.path, file.size));
+  const uint32_t id = file_id(delta::readable_path(table.table, file.path, file.size), file.path);
   for_each_chunk(con, encoded_sql("(" + delta::scan_sql_with_positions(one) + ")", ", __lakestream_row"),
                  [&](duckdb_data_chunk chunk, idx_t rows) {
     const auto* row = column_data<int64_t>(chunk, 6);
@@ -231,6 +232,83 @@ bool KeyIndex::cover(sql::Connection& con, const delta::Snapshot& table) {
   for (const auto& file : table.files) files.insert(file.logical_key());
   table_ = table;
   if (built_ && files == covered_) return true;
+  if (built_ && follow(con, table, files)) return true;
+  if (unusable_) return false;
+  return build(con, table, std::move(files));
+}
+
+bool KeyIndex::follow(sql::Connection& con, const delta::Snapshot& table, const std::unordered_set<std::string>& files) {
+  CpuScope cpu_scope("key_index.follow");
+  // The files gone, by their paths: removed, or given another deletion vector (the path stays,
+  // some of its rows went; its live rows are read again below).
+  std::unordered_set<std::string> gone_paths;
+  for (const auto& key : covered_)
+    if (!files.count(key)) gone_paths.insert(key.substr(0, key.find('\n')));
+  // The new files are read, as a build would read them: following costs at most a build and a
+  // pass over the entries, however much changed.
+  std::vector<const delta::AddFile*> fresh;
+  int64_t live_rows = 0;
+  for (const auto& file : table.files) {
+    std::optional<int64_t> rows = file.live_rows();
+    if (!rows) return false;  // without its count the result cannot be checked: build it
+    live_rows += *rows;
+    if (!covered_.count(file.logical_key())) fresh.push_back(&file);
+  }
+  if (live_rows * kBytesPerRow > budget_bytes_) return false;
+  std::unordered_set<uint32_t> gone_ids;
+  for (uint32_t id = 0; id < table_paths_.size(); id++)
+    if (gone_paths.count(table_paths_[id])) gone_ids.insert(id);
+  if (!gone_ids.empty()) {
+    std::vector<std::pair<uint64_t, uint64_t>> dropped;
+    for (uint32_t entry : slots_)
+      if (entry != kNoEntry && gone_ids.count(entries_[entry].file & ~kOrderNull))
+        dropped.emplace_back(entries_[entry].h1, entries_[entry].h2);
+    for (const auto& [h1, h2] : dropped) erase(h1, h2);
+    for (uint32_t id : gone_ids) {
+      file_ids_.erase(files_[id]);
+      files_[id].clear();  // renumbered away by forget_unused_files; never looked up again
+      table_paths_[id].clear();
+    }
+  }
+  try {
+    for (const auto* file : fresh) {
+      load(con, table, *file);
+      if (unusable_) return false;
+    }
+  } catch (const Error&) {
+    unusable_ = true;
+    return false;
+  }
+  // Its rows must be the table's live rows, one entry a key: else (a change it cannot follow,
+  // keys the other writer left twice) it is built again.
+  if (rows() != live_rows) return false;
+  covered_ = files;
+  follows_++;
+  if (files_.size() > 2 * table.files.size() + 1024) forget_unused_files();
+  return true;
+}
+
+void KeyIndex::forget_unused_files() {
+  std::vector<uint32_t> renumbered(files_.size(), kNoEntry);
+  std::vector<std::string> files, table_paths;
+  for (uint32_t& entry : slots_) {
+    if (entry == kNoEntry) continue;
+    Entry& e = entries_[entry];
+    uint32_t id = e.file & ~kOrderNull;
+    if (renumbered[id] == kNoEntry) {
+      renumbered[id] = static_cast<uint32_t>(files.size());
+      files.push_back(files_[id]);
+      table_paths.push_back(table_paths_[id]);
+    }
+    e.file = (e.file & kOrderNull) | renumbered[id];
+  }
+  files_ = std::move(files);
+  table_paths_ = std::move(table_paths);
+  file_ids_.clear();
+  for (uint32_t id = 0; id < files_.size(); id++) file_ids_.emplace(files_[id], id);
+}
+
+bool KeyIndex::build(sql::Connection& con, const delta::Snapshot& table, std::unordered_set<std::string> files) {
   CpuScope build_scope("key_index.build");
   release();  // what it held goes first
   int64_t expected = 0;
@@ -353,6 +431,7 @@ void KeyIndex::committed(sql::Connection& con) {
     }
   }
   if (rows() * kBytesPerRow > budget_bytes_) release();  // grown past its budget: the table is read from now on
+  else if (files_.size() > 2 * covered_.size() + 1024) forget_unused_files();  // the ids of files its commits removed
 }
 
 void KeyIndex::release() {
@@ -360,6 +439,7 @@ void KeyIndex::release() {
   std::vector<uint32_t>().swap(free_);
   std::vector<uint32_t>().swap(slots_);
   files_.clear();
+  table_paths_.clear();
   file_ids_.clear();
   covered_.clear();
   built_ = false;

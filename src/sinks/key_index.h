@@ -8,10 +8,13 @@
 // the key's text to tell two keys with one hash apart), the order_by value as a 64-bit integer,
 // up to two ties, a hash of the event columns (an identical resend has the same one), and the
 // row's file and position: 56 bytes a row, about 60 MB a million keys. It lives in memory, is
-// built from the table's rows when first used (and again whenever the table's files are not the
-// ones it describes: a compaction, another writer), and follows the stream's own commits by
-// reading only the file each commit adds. Nothing of it is stored, so a crash loses nothing: the
-// next run builds it again.
+// built from the table's rows when first used, and follows the stream's own commits by reading
+// only the file each commit adds. When the table's files are not the ones it describes (a
+// compaction, another writer) it follows that change too: the entries of the files gone (or
+// whose deletion vector changed) are dropped and the new files read, so a compaction costs what
+// it rewrote, not the table; it is built again only when the rows it then holds are not the
+// table's count. Nothing of it is stored, so a crash loses
+// nothing: the next run builds it again.
 //
 // It is built only when it fits in a quarter of the machine's memory (the budget check and recount
 // take too, sql/memory_budget.h); a larger table is read instead.
@@ -84,6 +87,8 @@ class KeyIndex {
                                 free_.capacity() * sizeof(uint32_t));
   }
   int64_t builds() const { return builds_; }
+  // How often it followed a change of the table's files that was not its own commit.
+  int64_t follows() const { return follows_; }
 
  private:
   struct Entry {
@@ -101,11 +106,19 @@ class KeyIndex {
   std::string encoded_sql(const std::string& relation, const std::string& extra) const;
   // Reads the live rows of one file of `table` into the index.
   void load(sql::Connection& con, const delta::Snapshot& table, const delta::AddFile& file);
+  // Builds it from every file of `table` (whose logical keys are `files`); false when it cannot serve.
+  bool build(sql::Connection& con, const delta::Snapshot& table, std::unordered_set<std::string> files);
+  // Follows a change of the table's files from covered_ to `files` (those of `table`): false when
+  // it had better be built again.
+  bool follow(sql::Connection& con, const delta::Snapshot& table, const std::unordered_set<std::string>& files);
+  // Renumbers the files the entries name, forgetting the others (a file id per commit otherwise
+  // piles up over a service's weeks).
+  void forget_unused_files();
   void insert(const Entry& entry);
   void erase(uint64_t h1, uint64_t h2);
   size_t slot_of(uint64_t h1) const;
   void grow(size_t rows);
-  uint32_t file_id(const std::string& readable_path);
+  uint32_t file_id(const std::string& readable_path, const std::string& table_path);
   // Lets go of every entry and its memory; describes no table.
   void release();
   // The hashes and rule values of row `row` of a chunk of encoded_sql, from `first_column` on
@@ -122,13 +135,15 @@ class KeyIndex {
   std::vector<Entry> entries_;
   std::vector<uint32_t> free_;   // entries no longer used
   std::vector<uint32_t> slots_;  // open addressing by h1: an entry's index, or kNoEntry
-  std::vector<std::string> files_;
-  std::unordered_map<std::string, uint32_t> file_ids_;
+  std::vector<std::string> files_;                         // readable paths, by file id
+  std::vector<std::string> table_paths_;                   // the table's paths, by file id
+  std::unordered_map<std::string, uint32_t> file_ids_;    // by readable path
   std::unordered_set<std::string> covered_;  // logical keys of the files described
   delta::Snapshot table_;                     // the covered snapshot (its metadata reads new files)
   bool built_ = false;
   bool unusable_ = false;  // a NULL tie or two keys alike in both hashes: the table is read instead
   int64_t builds_ = 0;
+  int64_t follows_ = 0;
 
   struct Pending {
     std::vector<std::pair<uint64_t, uint64_t>> replaced;  // the winners' keys

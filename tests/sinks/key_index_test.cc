@@ -5,7 +5,7 @@
 // with the index and one by reading its files. After every batch both tables must hold the
 // model's rows. Between batches the tables are compacted now and then, and written by another
 // writer (an upsert without the index), and a commit is built and never published: the index
-// must notice each and build itself again (or stay, for the commit that never was).
+// must notice each and follow it or build itself again (or stay, for the commit that never was).
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -131,8 +131,8 @@ TEST_F(KeyIndexTest, MergesAsReadingTheTableDoesAndAsTheModelSays) {
     std::map<Key, Event> model;
     std::vector<Event> sent;
     int64_t offset = 0;
-    int expected_builds = 0;
-    bool changed_by_others = true;  // the first batch builds it
+    int expected_covers = 0;
+    bool changed_by_others = true;  // the first batch builds it; each change after is followed
     for (int batch = 1; batch <= 16; batch++) {
       // Unique keys within the batch (the stream merges the batch's newest per key first).
       std::map<Key, Event> incoming;
@@ -171,7 +171,7 @@ TEST_F(KeyIndexTest, MergesAsReadingTheTableDoesAndAsTheModelSays) {
       }
       // Batch 12 is merged by another writer (without the index).
       bool other_writer = batch == 12;
-      if (changed_by_others && !other_writer) expected_builds++;
+      if (changed_by_others && !other_writer) expected_covers++;
       changed_by_others = false;
       auto files_before = files_of(indexed);
       upsert(indexed, other_writer ? nullptr : &index);
@@ -192,9 +192,48 @@ TEST_F(KeyIndexTest, MergesAsReadingTheTableDoesAndAsTheModelSays) {
         changed_by_others = changed_by_others || files_of(indexed) != before;
       }
     }
-    // Each build was one the table's change called for, no more: the index followed the stream's own commits.
-    EXPECT_EQ(index.builds(), expected_builds) << "seed " << seed;
+    // Each follow was one the table's change called for, no more (the index followed the stream's
+    // own commits by itself), and each was followed: built once, at the first batch.
+    EXPECT_EQ(index.builds() + index.follows(), expected_covers) << "seed " << seed;
+    EXPECT_EQ(index.builds(), 1) << "seed " << seed;
   }
+}
+
+// A compaction of a few small files beside a large one: the index drops the compacted files'
+// entries and reads the merged file, and reads none of the large one again. The merges after it
+// find what reading the table finds, however the rows moved.
+TEST_F(KeyIndexTest, FollowsACompactionOfSmallFilesWithoutReadingTheTable) {
+  std::string indexed = dir / "indexed", scanned = dir / "scanned";
+  create(indexed);
+  create(scanned);
+  KeyIndex index({"region", "id"}, rule(), columns());
+  int64_t offset = 0;
+  auto batch = [&](int64_t first_id, int64_t n, int64_t time_s, const std::string& note) {
+    con.exec("CREATE OR REPLACE TABLE incoming AS SELECT 'north' AS region, (" + std::to_string(first_id) +
+             " + i)::BIGINT AS id, make_timestamp(" + std::to_string(time_s) +
+             " * 1000000)::TIMESTAMPTZ AS event_time, 0 AS partition, (" + std::to_string(offset) +
+             " + i)::BIGINT AS \"offset\", i * 0.5 AS amount, '" + note + "' AS note FROM range(" + std::to_string(n) +
+             ") t(i)");
+    offset += n;
+    upsert(indexed, &index);
+    upsert(scanned, nullptr);
+  };
+  batch(0, 20000, 1, "big");
+  for (int b = 0; b < 12; b++) batch(100000 + b * 10, 10, 2, "small" + std::to_string(b));
+  batch(0, 5, 3, "old keys");  // a vector on the large file
+  ASSERT_EQ(index.builds(), 1);
+  auto before = files_of(indexed);
+  delta::CompactionResult merged = delta::compact_small_files(con, indexed, delta::AutoCompaction{1 << 20, 4});
+  ASSERT_GT(merged.files_removed, 1);
+  ASSERT_NE(files_of(indexed), before);
+  // Keys of the merged files, of the large one, and new ones; one marked for deletion.
+  batch(100000, 25, 4, "after");
+  batch(19990, 15, 4, "delete");
+  batch(1, 3, 5, "again");
+  EXPECT_EQ(index.builds(), 1);
+  EXPECT_EQ(index.follows(), 1);
+  EXPECT_EQ(differing(rows_of(indexed), rows_of(scanned)), 0);
+  EXPECT_EQ(index.rows(), con.scalar_int("SELECT count(*) FROM (" + rows_of(scanned) + ")"));
 }
 
 // A table too large for the index's memory budget is read instead: the same rows, nothing built.
