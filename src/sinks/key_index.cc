@@ -115,7 +115,7 @@ bool KeyIndex::made_for(const std::vector<std::string>& key, const NewestWins& r
   return true;
 }
 
-std::string KeyIndex::encoded_sql(const std::string& relation, const std::string& extra) const {
+std::string KeyIndex::key_hashes_sql() const {
   std::string h1, h2;
   for (const auto& k : key_) {
     std::string value = typed(*column_named(columns_, k));
@@ -123,6 +123,10 @@ std::string KeyIndex::encoded_sql(const std::string& relation, const std::string
     // A second hash, of other bytes (the key's text): two keys alike in both are as good as never.
     h2 += (h2.empty() ? "" : ", chr(31), ") + ("coalesce(CAST(" + value + " AS VARCHAR), chr(30))");
   }
+  return "hash(" + h1 + ") AS __h1, hash(concat(" + h2 + ")) AS __h2";
+}
+
+std::string KeyIndex::encoded_sql(const std::string& relation, const std::string& extra) const {
   const delta::Column& order_by = *column_named(columns_, rule_.order_by);
   std::string type = simple_type(order_by), order;
   if (is_integer_type(type)) order = "CAST(" + typed(order_by) + " AS BIGINT)";
@@ -133,7 +137,7 @@ std::string KeyIndex::encoded_sql(const std::string& relation, const std::string
   std::string digest;
   for (const auto& c : rule_.event_columns) digest += (digest.empty() ? "" : ", ") + typed(*column_named(columns_, c));
   digest = digest.empty() ? "CAST(0 AS UBIGINT)" : "hash(" + digest + ")";
-  return "SELECT hash(" + h1 + ") AS __h1, hash(concat(" + h2 + ")) AS __h2, " + order + " AS __order, " + ties[0] +
+  return "SELECT " + key_hashes_sql() + ", " + order + " AS __order, " + ties[0] +
          " AS __tie0, " + ties[1] + " AS __tie1, " + digest + " AS __digest" + extra + " FROM " + relation + " AS __r";
 }
 
@@ -230,22 +234,79 @@ bool KeyIndex::cover(sql::Connection& con, const delta::Snapshot& table) {
   if (unusable_) return false;
   std::unordered_set<std::string> files;
   for (const auto& file : table.files) files.insert(file.logical_key());
+  const int64_t covered_version = table_.version;
   table_ = table;
   if (built_ && files == covered_) return true;
-  if (built_ && follow(con, table, files)) return true;
+  if (built_ && follow(con, table, covered_version, files)) return true;
   if (unusable_) return false;
   return build(con, table, std::move(files));
 }
 
-bool KeyIndex::follow(sql::Connection& con, const delta::Snapshot& table, const std::unordered_set<std::string>& files) {
+std::unordered_set<std::string> KeyIndex::moved_rows_files(const delta::Snapshot& table, int64_t covered_version) const {
+  std::unordered_set<std::string> moved;
+  if (covered_version < 0 || table.version <= covered_version) return {};
+  std::vector<delta::CommitEntry> commits;
+  try {
+    commits = delta::read_commits(table.table, covered_version + 1, table.version);
+  } catch (const Error&) {
+    return {};  // a commit is gone from the log: every new file is read whole
+  }
+  for (const auto& commit : commits) {
+    bool changes_data = false;
+    for (const auto& add : commit.adds) changes_data = changes_data || add.data_change;
+    for (const auto& remove : commit.removes) changes_data = changes_data || remove.data_change;
+    if (!changes_data) {
+      for (const auto& add : commit.adds) moved.insert(add.logical_key());
+      continue;
+    }
+    // A commit that changed rows is the stream's own, which the index followed already (its
+    // files are among those it describes), or another writer's: then a file a later compaction
+    // made may hold rows the index never saw, and every new file is read whole.
+    for (const auto& add : commit.adds)
+      if (!covered_.count(add.logical_key())) return {};
+  }
+  return moved;
+}
+
+bool KeyIndex::move(sql::Connection& con, const delta::Snapshot& table, const delta::AddFile& file,
+                    const std::vector<bool>& gone) {
+  delta::Snapshot one = table;
+  one.files = {file};
+  const uint32_t id = file_id(delta::readable_path(table.table, file.path, file.size), file.path);
+  bool moved = true;
+  for_each_chunk(con, "SELECT " + key_hashes_sql() + ", __lakestream_row FROM (" + delta::scan_sql_with_positions(one) + ")",
+                 [&](duckdb_data_chunk chunk, idx_t rows) {
+    const auto* h1 = column_data<uint64_t>(chunk, 0);
+    const auto* h2 = column_data<uint64_t>(chunk, 1);
+    const auto* row = column_data<int64_t>(chunk, 2);
+    for (idx_t i = 0; i < rows && moved; i++) {
+      size_t slot = slots_.empty() ? 0 : slot_of(h1[i]);
+      // Each row must be one the index holds in a file gone, and the only one of its key.
+      if (slots_.empty() || slots_[slot] == kNoEntry || row[i] < 0 || row[i] > 0xFFFFFFFFll) {
+        moved = false;
+        break;
+      }
+      Entry& entry = entries_[slots_[slot]];
+      uint32_t from = entry.file & ~kOrderNull;
+      if (entry.h2 != h2[i] || from >= gone.size() || !gone[from]) {
+        moved = false;
+        break;
+      }
+      entry.file = (entry.file & kOrderNull) | id;
+      entry.row = static_cast<uint32_t>(row[i]);
+    }
+  });
+  return moved;
+}
+
+bool KeyIndex::follow(sql::Connection& con, const delta::Snapshot& table, int64_t covered_version,
+                      const std::unordered_set<std::string>& files) {
   CpuScope cpu_scope("key_index.follow");
   // The files gone, by their paths: removed, or given another deletion vector (the path stays,
   // some of its rows went; its live rows are read again below).
   std::unordered_set<std::string> gone_paths;
   for (const auto& key : covered_)
     if (!files.count(key)) gone_paths.insert(key.substr(0, key.find('\n')));
-  // The new files are read, as a build would read them: following costs at most a build and a
-  // pass over the entries, however much changed.
   std::vector<const delta::AddFile*> fresh;
   int64_t live_rows = 0;
   for (const auto& file : table.files) {
@@ -255,23 +316,34 @@ bool KeyIndex::follow(sql::Connection& con, const delta::Snapshot& table, const 
     if (!covered_.count(file.logical_key())) fresh.push_back(&file);
   }
   if (live_rows * kBytesPerRow > budget_bytes_) return false;
-  std::unordered_set<uint32_t> gone_ids;
-  for (uint32_t id = 0; id < table_paths_.size(); id++)
-    if (gone_paths.count(table_paths_[id])) gone_ids.insert(id);
-  if (!gone_ids.empty()) {
+  std::vector<bool> gone(files_.size(), false);
+  for (uint32_t id = 0; id < table_paths_.size(); id++) gone[id] = gone_paths.count(table_paths_[id]) > 0;
+  try {
+    // A compaction's files (commits that change no rows) hold rows the index has, moved: only
+    // their keys and places are read, and each entry keeps its values.
+    std::unordered_set<std::string> moved = moved_rows_files(table, covered_version);
+    std::vector<const delta::AddFile*> read_whole;
+    for (const auto* file : fresh) {
+      if (!moved.count(file->logical_key())) read_whole.push_back(file);
+      else if (move(con, table, *file, gone)) files_moved_++;
+      else return false;
+    }
+    // What is left in the files gone was deleted (another writer's vector, a purge).
     std::vector<std::pair<uint64_t, uint64_t>> dropped;
-    for (uint32_t entry : slots_)
-      if (entry != kNoEntry && gone_ids.count(entries_[entry].file & ~kOrderNull))
-        dropped.emplace_back(entries_[entry].h1, entries_[entry].h2);
+    for (uint32_t entry : slots_) {
+      if (entry == kNoEntry) continue;
+      uint32_t id = entries_[entry].file & ~kOrderNull;
+      if (id < gone.size() && gone[id]) dropped.emplace_back(entries_[entry].h1, entries_[entry].h2);
+    }
     for (const auto& [h1, h2] : dropped) erase(h1, h2);
-    for (uint32_t id : gone_ids) {
+    for (uint32_t id = 0; id < gone.size(); id++) {
+      if (!gone[id]) continue;
       file_ids_.erase(files_[id]);
       files_[id].clear();  // renumbered away by forget_unused_files; never looked up again
       table_paths_[id].clear();
     }
-  }
-  try {
-    for (const auto* file : fresh) {
+    // Files with rows it has not seen are read whole, as a build reads them.
+    for (const auto* file : read_whole) {
       load(con, table, *file);
       if (unusable_) return false;
     }

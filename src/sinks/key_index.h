@@ -89,6 +89,8 @@ class KeyIndex {
   int64_t builds() const { return builds_; }
   // How often it followed a change of the table's files that was not its own commit.
   int64_t follows() const { return follows_; }
+  // How many files of those changes it followed by their keys alone (a compaction's rows, moved).
+  int64_t files_moved() const { return files_moved_; }
 
  private:
   struct Entry {
@@ -108,9 +110,18 @@ class KeyIndex {
   void load(sql::Connection& con, const delta::Snapshot& table, const delta::AddFile& file);
   // Builds it from every file of `table` (whose logical keys are `files`); false when it cannot serve.
   bool build(sql::Connection& con, const delta::Snapshot& table, std::unordered_set<std::string> files);
-  // Follows a change of the table's files from covered_ to `files` (those of `table`): false when
-  // it had better be built again.
-  bool follow(sql::Connection& con, const delta::Snapshot& table, const std::unordered_set<std::string>& files);
+  // Follows a change of the table's files from covered_ (at covered_version) to `files` (those of
+  // `table`): false when it had better be built again.
+  bool follow(sql::Connection& con, const delta::Snapshot& table, int64_t covered_version,
+              const std::unordered_set<std::string>& files);
+  // The files (logical keys) that commits after covered_version added without changing rows (a
+  // compaction), when every commit that changed rows is one the index followed; else none.
+  std::unordered_set<std::string> moved_rows_files(const delta::Snapshot& table, int64_t covered_version) const;
+  // Moves the entries of `file`'s rows (each one in a file `gone`) to their places in it, reading
+  // only its keys; false when a row is not one of those.
+  bool move(sql::Connection& con, const delta::Snapshot& table, const delta::AddFile& file, const std::vector<bool>& gone);
+  // The SELECT items of a key's two hashes, __h1 and __h2.
+  std::string key_hashes_sql() const;
   // Renumbers the files the entries name, forgetting the others (a file id per commit otherwise
   // piles up over a service's weeks).
   void forget_unused_files();
@@ -144,6 +155,7 @@ class KeyIndex {
   bool unusable_ = false;  // a NULL tie or two keys alike in both hashes: the table is read instead
   int64_t builds_ = 0;
   int64_t follows_ = 0;
+  int64_t files_moved_ = 0;
 
   struct Pending {
     std::vector<std::pair<uint64_t, uint64_t>> replaced;  // the winners' keys

@@ -199,8 +199,8 @@ TEST_F(KeyIndexTest, MergesAsReadingTheTableDoesAndAsTheModelSays) {
   }
 }
 
-// A compaction of a few small files beside a large one: the index drops the compacted files'
-// entries and reads the merged file, and reads none of the large one again. The merges after it
+// A compaction of a few small files beside a large one: the index moves the compacted files'
+// entries to the merged file, reading only its keys, and reads none of the large one again. The merges after it
 // find what reading the table finds, however the rows moved.
 TEST_F(KeyIndexTest, FollowsACompactionOfSmallFilesWithoutReadingTheTable) {
   std::string indexed = dir / "indexed", scanned = dir / "scanned";
@@ -232,8 +232,37 @@ TEST_F(KeyIndexTest, FollowsACompactionOfSmallFilesWithoutReadingTheTable) {
   batch(1, 3, 5, "again");
   EXPECT_EQ(index.builds(), 1);
   EXPECT_EQ(index.follows(), 1);
+  EXPECT_EQ(index.files_moved(), merged.files_added);  // the merged files' keys and places read, nothing else
   EXPECT_EQ(differing(rows_of(indexed), rows_of(scanned)), 0);
   EXPECT_EQ(index.rows(), con.scalar_int("SELECT count(*) FROM (" + rows_of(scanned) + ")"));
+}
+
+// Another writer's newer rows, then a compaction that merges its file: the merged file's rows are
+// not only the index's rows moved, so it is read whole, and the older event that follows keeps
+// the other writer's rows (an index that took the merge for a move would keep the old values and
+// let the older event replace them).
+TEST_F(KeyIndexTest, ACompactionAfterAnotherWritersChangeIsReadWhole) {
+  std::string indexed = dir / "indexed", scanned = dir / "scanned";
+  create(indexed);
+  create(scanned);
+  KeyIndex index({"region", "id"}, rule(), columns());
+  auto batch = [&](int64_t n, int64_t time_s, const std::string& note, bool other_writer) {
+    con.exec("CREATE OR REPLACE TABLE incoming AS SELECT 'north' AS region, i::BIGINT AS id, make_timestamp(" +
+             std::to_string(time_s) + " * 1000000)::TIMESTAMPTZ AS event_time, 0 AS partition, i::BIGINT AS \"offset\", "
+             "i * 0.5 AS amount, '" + note + "' AS note FROM range(" + std::to_string(n) + ") t(i)");
+    upsert(indexed, other_writer ? nullptr : &index);
+    upsert(scanned, nullptr);
+  };
+  batch(3000, 1, "first", false);
+  batch(10, 10, "other writer", true);
+  delta::CompactionResult merged = delta::compact_table(con, indexed, 1 << 30);
+  ASSERT_GT(merged.files_removed, 1);
+  batch(10, 5, "older", false);
+  EXPECT_EQ(index.builds(), 1);
+  EXPECT_EQ(index.follows(), 1);
+  EXPECT_EQ(index.files_moved(), 0);
+  EXPECT_EQ(con.scalar_int("SELECT count(*) FROM (" + rows_of(indexed) + ") WHERE note = 'other writer'"), 10);
+  EXPECT_EQ(differing(rows_of(indexed), rows_of(scanned)), 0);
 }
 
 // A table too large for the index's memory budget is read instead: the same rows, nothing built.
