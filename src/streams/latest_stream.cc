@@ -28,6 +28,14 @@ namespace {
 // condition, evaluated once); never written to a table.
 constexpr const char* kDeleteFlag = "__lakestream_delete";
 
+// A continuous run's batch merges on one thread below this many rows; a batch of a service
+// catching up (5 s of 50,000 events/s) uses every core. DuckDB's workers cost more to wake and wait
+// for than a small batch's work (about 100 rows took 31 CPU-ms on two threads, 17 on one), and at
+// 50,000/s on two cores a service's own batches (10,000 to 100,000 rows) did worse on two threads
+// than on one, beside bronze's and gold's: the bench's silver p99 1.1 and 1.3 s on one thread,
+// 1.7 to 5.6 s when batches of 20,000 rows took both (docs/performance.md).
+constexpr int64_t kRowsWorthEveryCore = 250'000;
+
 // The rows of `changes` a latest stream reads: of a change data feed, every change but the
 // preimages (a row's state before the update whose postimage follows it: never the newest).
 std::string latest_rows_sql(const TableChanges& changes) {
@@ -86,14 +94,10 @@ class LatestRun : TableBatchKind {
     auto counted = rows_by_statistics(changes);
     batch.input_rows = counted ? *counted : con.scalar_int("SELECT count(*) FROM " + source);
     batch.durations_ms["getBatch"] = ms_since(started);
-    // A continuous run's batch too small to be worth hashing (sql/row_per_group.h) merges on one
-    // thread too: DuckDB's workers cost more to wake and wait for than such a batch's work (a
-    // batch of about 100 rows took 31 CPU-ms on two threads, 17 on one). A larger batch, as a
-    // service catching up makes, is grouped by hashing on every core. The stage owns its DuckDB:
-    // the setting stays until a batch needs the other.
+    // The stage owns its DuckDB: the setting stays until a batch needs the other.
     const sql::Grouping grouping = sql::grouping_for(batch.input_rows);
     if (ctx_.continuous)
-      con.keep_setting("threads", grouping == sql::Grouping::Hashed
+      con.keep_setting("threads", batch.input_rows >= kRowsWorthEveryCore
                                       ? std::to_string(std::max(1u, std::thread::hardware_concurrency()))
                                       : "1");
     auto merging = std::chrono::steady_clock::now();
