@@ -665,7 +665,11 @@ class BenchRun {
     size_t bronze_step = result_.measurements.size();  // the first of the three steps recorded next
     record_latency("bronze_" + count_text(rate), "Kafka -> bronze at " + count_text(rate) + " events/s", sent, stopped,
                    bronze_latency(bronze));
-    record_latency("silver_" + count_text(rate), "Kafka -> silver at " + count_text(rate) + " events/s", sent, stopped,
+    const bool merge_on_read = workload_ == "service" && o_.service_silver == "merge-on-read";
+    record_latency("silver_" + count_text(rate),
+                   std::string("Kafka -> silver") + (merge_on_read ? " (merge-on-read)" : "") + " at " + count_text(rate) +
+                       " events/s",
+                   sent, stopped,
                    downstream_latency(bronze, pipeline.table_path("orders_fresh")));
     record_latency("gold_" + count_text(rate),
                    "closing event -> gold row, windows closed at " + count_text(rate) + " events/s", sent, stopped,
