@@ -208,11 +208,15 @@ uint32_t KeyIndex::file_id(const std::string& readable_path, const std::string& 
   return id;
 }
 
-void KeyIndex::load(sql::Connection& con, const delta::Snapshot& table, const delta::AddFile& file) {
+std::string KeyIndex::rows_with_positions_sql(const delta::Snapshot& table, const delta::AddFile& file) const {
   delta::Snapshot one = table;
   one.files = {file};
+  return "(" + delta::scan_sql_with_positions(one) + ")";
+}
+
+void KeyIndex::load(sql::Connection& con, const delta::Snapshot& table, const delta::AddFile& file) {
   const uint32_t id = file_id(delta::readable_path(table.table, file.path, file.size), file.path);
-  for_each_chunk(con, encoded_sql("(" + delta::scan_sql_with_positions(one) + ")", ", __lakestream_row"),
+  for_each_chunk(con, encoded_sql(rows_with_positions_sql(table, file), ", __lakestream_row"),
                  [&](duckdb_data_chunk chunk, idx_t rows) {
     const auto* row = column_data<int64_t>(chunk, 6);
     for (idx_t i = 0; i < rows; i++) {
@@ -270,19 +274,18 @@ std::unordered_set<std::string> KeyIndex::moved_rows_files(const delta::Snapshot
 
 bool KeyIndex::move(sql::Connection& con, const delta::Snapshot& table, const delta::AddFile& file,
                     const std::vector<bool>& gone) {
-  delta::Snapshot one = table;
-  one.files = {file};
+  if (slots_.empty()) return false;  // it holds no row to move
   const uint32_t id = file_id(delta::readable_path(table.table, file.path, file.size), file.path);
   bool moved = true;
-  for_each_chunk(con, "SELECT " + key_hashes_sql() + ", __lakestream_row FROM (" + delta::scan_sql_with_positions(one) + ")",
+  for_each_chunk(con, "SELECT " + key_hashes_sql() + ", __lakestream_row FROM " + rows_with_positions_sql(table, file),
                  [&](duckdb_data_chunk chunk, idx_t rows) {
     const auto* h1 = column_data<uint64_t>(chunk, 0);
     const auto* h2 = column_data<uint64_t>(chunk, 1);
     const auto* row = column_data<int64_t>(chunk, 2);
     for (idx_t i = 0; i < rows && moved; i++) {
-      size_t slot = slots_.empty() ? 0 : slot_of(h1[i]);
+      size_t slot = slot_of(h1[i]);
       // Each row must be one the index holds in a file gone, and the only one of its key.
-      if (slots_.empty() || slots_[slot] == kNoEntry || row[i] < 0 || row[i] > 0xFFFFFFFFll) {
+      if (slots_[slot] == kNoEntry || row[i] < 0 || row[i] > 0xFFFFFFFFll) {
         moved = false;
         break;
       }
@@ -356,11 +359,12 @@ bool KeyIndex::follow(sql::Connection& con, const delta::Snapshot& table, int64_
   if (rows() != live_rows) return false;
   covered_ = files;
   follows_++;
-  if (files_.size() > 2 * table.files.size() + 1024) forget_unused_files();
+  forget_unused_files();
   return true;
 }
 
 void KeyIndex::forget_unused_files() {
+  if (files_.size() <= 2 * covered_.size() + 1024) return;  // few enough: not worth a pass over the entries
   std::vector<uint32_t> renumbered(files_.size(), kNoEntry);
   std::vector<std::string> files, table_paths;
   for (uint32_t& entry : slots_) {
@@ -503,7 +507,7 @@ void KeyIndex::committed(sql::Connection& con) {
     }
   }
   if (rows() * kBytesPerRow > budget_bytes_) release();  // grown past its budget: the table is read from now on
-  else if (files_.size() > 2 * covered_.size() + 1024) forget_unused_files();  // the ids of files its commits removed
+  else forget_unused_files();  // the ids of files its commits removed
 }
 
 void KeyIndex::release() {

@@ -13,8 +13,7 @@
 // compaction, another writer) it follows that change too: the entries of the files gone (or
 // whose deletion vector changed) are dropped and the new files read, so a compaction costs what
 // it rewrote, not the table; it is built again only when the rows it then holds are not the
-// table's count. Nothing of it is stored, so a crash loses
-// nothing: the next run builds it again.
+// table's count. Nothing of it is stored, so a crash loses nothing: the next run builds it again.
 //
 // It is built only when it fits in a quarter of the machine's memory (the budget check and recount
 // take too, sql/memory_budget.h); a larger table is read instead.
@@ -106,6 +105,8 @@ class KeyIndex {
 
   // SQL selecting, for each row of `relation`, the hashes and rule values (and `extra` after them).
   std::string encoded_sql(const std::string& relation, const std::string& extra) const;
+  // The live rows of one file of `table`, each with its __lakestream_row, as a relation.
+  std::string rows_with_positions_sql(const delta::Snapshot& table, const delta::AddFile& file) const;
   // Reads the live rows of one file of `table` into the index.
   void load(sql::Connection& con, const delta::Snapshot& table, const delta::AddFile& file);
   // Builds it from every file of `table` (whose logical keys are `files`); false when it cannot serve.
@@ -122,8 +123,9 @@ class KeyIndex {
   bool move(sql::Connection& con, const delta::Snapshot& table, const delta::AddFile& file, const std::vector<bool>& gone);
   // The SELECT items of a key's two hashes, __h1 and __h2.
   std::string key_hashes_sql() const;
-  // Renumbers the files the entries name, forgetting the others (a file id per commit otherwise
-  // piles up over a service's weeks).
+  // Once the ids outnumber twice the files described (and a thousand more), renumbers the files
+  // the entries name, forgetting the others (a file id per commit otherwise piles up over a
+  // service's weeks).
   void forget_unused_files();
   void insert(const Entry& entry);
   void erase(uint64_t h1, uint64_t h2);
