@@ -162,12 +162,13 @@ Snapshot load_table_shape(const Table& table, int64_t version);
 // checkpoint it read of each table and reuses them while the listing shows the same checkpoint
 // files (same keys, sizes and modification times), so that a snapshot costs the listing and the
 // JSON commits after the checkpoint, not a Parquet read. The listing still decides the version.
-// It also keeps the newest replay of each local table and applies only the commits after it, read
-// one by one until the next is missing, with no listing (latest_version and txn_version too).
+// It also keeps the newest replay of each table and applies only the commits after it, read one
+// by one until the next is missing, with no listing (latest_version and txn_version too): on an
+// object store one GET when nothing is new.
 void remember_checkpoints(bool remember);
 
 // While remember_checkpoints() is on: the newest txn version of appId in the remembered replay of a
-// local table, advanced to its newest commit (-1 when it has none); nullopt when nothing is
+// table, advanced to its newest commit (-1 when it has none); nullopt when nothing is
 // remembered of that table.
 std::optional<int64_t> remembered_txn_version(const Table& table, const std::string& app_id);
 

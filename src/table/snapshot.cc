@@ -1,7 +1,8 @@
 // Log replay: a Snapshot is a checkpoint at or below the wanted version plus the JSON commits
-// after it. A local table's newest state starts from the checkpoint `_last_checkpoint` names, the
-// commits after it found one by one (list_log_tail: a stale hint means more JSON, never a missed
-// commit); an older version, a table on an object store or a log without the hint is listed.
+// after it. A table's newest state starts from the checkpoint `_last_checkpoint` names, the
+// commits after it found one by one locally, ten versions to a listing on a store (list_log_tail:
+// a stale hint means more JSON, never a missed commit); an older version or a log without the
+// hint is listed whole.
 #include <algorithm>
 #include <atomic>
 #include <functional>
@@ -166,12 +167,15 @@ struct Replay {
   }
 };
 
-// The newest replay of each local table, while remember_checkpoints() is on: a later snapshot
-// applies only the commits after it, found by reading the next commit files until one is missing
+// The newest replay of each table, while remember_checkpoints() is on: a later snapshot applies
+// only the commits after it, found by reading the next commit files until one is missing
 // (commits are put-if-absent and consecutive, so the first missing one ends the log), with no
 // listing of the log and no parse of the commits it already applied. A file keeps the version of
 // the commit that added it, also past a checkpoint (only check reads that version, in a process
-// of its own). Tables on an object store are always listed (table/table_files.h).
+// of its own). On an object store this is one GET for a table with nothing new, where a listed
+// snapshot costs a GET of _last_checkpoint, a listing and a GET per commit since the checkpoint:
+// the store soak's service sent 25 requests per commit, and Azurite's CPU for them left its two
+// cores no room.
 struct RememberedReplay {
   int64_t version = -1;
   Replay replay;
@@ -184,21 +188,29 @@ std::map<std::string, RememberedReplay> replays;
 // made again). The remembered replay only moves forward.
 bool with_advanced_replay(const std::string& table, std::optional<int64_t> target,
                           const std::function<void(const RememberedReplay&)>& use) {
-  if (!remembering || is_remote_table(table)) return false;
+  if (!remembering) return false;
   std::lock_guard<std::mutex> lock(remembered_mutex);
   auto it = replays.find(table);
   if (it == replays.end() || (target && *target < it->second.version)) return false;
   RememberedReplay& kept = it->second;
-  if (!path_exists(commit_file_path(table, kept.version))) {
+  // Locally a stat; on a store a round trip, asked only when no newer commit shows the log goes on.
+  const bool remote = is_remote_table(table);
+  if (!remote && !path_exists(commit_file_path(table, kept.version))) {
     replays.erase(it);
     return false;
   }
+  bool advanced = false;
   while (!target || kept.version < *target) {
     std::optional<std::string> text = read_table_file(table, commit_key(kept.version + 1));
     if (!text) break;
     LogActions actions = parse_commit_text(*text, commit_file_path(table, kept.version + 1));
     kept.version++;
     kept.replay.apply(std::move(actions), kept.version);
+    advanced = true;
+  }
+  if (remote && !advanced && !read_table_file(table, commit_key(kept.version))) {
+    replays.erase(it);
+    return false;
   }
   if (target && kept.version != *target) return false;  // the listing says what is wrong
   use(kept);
@@ -206,10 +218,12 @@ bool with_advanced_replay(const std::string& table, std::optional<int64_t> targe
 }
 
 void remember_replay(const std::string& table, int64_t version, const Replay& replay) {
-  if (!remembering || is_remote_table(table)) return;
+  if (!remembering) return;
   std::lock_guard<std::mutex> lock(remembered_mutex);
   auto& kept = replays[table];
-  if (kept.version > version && path_exists(commit_file_path(table, kept.version))) return;
+  if (kept.version > version && (is_remote_table(table) ? read_table_file(table, commit_key(kept.version)).has_value()
+                                                        : path_exists(commit_file_path(table, kept.version))))
+    return;
   kept.version = version;
   kept.replay = replay;
 }

@@ -8,6 +8,7 @@
 #include "table/delta_table.h"
 #include "table/log_files.h"
 #include "table/table_files.h"
+#include "storage/object_store.h"
 #include "table/vacuum.h"
 
 namespace lakestream::testing {
@@ -139,6 +140,53 @@ TEST_P(LogTailOnStore, ALargeCheckpointOnAStoreStillComesEveryTenCommits) {
   // The hint, one listing of versions 30 to 39, the checkpoint (its file kept in the cache) and
   // the 9 commits after it.
   EXPECT_LE(storage::request_counts().total() - before.total(), 13);
+}
+
+// A service (remember_checkpoints) keeps each table's replay and reads only the commits after it:
+// a snapshot with nothing new is the GET that finds no next commit and the GET that finds the
+// newest still there, however long the log; each new commit one GET more. The snapshots are the
+// listed ones, also after the table is made again under the same name with fewer versions.
+TEST_P(LogTailOnStore, AServiceReadsOnlyTheCommitsAfterWhatItRemembers) {
+  delta::configure_table_stores({store.settings(), cache.path(), 1 << 20});
+  struct Remembering {
+    Remembering() { delta::remember_checkpoints(true); }
+    ~Remembering() { delta::remember_checkpoints(false); }
+  } remembering;
+  // The requests of a snapshot, which must be the listed one's (version, txns).
+  auto requests_of_snapshot = [&] {
+    storage::RequestCounts before = storage::request_counts();
+    delta::Snapshot snapshot = delta::load_snapshot(url);
+    int64_t requests = storage::request_counts().total() - before.total();
+    delta::remember_checkpoints(false);  // forgets: the next load lists
+    delta::Snapshot listed = delta::load_snapshot(url);
+    delta::remember_checkpoints(true);
+    delta::load_snapshot(url);  // remembers again
+    EXPECT_EQ(snapshot.version, listed.version);
+    EXPECT_EQ(snapshot.txn_versions, listed.txn_versions);
+    EXPECT_EQ(snapshot.files.size(), listed.files.size());
+    return requests;
+  };
+  commit_up_to(23);
+  EXPECT_EQ(requests_of_snapshot(), 2);
+  commit_up_to(57);
+  EXPECT_EQ(requests_of_snapshot(), 2) << "the requests grew with the log";
+  // Commits another writer made meanwhile (each a txn of its own): a GET each, and the one that
+  // finds no next commit.
+  for (int64_t v = 58; v <= 60; v++)
+    ASSERT_TRUE(delta::put_table_file_if_absent(
+        url, delta::commit_key(v), "{\"txn\":{\"appId\":\"stream-b\",\"version\":" + std::to_string(v) + "}}\n"));
+  EXPECT_EQ(requests_of_snapshot(), 3 + 1);
+  EXPECT_EQ(delta::load_snapshot(url).txn_version("stream-b"), 60);
+  EXPECT_EQ(requests_of_snapshot(), 2) << "nothing new";
+
+  // The same name, a new table of 5 versions: the remembered one is dropped, not read on.
+  for (const auto& object : storage::open_store(url, store.settings())->list(""))
+    delta::remove_table_file(url, object.key);
+  commit_up_to(5);
+  delta::Snapshot again = delta::load_snapshot(url);
+  EXPECT_EQ(again.version, 5);
+  EXPECT_EQ(again.txn_version("stream-a"), 5);
+  EXPECT_EQ(again.txn_version("stream-b"), -1);
 }
 
 INSTANTIATE_TEST_SUITE_P(Emulators, LogTailOnStore, ::testing::Values(Emulator::S3rver, Emulator::Azurite),
