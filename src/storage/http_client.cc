@@ -72,6 +72,16 @@ HttpResponse HttpClient::send(const std::function<HttpRequest()>& build, const s
   std::mt19937 jitter(std::random_device{}());
   std::string last_failure;
   HttpResponse response;
+  // A store request's whole wait, retries included, counts against the calling thread.
+  struct StoreWait {
+    std::chrono::steady_clock::time_point began = std::chrono::steady_clock::now();
+    bool store = false;
+    ~StoreWait() {
+      if (store)
+        add_this_thread_store_wait(std::chrono::duration_cast<std::chrono::microseconds>(
+                                       std::chrono::steady_clock::now() - began).count());
+    }
+  } store_wait;
   for (int attempt = 1; attempt <= max_attempts; ++attempt) {
     if (attempts) *attempts = attempt;
     if (attempt > 1) {
@@ -80,6 +90,7 @@ HttpResponse HttpClient::send(const std::function<HttpRequest()>& build, const s
       std::this_thread::sleep_for(std::chrono::milliseconds(wait_ms));
     }
     HttpRequest request = build();
+    store_wait.store = store_wait.store || request.store_request;
     response = HttpResponse{};
     curl_easy_reset(curl);
     curl_easy_setopt(curl, CURLOPT_URL, request.url.c_str());

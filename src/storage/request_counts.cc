@@ -17,7 +17,13 @@ Counters& counters() {
   return c;
 }
 
+thread_local int64_t this_thread_wait_us = 0;
+
 }  // namespace
+
+int64_t this_thread_store_wait_us() { return this_thread_wait_us; }
+
+void add_this_thread_store_wait(int64_t micros) { this_thread_wait_us += micros; }
 
 RequestCounts request_counts() {
   Counters& c = counters();

@@ -18,6 +18,12 @@ struct RequestCounts {
 RequestCounts request_counts();
 // Called by the HTTP client for each attempt.
 void count_request(const std::string& method, int64_t bytes_sent, int64_t bytes_received);
+// The time the calling thread has spent waiting for object stores so far (every attempt of every
+// request, and the waits between retries), in microseconds: what a batch's phase spent on the
+// store rather than on its own work (streams/batch_report.h).
+int64_t this_thread_store_wait_us();
+// Called by the HTTP client once per request, retries included.
+void add_this_thread_store_wait(int64_t micros);
 // "53 store requests (GET 20, PUT 30, DELETE 3), 12.1 MB sent, 0.2 MB received"
 std::string describe_requests(const RequestCounts& counts);
 

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cstdio>
 
+#include "storage/request_counts.h"
+#include "util/cpu_profile.h"
 #include "util/plural.h"
 
 namespace lakestream {
@@ -39,10 +41,16 @@ int64_t ms_since(std::chrono::steady_clock::time_point start) {
   return std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - start).count();
 }
 
-void finish_timings(BatchReport& batch, std::optional<int64_t> oldest_input_ms,
-                    std::chrono::steady_clock::time_point processing, std::chrono::steady_clock::time_point started) {
+PhaseStart PhaseStart::now() {
+  return {std::chrono::steady_clock::now(), CpuScope::this_thread_ns(), storage::this_thread_store_wait_us()};
+}
+
+void finish_timings(BatchReport& batch, std::optional<int64_t> oldest_input_ms, const PhaseStart& processing,
+                    std::chrono::steady_clock::time_point started) {
   if (oldest_input_ms) batch.input_wait_ms = std::max<int64_t>(0, wall_clock_us() / 1000 - *oldest_input_ms);
-  batch.durations_ms["addBatch"] = ms_since(processing);
+  batch.durations_ms["addBatch"] = ms_since(processing.at);
+  batch.durations_ms["addBatchCpu"] = (CpuScope::this_thread_ns() - processing.cpu_ns) / 1000000;
+  batch.durations_ms["addBatchStoreWait"] = (storage::this_thread_store_wait_us() - processing.store_wait_us) / 1000;
   batch.durations_ms["triggerExecution"] = ms_since(started);
 }
 

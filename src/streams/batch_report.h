@@ -52,7 +52,9 @@ struct BatchReport {
   std::optional<int64_t> input_wait_ms;
   int64_t started_at_us = 0;    // wall clock when the batch started
   // Milliseconds per phase, Spark's names where they fit: walCommit (planning the input),
-  // getBatch (reading it), addBatch (processing and committing), triggerExecution (all).
+  // getBatch (reading it), addBatch (processing and committing), triggerExecution (all); and of
+  // addBatch, addBatchCpu (the CPU its thread used) and addBatchStoreWait (its thread's wait for
+  // store requests): the rest of addBatch is a wait for a core or a lock.
   std::map<std::string, int64_t> durations_ms;
   std::optional<EventTimeStats> event_time;
   std::optional<StateReport> state;
@@ -89,11 +91,20 @@ int64_t wall_clock_us();
 // Milliseconds since `start` (a steady clock time point), for phase durations.
 int64_t ms_since(std::chrono::steady_clock::time_point start);
 
-// A batch's closing figures, once its commit is done: how long its oldest input waited for it
-// (`oldest_input_ms`, wall-clock ms: a record's Kafka timestamp, a shard's arrival, a source
-// table's commit), addBatch (processing and committing, since `processing`) and triggerExecution
-// (the whole batch, since `started`).
-void finish_timings(BatchReport& batch, std::optional<int64_t> oldest_input_ms,
-                    std::chrono::steady_clock::time_point processing, std::chrono::steady_clock::time_point started);
+// Where a phase began, on the thread that runs it: the clock, the thread's CPU and its wait for
+// store requests so far.
+struct PhaseStart {
+  std::chrono::steady_clock::time_point at;
+  int64_t cpu_ns = 0;
+  int64_t store_wait_us = 0;
+  static PhaseStart now();
+};
+
+// A batch's closing figures, once its commit is done, on the thread that did it: how long its
+// oldest input waited for it (`oldest_input_ms`, wall-clock ms: a record's Kafka timestamp, a
+// shard's arrival, a source table's commit), addBatch (processing and committing, since
+// `processing`) with its CPU and store wait, and triggerExecution (the whole batch, since `started`).
+void finish_timings(BatchReport& batch, std::optional<int64_t> oldest_input_ms, const PhaseStart& processing,
+                    std::chrono::steady_clock::time_point started);
 
 }  // namespace lakestream

@@ -1,5 +1,6 @@
 #include "streams/ingest_stream.h"
 
+#include <pthread.h>
 #include <sys/resource.h>
 #include <unistd.h>
 
@@ -182,6 +183,7 @@ class IngestRun {
         // Reading is the longer half of a batch; the writer has time to spare, so the reader
         // (and librdkafka's fetcher) get the cores first.
         setpriority(PRIO_PROCESS, static_cast<id_t>(gettid()), 5);
+        pthread_setname_np(pthread_self(), "ls:write-bronze");  // told from the reader in top and the soak
         batches_.write(*b, checkpoint_.id(), nullptr);
         ctx_.on_committed();
       });

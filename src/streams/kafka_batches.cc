@@ -75,7 +75,7 @@ std::unique_ptr<KafkaBatch> KafkaBatches::read(int64_t id, const Offsets& start,
 }
 
 void KafkaBatches::write(KafkaBatch& b, const std::string& app_id, GroupMembership* group) {
-  auto processing = std::chrono::steady_clock::now();
+  PhaseStart processing = PhaseStart::now();
   BatchReport& batch = b.report;
   // What the batch's commits say of it in commitInfo.lakestream: the stream, the offsets it read
   // and any gap it stepped over.

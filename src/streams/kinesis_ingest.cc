@@ -409,7 +409,7 @@ class KinesisRun {
   }
 
   void write(Batch& batch) {
-    auto processing = std::chrono::steady_clock::now();
+    PhaseStart processing = PhaseStart::now();
     CommitRecord record;
     record.stream = ctx_.stream.name;
     record.batch_id = batch.id;

@@ -100,7 +100,7 @@ class LatestRun : TableBatchKind {
       con.keep_setting("threads", batch.input_rows >= kRowsWorthEveryCore
                                       ? std::to_string(std::max(1u, std::thread::hardware_concurrency()))
                                       : "1");
-    auto merging = std::chrono::steady_clock::now();
+    PhaseStart merging = PhaseStart::now();
     // The newest row per key, straight from the batch's files (a delete event included: it is
     // the newest change of its key as much as an update is). A NULL key is a key like any other:
     // those events are one entity, never dropped. Of identical copies in a row (a resend), the

@@ -352,7 +352,7 @@ class WindowRun : TableBatchKind {
       con.exec("CREATE OR REPLACE TEMP TABLE window_partial AS " + open_->aggregates->partials_by_window(kept));
     }
 
-    auto updating = std::chrono::steady_clock::now();
+    PhaseStart updating = PhaseStart::now();
     // One transaction: state, progress and the batch's output (the outbox).
     std::string windows = st("windows");
     std::string closed = "epoch_us(ws) + " + std::to_string(s_.window_us) + " <= " + w;

@@ -19,6 +19,12 @@ int64_t thread_cpu_ns() {
   return static_cast<int64_t>(ts.tv_sec) * 1000000000 + ts.tv_nsec;
 }
 
+}  // namespace
+
+int64_t CpuScope::this_thread_ns() { return thread_cpu_ns(); }
+
+namespace {
+
 struct Totals {
   std::mutex mu;
   std::map<std::pair<std::string, std::string>, std::pair<int64_t, int64_t>> by_label;  // ns, count

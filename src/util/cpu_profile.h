@@ -20,6 +20,8 @@ class CpuScope {
 
   // True when $LAKESTREAM_CPU_PROFILE is set.
   static bool enabled();
+  // The CPU the calling thread has used so far (always measured, profiling or not).
+  static int64_t this_thread_ns();
 
  private:
   std::string label_;

@@ -42,6 +42,14 @@ TEST(Progress, EveryBatchHasASparkProgressRecord) {
   EXPECT_EQ(first["sink"]["numOutputRows"], 3);
   EXPECT_TRUE(first["durationMs"].contains("triggerExecution"));
   EXPECT_TRUE(first["durationMs"].contains("getBatch"));
+  // addBatch's parts, on the thread that committed: its CPU cannot pass its wall time, and a lake
+  // on the local disk sends no store requests.
+  for (const auto& batch : bronze) {
+    const auto& ms = batch["durationMs"];
+    ASSERT_TRUE(ms.contains("addBatchCpu") && ms.contains("addBatchStoreWait")) << ms.dump();
+    EXPECT_LE(ms["addBatchCpu"].get<int64_t>(), ms["addBatch"].get<int64_t>() + 1) << ms.dump();
+    EXPECT_EQ(ms["addBatchStoreWait"], 0) << ms.dump();
+  }
   EXPECT_TRUE(parse_iso_timestamp(first["timestamp"]).has_value()) << first["timestamp"];
   const auto& source = first["sources"][0];
   EXPECT_EQ(source["description"], "KafkaV2[Subscribe[orders]]");

@@ -3,6 +3,7 @@
 // tables through the cache, the cache keeps to its cap, and the store's secret is nowhere in what
 // lakestream printed or wrote.
 #include <filesystem>
+#include <sstream>
 
 #include "faults/messy_lake.h"
 #include "lake_on_store/store_lake.h"
@@ -67,6 +68,17 @@ TEST_P(ShopOnStore, TablesEqualALocalRunAndCheckPrintsTheShopsLines) {
     if (object.key.find("/_delta_log/") != std::string::npos && object.key.ends_with(".json")) printed += *root->get(object.key);
   EXPECT_EQ(printed.find(store.secret()), std::string::npos);
   EXPECT_NE(printed.find("bronze_orders"), std::string::npos);  // the search looked at real text
+
+  // The bronze batches waited for the store (their commits at least) and say how long, each
+  // within its addBatch.
+  std::istringstream progress(read_text(f.dir() + "/checkpoints/read_orders/progress.jsonl"));
+  int64_t store_wait_ms = 0;
+  for (std::string line; std::getline(progress, line);) {
+    const auto ms = nlohmann::json::parse(line)["durationMs"];
+    store_wait_ms += ms.value("addBatchStoreWait", int64_t{0});
+    EXPECT_LE(ms.value("addBatchStoreWait", int64_t{0}), ms.value("addBatch", int64_t{0}) + 1) << ms.dump();
+  }
+  EXPECT_GT(store_wait_ms, 0);
 }
 
 TEST_P(ShopOnStore, RecountAndQueryReadTheTablesOnTheStore) {
