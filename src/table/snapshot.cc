@@ -5,6 +5,8 @@
 // hint is listed whole.
 #include <algorithm>
 #include <atomic>
+#include <cstdint>
+#include <deque>
 #include <functional>
 #include <mutex>
 #include <unordered_map>
@@ -23,9 +25,72 @@ namespace lakestream::delta {
 
 namespace {
 
+std::atomic<bool> remembering{false};
+
+// The texts of the commits last read from tables on a store, while remember_checkpoints() is on.
+// A commit is written once (put-if-absent) and never changed, and in a service each one is read
+// by every stream downstream of its table, the key index and the compaction thread besides the
+// replay: a GET each, where one does. The newest kCommitTextBytes are kept; a table found made
+// again drops its own.
+class CommitTexts {
+ public:
+  static constexpr size_t kCommitTextBytes = 16 << 20;
+
+  std::optional<std::string> find(const std::string& table, int64_t version) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    auto it = texts_.find({table, version});
+    if (it == texts_.end()) return std::nullopt;
+    return it->second;
+  }
+  void keep(const std::string& table, int64_t version, const std::string& text) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (!texts_.emplace(std::make_pair(table, version), text).second) return;
+    order_.emplace_back(table, version);
+    bytes_ += text.size();
+    while (bytes_ > kCommitTextBytes && !order_.empty()) {
+      auto oldest = texts_.find(order_.front());
+      if (oldest != texts_.end()) {
+        bytes_ -= oldest->second.size();
+        texts_.erase(oldest);
+      }
+      order_.pop_front();
+    }
+  }
+  void forget(const std::string& table) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    for (auto it = texts_.lower_bound({table, INT64_MIN}); it != texts_.end() && it->first.first == table;) {
+      bytes_ -= it->second.size();
+      it = texts_.erase(it);
+    }
+  }
+  void clear() {
+    std::lock_guard<std::mutex> lock(mutex_);
+    texts_.clear();
+    order_.clear();
+    bytes_ = 0;
+  }
+
+ private:
+  std::mutex mutex_;
+  std::map<std::pair<std::string, int64_t>, std::string> texts_;
+  std::deque<std::pair<std::string, int64_t>> order_;  // oldest kept first (some maybe forgotten)
+  size_t bytes_ = 0;
+};
+CommitTexts commit_texts;
+
+// The text of commit `version`, nullopt when there is none.
+std::optional<std::string> commit_text(const Table& table, int64_t version) {
+  const bool kept = remembering && table.is_remote();
+  if (kept)
+    if (auto text = commit_texts.find(table.path(), version)) return text;
+  std::optional<std::string> text = read_table_file(table, commit_key(version));
+  if (kept && text) commit_texts.keep(table.path(), version, *text);
+  return text;
+}
+
 LogActions read_commit_file(const Table& table, int64_t version) {
   std::string path = commit_file_path(table.path(), version);
-  std::optional<std::string> text = read_table_file(table, commit_key(version));
+  std::optional<std::string> text = commit_text(table, version);
   if (!text)
     throw Error("version " + std::to_string(version) + " of table " + table.path() + " is missing: there is no " + path +
                 " (removed by log clean-up, or the log was copied partly); read a newer version, or restore the file");
@@ -39,7 +104,6 @@ struct RememberedCheckpoint {
   std::vector<storage::ObjectInfo> parts;
   std::shared_ptr<const LogActions> actions;
 };
-std::atomic<bool> remembering{false};
 std::mutex remembered_mutex;
 std::map<std::string, RememberedCheckpoint> remembered;
 
@@ -201,7 +265,7 @@ bool with_advanced_replay(const std::string& table, std::optional<int64_t> targe
   }
   bool advanced = false;
   while (!target || kept.version < *target) {
-    std::optional<std::string> text = read_table_file(table, commit_key(kept.version + 1));
+    std::optional<std::string> text = commit_text(table, kept.version + 1);
     if (!text) break;
     LogActions actions = parse_commit_text(*text, commit_file_path(table, kept.version + 1));
     kept.version++;
@@ -210,6 +274,7 @@ bool with_advanced_replay(const std::string& table, std::optional<int64_t> targe
   }
   if (remote && !advanced && !read_table_file(table, commit_key(kept.version))) {
     replays.erase(it);
+    commit_texts.forget(table);
     return false;
   }
   if (target && kept.version != *target) return false;  // the listing says what is wrong
@@ -244,6 +309,7 @@ void remember_checkpoints(bool remember) {
   std::lock_guard<std::mutex> lock(remembered_mutex);
   remembered.clear();
   replays.clear();
+  commit_texts.clear();
 }
 
 std::optional<int64_t> remembered_txn_version(const Table& table, const std::string& app_id) {

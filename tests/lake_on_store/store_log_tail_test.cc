@@ -16,8 +16,8 @@ namespace {
 
 class LogTailOnStore : public ::testing::TestWithParam<Emulator> {
  protected:
-  // Versions up to `last`: 0 creates the table, each next one a batch of app "stream-a".
-  void commit_up_to(int64_t last) {
+  // Versions up to `last`: 0 creates the table, each next one a batch of `app`.
+  void commit_up_to(int64_t last, const std::string& app = "stream-a") {
     for (int64_t v = delta::latest_version(url) + 1; v <= last; v++) {
       delta::Commit commit(delta::load_snapshot(url));
       if (v == 0) {
@@ -25,7 +25,7 @@ class LogTailOnStore : public ::testing::TestWithParam<Emulator> {
         metadata.schema = {{"id", "long", true, nlohmann::json::object()}};
         commit.set_metadata(metadata);
       }
-      commit.set_txn("stream-a", v);
+      commit.set_txn(app, v);
       ASSERT_EQ(commit.publish(), v);
     }
   }
@@ -144,8 +144,9 @@ TEST_P(LogTailOnStore, ALargeCheckpointOnAStoreStillComesEveryTenCommits) {
 
 // A service (remember_checkpoints) keeps each table's replay and reads only the commits after it:
 // a snapshot with nothing new is the GET that finds no next commit and the GET that finds the
-// newest still there, however long the log; each new commit one GET more. The snapshots are the
-// listed ones, also after the table is made again under the same name with fewer versions.
+// newest still there, however long the log; each new commit one GET more, once in the process
+// (the commits' texts are kept). The snapshots are the listed ones, also after the table is made
+// again under the same name with fewer versions: nothing of the old one is read for it.
 TEST_P(LogTailOnStore, AServiceReadsOnlyTheCommitsAfterWhatItRemembers) {
   delta::configure_table_stores({store.settings(), cache.path(), 1 << 20});
   struct Remembering {
@@ -178,15 +179,23 @@ TEST_P(LogTailOnStore, AServiceReadsOnlyTheCommitsAfterWhatItRemembers) {
   EXPECT_EQ(requests_of_snapshot(), 3 + 1);
   EXPECT_EQ(delta::load_snapshot(url).txn_version("stream-b"), 60);
   EXPECT_EQ(requests_of_snapshot(), 2) << "nothing new";
+  // Read again by a reader of commits (a stream downstream), they cost no request.
+  storage::RequestCounts before = storage::request_counts();
+  EXPECT_EQ(delta::read_commits(url, 58, 60).back().txns, (std::map<std::string, int64_t>{{"stream-b", 60}}));
+  EXPECT_EQ(storage::request_counts().total(), before.total());
 
-  // The same name, a new table of 5 versions: the remembered one is dropped, not read on.
+  // The same name, a new table of 5 versions: the remembered one is dropped, not read on, and
+  // so are the texts of the old one's commits 0 to 5 (read here, so that they are kept).
+  EXPECT_EQ(delta::read_commits(url, 0, 5).size(), 6u);
   for (const auto& object : storage::open_store(url, store.settings())->list(""))
     delta::remove_table_file(url, object.key);
-  commit_up_to(5);
+  commit_up_to(5, "stream-new");
   delta::Snapshot again = delta::load_snapshot(url);
   EXPECT_EQ(again.version, 5);
-  EXPECT_EQ(again.txn_version("stream-a"), 5);
+  EXPECT_EQ(again.txn_version("stream-new"), 5);
+  EXPECT_EQ(again.txn_version("stream-a"), -1);
   EXPECT_EQ(again.txn_version("stream-b"), -1);
+  EXPECT_EQ(delta::read_commits(url, 3, 3).at(0).txns, (std::map<std::string, int64_t>{{"stream-new", 3}}));
 }
 
 INSTANTIATE_TEST_SUITE_P(Emulators, LogTailOnStore, ::testing::Values(Emulator::S3rver, Emulator::Azurite),
