@@ -33,9 +33,16 @@ class FileCache {
   // A fresh path in the staging folder, for a file to be uploaded; `name` ends it.
   std::string staging_path(const std::string& name);
 
+  // How many times this process listed the cache's files (each a stat per file).
+  int64_t scans() const { return scans_; }
+
  private:
   std::string path_for(const std::string& identity, const std::string& suffix, int64_t size) const;
   void use(const std::string& path);
+  // After a copy of `size` bytes was added: evicts when the cache may be over its cap.
+  void added(int64_t size);
+  // Lists every copy, and when they pass the cap removes the least recently used down to 90% of
+  // it (so that the next few adds do not list again).
   void evict();
   // The first use in a process sweeps what earlier processes left over the cap, even when every
   // file this process reads is already there.
@@ -45,6 +52,10 @@ class FileCache {
   int64_t cap_bytes_;
   std::mutex mutex_;
   bool swept_ = false;
+  // The bytes of the last listing plus what this process added since, and when that listing was.
+  int64_t known_bytes_ = 0;
+  std::chrono::steady_clock::time_point listed_at_;
+  int64_t scans_ = 0;
   // Copies handed out by this process, and when: kept for a while even over the cap.
   std::map<std::string, std::chrono::steady_clock::time_point> in_use_;
 };

@@ -60,5 +60,27 @@ TEST(FileCache, TheLeastRecentlyUsedCopiesNobodyReadsGoOverTheCap) {
   EXPECT_EQ(now.copy_of("s3://b/t/new", ".parquet", 400, [] { return std::string(); }).empty(), false);
 }
 
+// Adding a copy does not list the cache's files while this process's adds keep it under the cap:
+// a service adds a copy per data file, and a listing per add made its batches slower as the cache
+// filled. Past the cap it lists, and evicts down to 90% of it (what this process handed out aside).
+TEST(FileCache, AddsListTheCopiesOnlyWhenTheyMayPassTheCap) {
+  TempDir dir;
+  FileCache cache(dir.path(), 100000);
+  for (int i = 0; i < 200; i++)
+    cache.copy_of("s3://b/t/part-" + std::to_string(i), ".parquet", 100, [] { return std::string(100, 'x'); });
+  EXPECT_LE(cache.scans(), 2) << "a listing per add";
+  EXPECT_EQ(bytes_in(dir.path()), 20000);
+  {
+    FileCache other(dir.path(), 100000);  // another process, whose copies nobody here reads
+    for (int i = 0; i < 900; i++)
+      other.copy_of("s3://b/t/other-" + std::to_string(i), ".parquet", 100, [] { return std::string(100, 'x'); });
+  }
+  EXPECT_LE(bytes_in(dir.path()), 100000);  // it listed when its adds passed the cap, and evicted
+  FileCache next(dir.path(), 100000);
+  for (int i = 0; i < 2; i++)  // the second passes the cap
+    next.copy_of("s3://b/t/last-" + std::to_string(i), ".parquet", 100, [] { return std::string(100, 'x'); });
+  EXPECT_EQ(bytes_in(dir.path()), 90000);
+}
+
 }  // namespace
 }  // namespace lakestream::delta
