@@ -236,7 +236,8 @@ struct Replay {
 // (commits are put-if-absent and consecutive, so the first missing one ends the log), with no
 // listing of the log and no parse of the commits it already applied. A file keeps the version of
 // the commit that added it, also past a checkpoint (only check reads that version, in a process
-// of its own). On an object store this is one GET for a table with nothing new, where a listed
+// of its own). On an object store this is two GETs for a table with nothing new (the next
+// commit, not there; the newest, still there), where a listed
 // snapshot costs a GET of _last_checkpoint, a listing and a GET per commit since the checkpoint:
 // the store soak's service sent 25 requests per commit, and Azurite's CPU for them left its two
 // cores no room.
