@@ -215,6 +215,7 @@ int64_t Commit::publish() {
     throw CommitConflict("another writer committed version " + std::to_string(version) + " of table " + table_.path() +
                          " first (" + path + " exists); re-read the table and redo the work on top of it");
   published_ = true;
+  remember_published_commit(table_, version, text);
   write_checkpoint_if_due(version);
   if (iceberg_enabled(metadata)) write_iceberg_view(version);
   return version;

@@ -164,8 +164,12 @@ Snapshot load_table_shape(const Table& table, int64_t version);
 // JSON commits after the checkpoint, not a Parquet read. The listing still decides the version.
 // It also keeps the newest replay of each table and applies only the commits after it, read one
 // by one until the next is missing, with no listing (latest_version and txn_version too): on an
-// object store one GET when nothing is new.
+// object store two GETs when nothing is new (the next commit, not there; the newest, still there).
 void remember_checkpoints(bool remember);
+
+// While remember_checkpoints() is on, for a table on a store: keeps the text of the commit this
+// process just published, so that its own snapshots and readers do not GET it back.
+void remember_published_commit(const Table& table, int64_t version, const std::string& text);
 
 // While remember_checkpoints() is on: the newest txn version of appId in the remembered replay of a
 // table, advanced to its newest commit (-1 when it has none); nullopt when nothing is

@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <deque>
 #include <functional>
+#include <memory>
 #include <mutex>
 #include <unordered_map>
 
@@ -237,31 +238,46 @@ struct Replay {
 // listing of the log and no parse of the commits it already applied. A file keeps the version of
 // the commit that added it, also past a checkpoint (only check reads that version, in a process
 // of its own). On an object store this is two GETs for a table with nothing new (the next
-// commit, not there; the newest, still there), where a listed
-// snapshot costs a GET of _last_checkpoint, a listing and a GET per commit since the checkpoint:
-// the store soak's service sent 25 requests per commit, and Azurite's CPU for them left its two
-// cores no room.
+// commit, not there; the newest, still there), where a listed snapshot costs a GET of
+// _last_checkpoint, a listing and a GET per commit since the checkpoint: the store soak's service
+// sent 25 requests per commit, and Azurite's CPU for them left its two cores no room.
+// Each table's replay has a lock of its own: on a store its reads are round trips, which the
+// snapshots of other tables (other streams' threads) do not wait for.
 struct RememberedReplay {
-  int64_t version = -1;
+  std::mutex mutex;
+  int64_t version = -1;  // -1: being made
   Replay replay;
 };
-std::map<std::string, RememberedReplay> replays;
+std::map<std::string, std::shared_ptr<RememberedReplay>> replays;  // under remembered_mutex
+
+// Drops `kept` as the remembered replay of `table` (unless another has taken its place).
+void forget_replay(const std::string& table, const std::shared_ptr<RememberedReplay>& kept) {
+  std::lock_guard<std::mutex> lock(remembered_mutex);
+  auto it = replays.find(table);
+  if (it != replays.end() && it->second == kept) replays.erase(it);
+}
 
 // Runs `use` on the remembered replay of `table` advanced to `target` (the newest commit when
-// nullopt), under the lock; false when there is none to go on (not remembering, a remote table,
-// nothing remembered, a wanted version older than it, or its newest commit gone: the table was
-// made again). The remembered replay only moves forward.
+// nullopt), under its lock; false when there is none to go on (not remembering, nothing
+// remembered, a wanted version older than it, or its newest commit gone: the table was made
+// again). The remembered replay only moves forward.
 bool with_advanced_replay(const std::string& table, std::optional<int64_t> target,
                           const std::function<void(const RememberedReplay&)>& use) {
   if (!remembering) return false;
-  std::lock_guard<std::mutex> lock(remembered_mutex);
-  auto it = replays.find(table);
-  if (it == replays.end() || (target && *target < it->second.version)) return false;
-  RememberedReplay& kept = it->second;
+  std::shared_ptr<RememberedReplay> found;
+  {
+    std::lock_guard<std::mutex> lock(remembered_mutex);
+    auto it = replays.find(table);
+    if (it == replays.end()) return false;
+    found = it->second;
+  }
+  std::lock_guard<std::mutex> lock(found->mutex);
+  RememberedReplay& kept = *found;
+  if (kept.version < 0 || (target && *target < kept.version)) return false;
   // Locally a stat; on a store a round trip, asked only when no newer commit shows the log goes on.
   const bool remote = is_remote_table(table);
   if (!remote && !path_exists(commit_file_path(table, kept.version))) {
-    replays.erase(it);
+    forget_replay(table, found);
     return false;
   }
   bool advanced = false;
@@ -274,7 +290,7 @@ bool with_advanced_replay(const std::string& table, std::optional<int64_t> targe
     advanced = true;
   }
   if (remote && !advanced && !read_table_file(table, commit_key(kept.version))) {
-    replays.erase(it);
+    forget_replay(table, found);
     commit_texts.forget(table);
     return false;
   }
@@ -285,8 +301,15 @@ bool with_advanced_replay(const std::string& table, std::optional<int64_t> targe
 
 void remember_replay(const std::string& table, int64_t version, const Replay& replay) {
   if (!remembering) return;
-  std::lock_guard<std::mutex> lock(remembered_mutex);
-  auto& kept = replays[table];
+  std::shared_ptr<RememberedReplay> entry;
+  {
+    std::lock_guard<std::mutex> lock(remembered_mutex);
+    auto& slot = replays[table];
+    if (!slot) slot = std::make_shared<RememberedReplay>();
+    entry = slot;
+  }
+  std::lock_guard<std::mutex> lock(entry->mutex);
+  RememberedReplay& kept = *entry;
   if (kept.version > version && (is_remote_table(table) ? read_table_file(table, commit_key(kept.version)).has_value()
                                                         : path_exists(commit_file_path(table, kept.version))))
     return;
@@ -303,6 +326,10 @@ Snapshot shape_of(Snapshot snapshot, const Replay& replay, int64_t target);
 Snapshot snapshot_of(Snapshot snapshot, const Replay& replay, int64_t target, Tombstones tombstones);
 
 }  // namespace
+
+void remember_published_commit(const Table& table, int64_t version, const std::string& text) {
+  if (remembering && table.is_remote()) commit_texts.keep(table.normal().path(), version, text);
+}
 
 void remember_checkpoints(bool remember) {
   remembering = remember;

@@ -145,7 +145,7 @@ TEST_P(LogTailOnStore, ALargeCheckpointOnAStoreStillComesEveryTenCommits) {
 // A service (remember_checkpoints) keeps each table's replay and reads only the commits after it:
 // a snapshot with nothing new is the GET that finds no next commit and the GET that finds the
 // newest still there, however long the log; each new commit one GET more, once in the process
-// (the commits' texts are kept). The snapshots are the listed ones, also after the table is made
+// (the commits' texts are kept), none for a commit the process published itself. The snapshots are the listed ones, also after the table is made
 // again under the same name with fewer versions: nothing of the old one is read for it.
 TEST_P(LogTailOnStore, AServiceReadsOnlyTheCommitsAfterWhatItRemembers) {
   delta::configure_table_stores({store.settings(), cache.path(), 1 << 20});
@@ -167,9 +167,12 @@ TEST_P(LogTailOnStore, AServiceReadsOnlyTheCommitsAfterWhatItRemembers) {
     EXPECT_EQ(snapshot.files.size(), listed.files.size());
     return requests;
   };
+  // Each after a snapshot that took in the last commit (this process's own, which costs none).
   commit_up_to(23);
+  delta::load_snapshot(url);
   EXPECT_EQ(requests_of_snapshot(), 2);
   commit_up_to(57);
+  delta::load_snapshot(url);
   EXPECT_EQ(requests_of_snapshot(), 2) << "the requests grew with the log";
   // Commits another writer made meanwhile (each a txn of its own): a GET each, and the one that
   // finds no next commit.
@@ -183,6 +186,12 @@ TEST_P(LogTailOnStore, AServiceReadsOnlyTheCommitsAfterWhatItRemembers) {
   storage::RequestCounts before = storage::request_counts();
   EXPECT_EQ(delta::read_commits(url, 58, 60).back().txns, (std::map<std::string, int64_t>{{"stream-b", 60}}));
   EXPECT_EQ(storage::request_counts().total(), before.total());
+  // A commit this process publishes is kept as it wrote it: its next snapshot GETs only the
+  // commit after it, which is not there.
+  commit_up_to(61);
+  before = storage::request_counts();
+  EXPECT_EQ(delta::load_snapshot(url).txn_version("stream-a"), 61);
+  EXPECT_EQ(storage::request_counts().total() - before.total(), 1) << "the process read back its own commit";
 
   // The same name, a new table of 5 versions: the remembered one is dropped, not read on, and
   // so are the texts of the old one's commits 0 to 5 (read here, so that they are kept).
