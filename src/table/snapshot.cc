@@ -257,6 +257,13 @@ void forget_replay(const std::string& table, const std::shared_ptr<RememberedRep
   if (it != replays.end() && it->second == kept) replays.erase(it);
 }
 
+// Whether commit `version` of `table` is still there: a table deleted and made again with fewer
+// versions has lost it. Locally a stat; on a store a round trip.
+bool commit_still_there(const std::string& table, int64_t version) {
+  return is_remote_table(table) ? read_table_file(table, commit_key(version)).has_value()
+                                : path_exists(commit_file_path(table, version));
+}
+
 // Runs `use` on the remembered replay of `table` advanced to `target` (the newest commit when
 // nullopt), under its lock; false when there is none to go on (not remembering, nothing
 // remembered, a wanted version older than it, or its newest commit gone: the table was made
@@ -274,9 +281,9 @@ bool with_advanced_replay(const std::string& table, std::optional<int64_t> targe
   std::lock_guard<std::mutex> lock(found->mutex);
   RememberedReplay& kept = *found;
   if (kept.version < 0 || (target && *target < kept.version)) return false;
-  // Locally a stat; on a store a round trip, asked only when no newer commit shows the log goes on.
+  // On a store asked only when no newer commit shows the log goes on (a round trip).
   const bool remote = is_remote_table(table);
-  if (!remote && !path_exists(commit_file_path(table, kept.version))) {
+  if (!remote && !commit_still_there(table, kept.version)) {
     forget_replay(table, found);
     return false;
   }
@@ -289,7 +296,7 @@ bool with_advanced_replay(const std::string& table, std::optional<int64_t> targe
     kept.replay.apply(std::move(actions), kept.version);
     advanced = true;
   }
-  if (remote && !advanced && !read_table_file(table, commit_key(kept.version))) {
+  if (remote && !advanced && !commit_still_there(table, kept.version)) {
     forget_replay(table, found);
     commit_texts.forget(table);
     return false;
@@ -310,9 +317,7 @@ void remember_replay(const std::string& table, int64_t version, const Replay& re
   }
   std::lock_guard<std::mutex> lock(entry->mutex);
   RememberedReplay& kept = *entry;
-  if (kept.version > version && (is_remote_table(table) ? read_table_file(table, commit_key(kept.version)).has_value()
-                                                        : path_exists(commit_file_path(table, kept.version))))
-    return;
+  if (kept.version > version && commit_still_there(table, kept.version)) return;
   kept.version = version;
   kept.replay = replay;
 }

@@ -145,8 +145,9 @@ TEST_P(LogTailOnStore, ALargeCheckpointOnAStoreStillComesEveryTenCommits) {
 // A service (remember_checkpoints) keeps each table's replay and reads only the commits after it:
 // a snapshot with nothing new is the GET that finds no next commit and the GET that finds the
 // newest still there, however long the log; each new commit one GET more, once in the process
-// (the commits' texts are kept), none for a commit the process published itself. The snapshots are the listed ones, also after the table is made
-// again under the same name with fewer versions: nothing of the old one is read for it.
+// (the commits' texts are kept), none for a commit the process published itself. The snapshots
+// are the listed ones, also after the table is made again under the same name with fewer
+// versions: nothing of the old one is read for it.
 TEST_P(LogTailOnStore, AServiceReadsOnlyTheCommitsAfterWhatItRemembers) {
   delta::configure_table_stores({store.settings(), cache.path(), 1 << 20});
   struct Remembering {
