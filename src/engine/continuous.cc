@@ -16,15 +16,16 @@
 #include <vector>
 
 #include "engine/background_compaction.h"
+#include "engine/background_log_cleanup.h"
 #include "engine/committed_versions.h"
 #include "engine/downstream_pace.h"
-#include "engine/lake_vacuum.h"
 #include "sql/freed_memory.h"
 #include "table/background_checkpoints.h"
 #include "table/delta_table.h"
 #include "util/error.h"
 #include "util/files.h"
 #include "util/log_time.h"
+#include "util/plural.h"
 #include "util/stop.h"
 
 namespace lakestream {
@@ -70,29 +71,6 @@ enum class IdleWait {
   ForNewVersions,  // until the ingest stage commits a version (or max_idle_seconds pass)
 };
 
-std::string plural(int64_t n, const char* one, const char* many) { return std::to_string(n) + " " + (n == 1 ? one : many); }
-
-// Deletes what the log retention of each table the streams write lets go, saying how much; a
-// failure is told and does not stop the stage (the next hour tries again).
-void clean_expired_logs(const Pipeline& pipeline, const std::vector<std::string>& streams, std::ostream& out,
-                        std::ostream& err) {
-  for (const auto& name : streams) {
-    const Stream* stream = pipeline.find_stream(name);
-    if (!stream) continue;
-    for (const auto& table : stream->tables_written()) {
-      try {
-        int64_t deleted = clean_expired_log(pipeline, table);
-        if (deleted > 0)
-          out << log_time_now() << " " << table << ": deleted " << plural(deleted, "log file", "log files")
-              << " past the table's log retention\n" << std::flush;
-      } catch (const Error& e) {
-        err << log_time_now() << " lakestream: cleaning the log of " << table << " failed: " << e.what()
-            << "; trying again in an hour\n" << std::flush;
-      }
-    }
-  }
-}
-
 // Whether this process's ingest stage writes `stream`'s source and so tells the stage of each of
 // its commits (CommittedVersions): not when the source is written by another process, nor by a
 // worker group, whose other workers commit unseen here.
@@ -133,14 +111,7 @@ int run_stage(const Pipeline& pipeline, RunOptions options, const ContinuousOpti
     if (const Stream* stream = pipeline.find_stream(streams.front());
         stream && pipeline.target_latency_of(*stream) > 0 && source_commits_told_here(pipeline, *stream, options))
       downstream_pace.emplace(std::chrono::microseconds(pipeline.target_latency_of(*stream)));
-  std::optional<std::chrono::steady_clock::time_point> logs_cleaned;
   while (!stop_requested()) {
-    // The Delta logs of the stage's tables, cleaned by their retention at start and then hourly:
-    // a service's logs stay bounded without a manual vacuum (a plain run leaves it to vacuum).
-    if (!logs_cleaned || std::chrono::steady_clock::now() - *logs_cleaned >= continuous.log_cleanup_every) {
-      logs_cleaned = std::chrono::steady_clock::now();
-      clean_expired_logs(pipeline, streams, out, err);
-    }
     auto started = std::chrono::steady_clock::now();
     double wait = 0;
     int64_t versions_seen = versions.count();
@@ -153,8 +124,8 @@ int run_stage(const Pipeline& pipeline, RunOptions options, const ContinuousOpti
       runs_since_heartbeat++;
       for (const auto& report : reports) batches_since_heartbeat += static_cast<int64_t>(report.batches.size());
       if (started - last_heartbeat >= std::chrono::duration<double>(continuous.heartbeat_seconds)) {
-        out << log_time_now() << " alive" << stage << ": " << plural(batches_since_heartbeat, "batch", "batches")
-            << " in " << plural(runs_since_heartbeat, "run", "runs") << " in the last " << continuous.heartbeat_seconds
+        out << log_time_now() << " alive" << stage << ": " << counted(batches_since_heartbeat, "batch", "batches")
+            << " in " << counted(runs_since_heartbeat, "run", "runs") << " in the last " << continuous.heartbeat_seconds
             << " s\n" << std::flush;
         batches_since_heartbeat = runs_since_heartbeat = 0;
         last_heartbeat = started;
@@ -267,6 +238,18 @@ int run_continuously(const Pipeline& pipeline, RunOptions options, const Continu
   // Checkpoints off the batches' path (table/background_checkpoints.h); declared before the
   // compaction so that the checkpoints its last commits ask for are still written.
   delta::BackgroundCheckpoints checkpoints;
+  // The Delta logs of every table the streams write, cleaned by their retention at start and then
+  // hourly, off the batches' path (engine/background_log_cleanup.h): a plain run leaves it to vacuum.
+  std::vector<std::string> tables;
+  for (const Stage& stage : stages)
+    for (const auto& name : stage.options.streams)
+      if (const Stream* stream = pipeline.find_stream(name))
+        for (const auto& table : stream->tables_written())
+          if (std::find(tables.begin(), tables.end(), table) == tables.end()) tables.push_back(table);
+  LineSink cleanup_out_buf(out, out_mu), cleanup_err_buf(err, err_mu);
+  std::ostream cleanup_out(&cleanup_out_buf), cleanup_err(&cleanup_err_buf);
+  std::optional<BackgroundLogCleanup> log_cleanup;
+  log_cleanup.emplace(pipeline, tables, continuous.log_cleanup_every, cleanup_out, cleanup_err);
   std::optional<BackgroundCompaction> compaction;
   if (pipeline.compact) {
     compaction.emplace(pipeline, options.quiet ? nullptr : &compaction_out);
@@ -298,6 +281,7 @@ int run_continuously(const Pipeline& pipeline, RunOptions options, const Continu
     for (const Stage& stage : stages) failures = std::max(failures, stage.failures);
   }
   compaction.reset();  // lets a merge in hand finish before the last line
+  log_cleanup.reset();  // and a cleanup in hand
   out << log_time_now() << " stopped on request; every batch that started was finished and committed\n" << std::flush;
   return failures;
 }

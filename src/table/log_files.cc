@@ -95,6 +95,7 @@ void add_log_files(LogListing& listing, const std::vector<storage::ObjectInfo>& 
   std::map<int64_t, std::pair<int64_t, std::map<int64_t, storage::ObjectInfo>>> parts;
   const std::string prefix = "_delta_log/";
   for (const auto& file : files) {
+    if (!file.key.starts_with(prefix)) continue;
     std::string name = file.key.substr(prefix.size());
     int64_t version = 0, part = 0, part_count = 0;
     std::string rest;
@@ -119,9 +120,11 @@ void add_log_files(LogListing& listing, const std::vector<storage::ObjectInfo>& 
 
 }  // namespace
 
-LogListing list_log(const Table& table) {
+LogListing list_log(const Table& table) { return log_listing_of(list_table_files(table, "_delta_log/")); }
+
+LogListing log_listing_of(const std::vector<storage::ObjectInfo>& files) {
   LogListing listing;
-  add_log_files(listing, list_table_files(table, "_delta_log/"));
+  add_log_files(listing, files);
   return listing;
 }
 

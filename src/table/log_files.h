@@ -35,6 +35,10 @@ struct LogListing {
 // sidecars are found by reading it (table/checkpoint_reader.h).
 LogListing list_log(const Table& table);
 
+// The same from a listing already made: the files among `files` whose keys are under
+// `_delta_log/` (the others are skipped), e.g. vacuum's one listing of the whole table.
+LogListing log_listing_of(const std::vector<storage::ObjectInfo>& files);
+
 // The log from the checkpoint `_last_checkpoint` names on, without listing the folder: that
 // checkpoint's files, and the commits after it found by asking for each next name until one is
 // missing (commits are put-if-absent and consecutive, so none after it is skipped; a newer

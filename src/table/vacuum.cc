@@ -147,8 +147,13 @@ VacuumPlan plan_vacuum(const Table& wanted, std::optional<int64_t> retain_ms,
   VacuumPlan plan;
   plan.table = wanted.normal();
   const Table& table = plan.table;
-  LogListing listing = list_log(table);
+  const bool log_only = scope == VacuumScope::LogOnly;
+  // One listing, of the log alone or of the whole table with its log: on an object store it
+  // grows with the table, and the log's versions and its files' times then agree.
+  std::vector<storage::ObjectInfo> listed = list_table_files(table, log_only ? "_delta_log/" : "");
+  LogListing listing = log_listing_of(listed);
   TableListing files;
+  for (auto& file : listed) files[file.key] = std::move(file);
   const int64_t latest = listing.latest();
   if (latest < 0) throw Error("cannot vacuum " + table.path() + ": there is no Delta table there (no commits in " + log_dir(table.path()) + ")");
   const Metadata metadata = load_snapshot(table, latest).metadata;
@@ -165,8 +170,6 @@ VacuumPlan plan_vacuum(const Table& wanted, std::optional<int64_t> retain_ms,
   const int64_t now = std::chrono::duration_cast<std::chrono::milliseconds>(
                           std::chrono::system_clock::now().time_since_epoch()).count();
   const int64_t cutoff = now - retain;
-  const bool log_only = scope == VacuumScope::LogOnly;
-  for (auto& file : list_table_files(table, log_only ? "_delta_log/" : "")) files[file.key] = std::move(file);
 
   int64_t keep_from = oldest_version_current_since(files, listing, cutoff);
   if (needed_from_version) keep_from = std::min(keep_from, std::max<int64_t>(*needed_from_version, 0));

@@ -245,9 +245,10 @@ TEST(Continuous, HealthEndpointsSayLiveAndReadyThenNotReadyWhileAStreamFails) {
   EXPECT_EQ(run.wait(30000).exit_code, 0);
 }
 
-// A service's Delta logs stay bounded without a manual vacuum: at start (and hourly) each stage
-// deletes the commits and checkpoints before the newest checkpoint past the log retention.
-TEST(Continuous, CleansTheDeltaLogsByTheirRetention) {
+// A service's Delta logs stay bounded without a manual vacuum: at start (and hourly) it deletes
+// the commits and checkpoints before the newest checkpoint past the log retention, on a thread of
+// its own, so that the first batch after a (re)start does not wait for the cleanup's listing.
+TEST(Continuous, CleansTheDeltaLogsByTheirRetentionWithoutHoldingUpTheFirstBatch) {
   // No compaction: its commits would change which versions the retention lets go.
   std::string toml = ops_pipeline();
   toml.replace(toml.find("[lake]\n"), 7, "[lake]\ncompact = false\n");
@@ -263,16 +264,22 @@ TEST(Continuous, CleansTheDeltaLogsByTheirRetention) {
   for (const auto& e : std::filesystem::recursive_directory_iterator(f.dir() + "/lake/bronze_orders"))
     if (e.is_regular_file()) std::filesystem::last_write_time(e.path(), forty_days_ago);
 
-  BackgroundProcess run({"run", "-p", f.pipeline_file(), "--continuous", "--interval", "1s", "read_orders"}, f.dir());
+  // An order waiting, and the cleanup held 5 s before each table: the batch must not wait for it.
+  f.produce("orders", order_at(200, "0910"), "order_id");
+  BackgroundProcess run({"run", "-p", f.pipeline_file(), "--continuous", "--interval", "1s", "read_orders"}, f.dir(),
+                        {"LAKESTREAM_PAUSE=log_cleanup:5000"});
   // Versions 0 to 19 and the checkpoint at 10: the checkpoint at 20 and what follows replay the table.
-  ASSERT_TRUE(run.wait_for_output("bronze_orders: deleted 21 log files past the table's log retention", 20000))
-      << run.out() << run.err();
+  const std::string cleaned = "bronze_orders: deleted 21 log files past the table's log retention";
+  ASSERT_TRUE(run.wait_for_output(cleaned, 20000)) << run.out() << run.err();
+  size_t batch_line = run.out().find("read_orders: batch");
+  ASSERT_NE(batch_line, std::string::npos) << run.out();
+  EXPECT_LT(batch_line, run.out().find(cleaned)) << run.out();
   run.send_signal(SIGTERM);
   EXPECT_EQ(run.wait(30000).exit_code, 0);
   EXPECT_FALSE(std::filesystem::exists(log + "/00000000000000000000.json"));
   EXPECT_FALSE(std::filesystem::exists(log + "/00000000000000000019.json"));
   EXPECT_TRUE(std::filesystem::exists(log + "/00000000000000000020.checkpoint.parquet"));
-  EXPECT_EQ(f.query("select count(*) as n from bronze_orders"), "n\n22\n");
+  EXPECT_EQ(f.query("select count(*) as n from bronze_orders"), "n\n23\n");
   CommandResult check = f.lakestream("run");
   EXPECT_EQ(check.exit_code, 0) << check.err;
   EXPECT_EQ(f.lakestream("check").exit_code, 0);
