@@ -36,7 +36,8 @@ struct ContinuousOptions {
   double max_retry_seconds = 300;
   // With nothing new, one "alive" line this often (a service log stays quiet while idle, not mute).
   double heartbeat_seconds = 600;
-  // How often each stage deletes the log files its tables' retention lets go (also at start).
+  // How often the service deletes the log files its tables' retention lets go (also at start, on
+  // a thread of its own: engine/background_log_cleanup.h).
   std::chrono::seconds log_cleanup_every{3600};
   // Told when each stream's run starts and ends (for /readyz); none: not told.
   ServiceHealth* health = nullptr;

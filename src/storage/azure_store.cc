@@ -66,11 +66,10 @@ class AzureStore : public ObjectStore {
     return false;
   }
 
-  std::vector<ObjectInfo> list(const std::string& prefix) override {
-    std::vector<ObjectInfo> out;
-    std::string marker;
+  ListPage list_page(const std::string& prefix, const std::string& marker) override {
+    ListPage out;
     std::string full_prefix = root() + prefix;
-    do {
+    {
       std::string query = "comp=list&maxresults=" + std::to_string(page_size_) + "&prefix=" + url_encode_query(full_prefix) +
                           "&restype=container";
       if (!marker.empty()) query += "&marker=" + url_encode_query(marker);
@@ -81,11 +80,11 @@ class AzureStore : public ObjectStore {
         throw Error("listing " + where(prefix) + " failed: the store answered HTTP " + std::to_string(r.status) +
                     " with something that is not a listing (" + std::to_string(r.body.size()) + " bytes); try again");
       for (auto& blob : xml_records(r.body, "Blob", {"Name", "Content-Length", "Last-Modified"}))
-        out.push_back({blob[0].substr(root().size()), std::stoll(blob[1].empty() ? "0" : blob[1]),
-                       parse_store_time_ms(blob[2])});
-      marker = xml_text(r.body, "NextMarker");
-    } while (!marker.empty());
-    std::sort(out.begin(), out.end(), [](const ObjectInfo& a, const ObjectInfo& b) { return a.key < b.key; });
+        out.objects.push_back({blob[0].substr(root().size()), std::stoll(blob[1].empty() ? "0" : blob[1]),
+                               parse_store_time_ms(blob[2])});
+      out.next = xml_text(r.body, "NextMarker");
+    }
+    std::sort(out.objects.begin(), out.objects.end(), [](const ObjectInfo& a, const ObjectInfo& b) { return a.key < b.key; });
     return out;
   }
 

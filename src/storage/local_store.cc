@@ -40,13 +40,14 @@ class LocalStore : public ObjectStore {
     return write_file_if_absent(path, data);
   }
 
-  std::vector<ObjectInfo> list(const std::string& prefix) override {
+  ListPage list_page(const std::string& prefix, const std::string& /*token: one page*/) override {
     // Walk only the folder the prefix names (its part before the last '/').
-    std::vector<ObjectInfo> out;
+    ListPage page;
+    std::vector<ObjectInfo>& out = page.objects;
     std::string folder = prefix.substr(0, prefix.rfind('/') == std::string::npos ? 0 : prefix.rfind('/'));
     fs::path start = folder.empty() ? fs::path(root_) : fs::path(root_) / folder;
     std::error_code ec;
-    if (!fs::is_directory(start, ec)) return out;
+    if (!fs::is_directory(start, ec)) return page;
     // A key is the entry's path after the root's: the iterator's paths all start with `start`.
     // (fs::relative would resolve every component of every path: a listing of the 10,000
     // commits of a day's log took a third of a second.)
@@ -60,7 +61,7 @@ class LocalStore : public ObjectStore {
       out.push_back({key, static_cast<int64_t>(it->file_size(ec)), modified_ms(it->last_write_time(ec))});
     }
     std::sort(out.begin(), out.end(), [](const ObjectInfo& a, const ObjectInfo& b) { return a.key < b.key; });
-    return out;
+    return page;
   }
 
   void remove(const std::string& key) override {

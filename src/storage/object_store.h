@@ -27,6 +27,13 @@ struct ObjectInfo {
 // tuning: part_size (bytes of one multipart part or block), list_page_size, max_attempts.
 using StoreSettings = std::map<std::string, std::string>;
 
+// One page of a listing, in key order, and the token that asks for the next page (empty after
+// the last).
+struct ListPage {
+  std::vector<ObjectInfo> objects;
+  std::string next;
+};
+
 class ObjectStore {
  public:
   virtual ~ObjectStore() = default;
@@ -42,8 +49,14 @@ class ObjectStore {
   // another writer's object was there first (left untouched). The Delta commit.
   virtual bool put_if_absent(const std::string& key, const std::string& data) = 0;
 
+  // One page of the objects whose key starts with `prefix`: the first when `token` is empty,
+  // else the one that token asks for. Stores list in key order, so a reader that wants only the
+  // start of a long listing (the oldest commits of a log) stops paging there. The local store
+  // gives every object in one page.
+  virtual ListPage list_page(const std::string& prefix, const std::string& token) = 0;
+
   // Every object whose key starts with `prefix`, sorted by key, all pages of the listing.
-  virtual std::vector<ObjectInfo> list(const std::string& prefix) = 0;
+  std::vector<ObjectInfo> list(const std::string& prefix);
 
   // Deletes the object; no error when it is missing.
   virtual void remove(const std::string& key) = 0;

@@ -57,11 +57,10 @@ class S3Store : public ObjectStore {
     throw Error(what + ": the store kept answering 409 (a conflicting write in flight); try again");
   }
 
-  std::vector<ObjectInfo> list(const std::string& prefix) override {
-    std::vector<ObjectInfo> out;
-    std::string token;
+  ListPage list_page(const std::string& prefix, const std::string& token) override {
+    ListPage out;
     std::string full_prefix = root() + prefix;
-    do {
+    {
       std::string query = "list-type=2&max-keys=" + std::to_string(page_size_) + "&prefix=" + url_encode_query(full_prefix);
       if (!token.empty()) query += "&continuation-token=" + url_encode_query(token);
       HttpResponse r = send("GET", "", query, "", "listing " + where(prefix), {}, nullptr, /*bucket_level=*/true);
@@ -71,11 +70,11 @@ class S3Store : public ObjectStore {
         throw Error("listing " + where(prefix) + " failed: the store answered HTTP " + std::to_string(r.status) +
                     " with something that is not a listing (" + std::to_string(r.body.size()) + " bytes); try again");
       for (auto& object : xml_records(r.body, "Contents", {"Key", "Size", "LastModified"}))
-        out.push_back({object[0].substr(root().size()), std::stoll(object[1].empty() ? "0" : object[1]),
-                       parse_store_time_ms(object[2])});
-      token = xml_text(r.body, "IsTruncated") == "true" ? xml_text(r.body, "NextContinuationToken") : "";
-    } while (!token.empty());
-    std::sort(out.begin(), out.end(), [](const ObjectInfo& a, const ObjectInfo& b) { return a.key < b.key; });
+        out.objects.push_back({object[0].substr(root().size()), std::stoll(object[1].empty() ? "0" : object[1]),
+                               parse_store_time_ms(object[2])});
+      out.next = xml_text(r.body, "IsTruncated") == "true" ? xml_text(r.body, "NextContinuationToken") : "";
+    }
+    std::sort(out.objects.begin(), out.objects.end(), [](const ObjectInfo& a, const ObjectInfo& b) { return a.key < b.key; });
     return out;
   }
 

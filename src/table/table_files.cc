@@ -127,6 +127,20 @@ std::vector<storage::ObjectInfo> list_table_files(const Table& table, const std:
   return storage::open_local_store(table.path())->list(prefix);
 }
 
+void list_table_files_from_start(const Table& table, const std::string& prefix,
+                                 const std::function<bool(std::vector<storage::ObjectInfo>)>& page) {
+  if (!table.is_remote()) {
+    page(storage::open_local_store(table.path())->list(prefix));
+    return;
+  }
+  std::string token;
+  do {
+    storage::ListPage listed = with_store(table, [&](storage::ObjectStore& s) { return s.list_page(prefix, token); });
+    token = std::move(listed.next);
+    if (!page(std::move(listed.objects))) return;
+  } while (!token.empty());
+}
+
 std::optional<std::string> read_table_file(const Table& table, const std::string& key) {
   if (table.is_remote()) return with_store(table, [&](storage::ObjectStore& s) { return s.get(key); });
   std::string path = join_path(table.path(), key);

@@ -11,6 +11,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <optional>
 #include <string>
@@ -36,6 +37,12 @@ std::string normal_table_path(const std::string& table_path);
 // Every file whose key starts with `prefix` (in sub-folders too), sorted by key, with its size and
 // modification time: a fresh listing of every page, never cached. Empty when there is no table.
 std::vector<storage::ObjectInfo> list_table_files(const Table& table, const std::string& prefix);
+
+// The same a page at a time, in key order, each handed to `page` until it returns false: a
+// reader that wants only the start of a long listing stops there. The store is held for one
+// page's request at a time, not the whole listing. A local table's listing is one page.
+void list_table_files_from_start(const Table& table, const std::string& prefix,
+                                 const std::function<bool(std::vector<storage::ObjectInfo>)>& page);
 
 // The file's bytes; nullopt when it does not exist. Throws Error on any other failure.
 std::optional<std::string> read_table_file(const Table& table, const std::string& key);

@@ -132,6 +132,32 @@ void plan_iceberg_files(VacuumPlan& plan, const TableListing& files, int64_t kee
   }
 }
 
+// The log's files from its start through the first page that holds a commit made at `cutoff_ms`
+// or later: the versions whose files can go all come before it (commits are made in version
+// order, so the rest of the log is younger still). The log keeps every commit of its retention,
+// 30 days by default, which at a service's few commits a second is millions of files: listing
+// them all every hour held the table's store (and its writers) for the whole listing. Should the
+// times not rise with the versions, a version past this listing that is older than the cutoff
+// is only kept longer: the plan from a listing that stops early never deletes more than from the
+// whole one. A local log is listed whole (one page).
+std::vector<storage::ObjectInfo> log_files_up_to(const Table& table, int64_t cutoff_ms) {
+  const std::string commit_key_of_0 = commit_key(0);  // `_delta_log/` + 20 digits + `.json`
+  auto is_commit = [&](const std::string& key) {
+    return key.size() == commit_key_of_0.size() && key.starts_with("_delta_log/") && key.ends_with(".json") &&
+           std::all_of(key.begin() + 11, key.end() - 5, [](char c) { return c >= '0' && c <= '9'; });
+  };
+  std::vector<storage::ObjectInfo> listed;
+  list_table_files_from_start(table, "_delta_log/", [&](std::vector<storage::ObjectInfo> page) {
+    bool reached = false;
+    for (auto& file : page) {
+      reached = reached || (file.modified_ms >= cutoff_ms && is_commit(file.key));
+      listed.push_back(std::move(file));
+    }
+    return !reached;
+  });
+  return listed;
+}
+
 }  // namespace
 
 int64_t deleted_file_retention_ms(const Metadata& metadata) {
@@ -148,13 +174,11 @@ VacuumPlan plan_vacuum(const Table& wanted, std::optional<int64_t> retain_ms,
   plan.table = wanted.normal();
   const Table& table = plan.table;
   const bool log_only = scope == VacuumScope::LogOnly;
-  // One listing, of the log alone or of the whole table with its log: on an object store it
-  // grows with the table, and the log's versions and its files' times then agree.
-  std::vector<storage::ObjectInfo> listed = list_table_files(table, log_only ? "_delta_log/" : "");
-  LogListing listing = log_listing_of(listed);
-  TableListing files;
-  for (auto& file : listed) files[file.key] = std::move(file);
-  const int64_t latest = listing.latest();
+  // A whole vacuum lists the table once, the log with it (its versions and its files' times then
+  // agree); the log's cleanup lists the log only as far as the retention reaches, below.
+  std::vector<storage::ObjectInfo> listed;
+  if (!log_only) listed = list_table_files(table, "");
+  const int64_t latest = log_only ? latest_version(table) : log_listing_of(listed).latest();
   if (latest < 0) throw Error("cannot vacuum " + table.path() + ": there is no Delta table there (no commits in " + log_dir(table.path()) + ")");
   const Metadata metadata = load_snapshot(table, latest).metadata;
   const int64_t table_retention = deleted_file_retention_ms(metadata);
@@ -170,6 +194,10 @@ VacuumPlan plan_vacuum(const Table& wanted, std::optional<int64_t> retain_ms,
   const int64_t now = std::chrono::duration_cast<std::chrono::milliseconds>(
                           std::chrono::system_clock::now().time_since_epoch()).count();
   const int64_t cutoff = now - retain;
+  if (log_only) listed = log_files_up_to(table, std::min(cutoff, now - log_retain));
+  const LogListing listing = log_listing_of(listed);
+  TableListing files;
+  for (auto& file : listed) files[file.key] = std::move(file);
 
   int64_t keep_from = oldest_version_current_since(files, listing, cutoff);
   if (needed_from_version) keep_from = std::min(keep_from, std::max<int64_t>(*needed_from_version, 0));

@@ -3,6 +3,9 @@
 // whole log. From the `_last_checkpoint` hint on, the tail is listed ten versions at a time
 // (table/log_files.cc): the same commits and checkpoint as the whole listing, in a few requests
 // however long the log, whatever the hint (stale, naming what is not there, missing).
+#include <chrono>
+#include <thread>
+
 #include "lake_on_store/store_lake.h"
 #include "storage/request_counts.h"
 #include "table/delta_table.h"
@@ -109,8 +112,63 @@ TEST_P(LogTailOnStore, PlanningTheLogCleanupTakesTheSameRequestsHoweverLongTheLo
   int64_t short_log = requests_of_cleanup_plan();
   commit_up_to(63);  // as far past its checkpoint (60) as 23 is past 20
   EXPECT_EQ(requests_of_cleanup_plan(), short_log) << "the requests grew with the log";
-  // The log's listing twice (its versions, then its files' times) and the latest snapshot's tail.
+  // The latest version's tail, the latest snapshot's, and the log's one listing.
   EXPECT_LE(short_log, 8);
+}
+
+// The log keeps every commit of its retention (30 days by default: millions of files for a
+// service), and a cleanup can delete only what is older than that: it lists the log from its
+// start only until a page holds a commit made within the retention (table/vacuum.cc). Pages of 10
+// keys here: a log with 100 more young versions costs its cleanup not one request more.
+TEST_P(LogTailOnStore, TheLogCleanupListsTheLogOnlyAsFarAsItsRetentionReaches) {
+  storage::StoreSettings settings = store.settings();
+  settings["list_page_size"] = "10";
+  delta::configure_table_stores({settings, cache.path(), 1 << 20});
+  auto requests_of_cleanup_plan = [&] {
+    storage::RequestCounts before = storage::request_counts();
+    delta::VacuumPlan plan = delta::plan_vacuum(url, std::nullopt, std::nullopt, false, delta::VacuumScope::LogOnly);
+    EXPECT_TRUE(plan.log_files.empty());  // nothing is 30 days old
+    return storage::request_counts().total() - before.total();
+  };
+  commit_up_to(99);
+  int64_t at_99 = requests_of_cleanup_plan();
+  commit_up_to(199);  // as far past its checkpoint (190) as 99 is past 90
+  EXPECT_EQ(requests_of_cleanup_plan(), at_99) << "the cleanup listed the young part of the log";
+  // The whole listing of the log (200 commits, 19 checkpoints) is over 20 pages long now.
+  storage::RequestCounts before = storage::request_counts();
+  delta::list_log(url);
+  EXPECT_GE(storage::request_counts().get - before.get, 22);
+}
+
+// What a cleanup that stops listing early deletes is what the whole listing's plan deletes: a log
+// retention of 5 s, versions 0 to 20 made before it and 21 to 59 within it, in pages of 10 keys.
+TEST_P(LogTailOnStore, TheLogCleanupThatStopsListingEarlyDeletesWhatTheWholeListingWould) {
+  storage::StoreSettings settings = store.settings();
+  settings["list_page_size"] = "10";
+  delta::configure_table_stores({settings, cache.path(), 1 << 20});
+  {
+    delta::Commit create(delta::load_snapshot(url));
+    delta::Metadata metadata;
+    metadata.schema = {{"id", "long", true, nlohmann::json::object()}};
+    metadata.configuration = {{"delta.logRetentionDuration", "interval 5 seconds"},
+                              {"delta.deletedFileRetentionDuration", "interval 5 seconds"}};
+    create.set_metadata(metadata);
+    create.set_txn("stream-a", 0);
+    ASSERT_EQ(create.publish(), 0);
+  }
+  commit_up_to(20);
+  std::this_thread::sleep_for(std::chrono::milliseconds(6500));  // the store's times are in whole seconds
+  commit_up_to(59);
+  delta::VacuumPlan cleanup = delta::plan_vacuum(url, std::nullopt, std::nullopt, false, delta::VacuumScope::LogOnly);
+  delta::VacuumPlan whole = delta::plan_vacuum(url, std::nullopt, std::nullopt);
+  // Version 20 was current at the cutoff and its checkpoint starts the log: 0 to 19 and the
+  // checkpoint at 10 go.
+  EXPECT_EQ(cleanup.log_files.size(), 21u);
+  EXPECT_EQ(cleanup.log_files, whole.log_files);
+  delta::run_vacuum(cleanup);
+  EXPECT_EQ(delta::list_log(url).commits.size(), 40u);
+  EXPECT_EQ(delta::load_snapshot(url, 20).txn_version("stream-a"), 20);
+  EXPECT_EQ(delta::load_snapshot(url).txn_version("stream-a"), 59);
 }
 
 // Locally a large checkpoint waits for the commits since to add up (table/commit.cc); on a store
