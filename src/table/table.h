@@ -23,6 +23,7 @@
 namespace lakestream::delta {
 
 class FileCache;
+struct StorePool;
 
 struct TableStoreOptions {
   storage::StoreSettings settings;  // [lake.storage]
@@ -30,12 +31,12 @@ struct TableStoreOptions {
   int64_t cache_bytes = 10LL << 30;
 };
 
-// The store of a table with its own settings, opened on first use and used by one thread at a
-// time (the stores' HTTP clients require it). Shared by the copies of one handle.
+// The stores of a table with its own settings (table/table_files.cc), opened on first use. Shared
+// by the copies of one handle.
 struct OwnStore {
   TableStoreOptions options;
   std::mutex mutex;
-  std::unique_ptr<storage::ObjectStore> store;
+  std::shared_ptr<StorePool> stores;
   std::shared_ptr<FileCache> cache;
 };
 

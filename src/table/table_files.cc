@@ -1,6 +1,7 @@
-// One store per remote table URL, opened on first use and kept for the process (its connection is
-// reused); each is used by one thread at a time, as the stores' HTTP clients require. Local
-// tables use util/files.h (and the local store's listing), exactly as before the stores existed.
+// The stores of each remote table URL, opened on first use and kept for the process (their
+// connections are reused); each is used by one thread at a time, as the stores' HTTP clients
+// require, and a table has as many as threads use it at once. Local tables use util/files.h (and
+// the local store's listing), exactly as before the stores existed.
 #include "table/table_files.h"
 
 #include <fcntl.h>
@@ -24,15 +25,23 @@ namespace {
 
 namespace fs = std::filesystem;
 
-struct OpenStore {
-  std::unique_ptr<storage::ObjectStore> store;
+}  // namespace
+
+// A table's open stores not in use. One store per table made each of its requests wait for the
+// one in flight: a service's bronze writer waited behind the downstream streams' reads of bronze's
+// data files and the checkpoints' thread's upload of bronze's checkpoint, up to a second a batch
+// on Azurite after a restart, when every stream catches up at once.
+struct StorePool {
   std::mutex mutex;
+  std::vector<std::unique_ptr<storage::ObjectStore>> idle;
 };
+
+namespace {
 
 struct TableStores {
   std::mutex mutex;
   TableStoreOptions options;  // the process's lake
-  std::map<std::string, std::unique_ptr<OpenStore>> by_table;
+  std::map<std::string, std::shared_ptr<StorePool>> by_table;
   std::shared_ptr<FileCache> cache;
   // Every cache in use by folder: a table with its own settings and the lake share the cache of
   // one folder rather than two caches evicting each other's files.
@@ -53,29 +62,44 @@ std::shared_ptr<FileCache> cache_of(TableStores& all, const TableStoreOptions& o
   return made;
 }
 
-// Runs `action` on the store of the remote table, one caller at a time: the table's own store,
-// or the process's lake's store of that URL.
+// Runs `action` on a store of the remote table that no other thread is using: an idle one of the
+// table's own stores or of the process's lake's stores of that URL, or a new one.
 template <typename Action>
 auto with_store(const Table& table, Action action) {
+  std::shared_ptr<StorePool> pool;
+  storage::StoreSettings settings;
   if (OwnStore* own = table.own_store()) {
     std::lock_guard lock(own->mutex);
-    if (!own->store) own->store = storage::open_store(table.path(), own->options.settings);
-    return action(*own->store);
-  }
-  TableStores& all = stores();
-  OpenStore* open = nullptr;
-  {
+    if (!own->stores) own->stores = std::make_shared<StorePool>();
+    pool = own->stores;
+    settings = own->options.settings;
+  } else {
+    TableStores& all = stores();
     std::lock_guard lock(all.mutex);
     auto& slot = all.by_table[table.path()];
-    if (!slot) {
-      auto opened = std::make_unique<OpenStore>();
-      opened->store = storage::open_store(table.path(), all.options.settings);
-      slot = std::move(opened);
-    }
-    open = slot.get();
+    if (!slot) slot = std::make_shared<StorePool>();
+    pool = slot;
+    settings = all.options.settings;
   }
-  std::lock_guard lock(open->mutex);
-  return action(*open->store);
+  std::unique_ptr<storage::ObjectStore> store;
+  {
+    std::lock_guard lock(pool->mutex);
+    if (!pool->idle.empty()) {
+      store = std::move(pool->idle.back());
+      pool->idle.pop_back();
+    }
+  }
+  if (!store) store = storage::open_store(table.path(), settings);
+  // Back to the pool however `action` ends: a failed request leaves the store usable.
+  struct GiveBack {
+    StorePool& pool;
+    std::unique_ptr<storage::ObjectStore>& store;
+    ~GiveBack() {
+      std::lock_guard lock(pool.mutex);
+      pool.idle.push_back(std::move(store));
+    }
+  } give_back{*pool, store};
+  return action(*store);
 }
 
 FileCache& cache(const Table& table) {

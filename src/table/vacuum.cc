@@ -12,6 +12,7 @@
 #include "table/log_files.h"
 #include "table/table_files.h"
 #include "util/error.h"
+#include "util/fault.h"
 #include "util/files.h"
 #include "util/plural.h"
 
@@ -239,7 +240,10 @@ void run_vacuum(const VacuumPlan& plan) {
   for (const auto& relative : plan.iceberg_files) remove_table_file(plan.table, relative);
   for (const auto& relative : plan.data_files) remove_table_file(plan.table, relative);
   // Oldest first: a crash midway leaves a log that still starts at a whole version.
-  for (const auto& name : plan.log_files) remove_table_file(plan.table, "_delta_log/" + name);
+  for (const auto& name : plan.log_files) {
+    fault_point("vacuum_log_delete");
+    remove_table_file(plan.table, "_delta_log/" + name);
+  }
 }
 
 }  // namespace lakestream::delta

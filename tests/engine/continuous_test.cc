@@ -285,6 +285,48 @@ TEST(Continuous, CleansTheDeltaLogsByTheirRetentionWithoutHoldingUpTheFirstBatch
   EXPECT_EQ(f.lakestream("check").exit_code, 0);
 }
 
+// A kill -9 midway through the log cleanup, which runs beside the batches: the log still starts
+// at a whole version (oldest first), the table reads whole, and the next start deletes the rest;
+// every order is in bronze once.
+TEST(Continuous, AKillMidwayThroughTheLogCleanupLosesNothingAndTheNextStartFinishesIt) {
+  std::string toml = ops_pipeline();
+  toml.replace(toml.find("[lake]\n"), 7, "[lake]\ncompact = false\n");
+  PipelineFixture f(toml, {{"orders", 1}});
+  for (int i = 0; i < 22; i++) {
+    f.produce("orders", order_at(100 + i, "0905"), "order_id");
+    ASSERT_EQ(f.lakestream("run").exit_code, 0);
+  }
+  std::string log = f.dir() + "/lake/bronze_orders/_delta_log";
+  auto forty_days_ago = std::filesystem::file_time_type::clock::now() - std::chrono::hours(24 * 40);
+  for (const auto& e : std::filesystem::recursive_directory_iterator(f.dir() + "/lake/bronze_orders"))
+    if (e.is_regular_file()) std::filesystem::last_write_time(e.path(), forty_days_ago);
+  f.produce("orders", order_at(200, "0910"), "order_id");
+
+  // Killed as it is about to delete its sixth log file of 21, whether or not the batch is in.
+  BackgroundProcess killed({"run", "-p", f.pipeline_file(), "--continuous", "--interval", "1s", "read_orders"}, f.dir(),
+                           {"LAKESTREAM_FAULT=vacuum_log_delete:6"});
+  CommandResult died = killed.wait(30000);
+  ASSERT_EQ(died.signal, SIGKILL) << killed.out() << killed.err();
+  EXPECT_FALSE(std::filesystem::exists(log + "/00000000000000000004.json"));
+  EXPECT_TRUE(std::filesystem::exists(log + "/00000000000000000005.json"));
+  std::string rows = f.query("select count(*) as n from bronze_orders");
+  EXPECT_TRUE(rows == "n\n22\n" || rows == "n\n23\n") << rows;
+
+  BackgroundProcess run({"run", "-p", f.pipeline_file(), "--continuous", "--interval", "1s", "read_orders"}, f.dir());
+  // Versions 5 to 19 and the checkpoint at 10 were left.
+  ASSERT_TRUE(run.wait_for_output("bronze_orders: deleted 16 log files past the table's log retention", 20000))
+      << run.out() << run.err();
+  EXPECT_EQ(wait_for_query(f, "select count(*) as n from bronze_orders", "n\n23\n", 20000), "n\n23\n") << run.out();
+  run.send_signal(SIGTERM);
+  EXPECT_EQ(run.wait(30000).exit_code, 0);
+  EXPECT_FALSE(std::filesystem::exists(log + "/00000000000000000019.json"));
+  EXPECT_TRUE(std::filesystem::exists(log + "/00000000000000000020.checkpoint.parquet"));
+  EXPECT_EQ(f.query("select count(distinct order_id) as n from bronze_orders"), "n\n23\n");
+  CommandResult rest = f.lakestream("run");
+  EXPECT_EQ(rest.exit_code, 0) << rest.err;
+  EXPECT_EQ(f.lakestream("check").exit_code, 0);
+}
+
 // Small batches at a steady rate, as a service sees them: the streams merge their tables' small
 // files as they go, so that each partition of each table keeps a bounded number of them however
 // many batches went in, and the answers are those of a plain run (check is clean).
