@@ -245,27 +245,49 @@ TEST(Continuous, HealthEndpointsSayLiveAndReadyThenNotReadyWhileAStreamFails) {
   EXPECT_EQ(run.wait(30000).exit_code, 0);
 }
 
+// No compaction: its commits would change which versions a log retention lets go.
+std::string pipeline_without_compaction() {
+  std::string toml = ops_pipeline();
+  return toml.replace(toml.find("[lake]\n"), 7, "[lake]\ncompact = false\n");
+}
+
+// Bronze with 22 versions (a checkpoint at 10 and at 20), one order each, made by plain runs of
+// every stream (so none still needs an old version), every file of it 40 days old (past the
+// default log retention, 30 days), and one more order in Kafka.
+void make_bronze_log_expired_with_an_order_waiting(PipelineFixture& f) {
+  for (int i = 0; i < 22; i++) {
+    f.produce("orders", order_at(100 + i, "0905"), "order_id");
+    ASSERT_EQ(f.lakestream("run").exit_code, 0);
+  }
+  auto forty_days_ago = std::filesystem::file_time_type::clock::now() - std::chrono::hours(24 * 40);
+  for (const auto& e : std::filesystem::recursive_directory_iterator(f.dir() + "/lake/bronze_orders"))
+    if (e.is_regular_file()) std::filesystem::last_write_time(e.path(), forty_days_ago);
+  f.produce("orders", order_at(200, "0910"), "order_id");
+}
+
+// What the cleanup tests end on, once `run` stops: the log starts at the checkpoint at 20 (the
+// versions before it deleted), bronze holds each of the 23 orders once, and a plain run and check
+// after it are clean.
+void expect_clean_once_stopped(PipelineFixture& f, BackgroundProcess& run, const std::string& log) {
+  run.send_signal(SIGTERM);
+  EXPECT_EQ(run.wait(30000).exit_code, 0);
+  EXPECT_FALSE(std::filesystem::exists(log + "/00000000000000000019.json"));
+  EXPECT_TRUE(std::filesystem::exists(log + "/00000000000000000020.checkpoint.parquet"));
+  EXPECT_EQ(f.query("select count(*) as n, count(distinct order_id) as orders from bronze_orders"), "n,orders\n23,23\n");
+  CommandResult rest = f.lakestream("run");
+  EXPECT_EQ(rest.exit_code, 0) << rest.err;
+  EXPECT_EQ(f.lakestream("check").exit_code, 0);
+}
+
 // A service's Delta logs stay bounded without a manual vacuum: at start (and hourly) it deletes
 // the commits and checkpoints before the newest checkpoint past the log retention, on a thread of
 // its own, so that the first batch after a (re)start does not wait for the cleanup's listing.
 TEST(Continuous, CleansTheDeltaLogsByTheirRetentionWithoutHoldingUpTheFirstBatch) {
-  // No compaction: its commits would change which versions the retention lets go.
-  std::string toml = ops_pipeline();
-  toml.replace(toml.find("[lake]\n"), 7, "[lake]\ncompact = false\n");
-  PipelineFixture f(toml, {{"orders", 1}});
-  for (int i = 0; i < 22; i++) {
-    f.produce("orders", order_at(100 + i, "0905"), "order_id");
-    ASSERT_EQ(f.lakestream("run").exit_code, 0);  // the streams reading bronze keep up: they need no old version
-  }
+  PipelineFixture f(pipeline_without_compaction(), {{"orders", 1}});
   std::string log = f.dir() + "/lake/bronze_orders/_delta_log";
+  ASSERT_NO_FATAL_FAILURE(make_bronze_log_expired_with_an_order_waiting(f));
   ASSERT_TRUE(std::filesystem::exists(log + "/00000000000000000020.checkpoint.parquet"));
-  // Everything 40 days old: past the default log retention (30 days).
-  auto forty_days_ago = std::filesystem::file_time_type::clock::now() - std::chrono::hours(24 * 40);
-  for (const auto& e : std::filesystem::recursive_directory_iterator(f.dir() + "/lake/bronze_orders"))
-    if (e.is_regular_file()) std::filesystem::last_write_time(e.path(), forty_days_ago);
-
-  // An order waiting, and the cleanup held 5 s before each table: the batch must not wait for it.
-  f.produce("orders", order_at(200, "0910"), "order_id");
+  // The cleanup held 5 s before each table: the batch must not wait for it.
   BackgroundProcess run({"run", "-p", f.pipeline_file(), "--continuous", "--interval", "1s", "read_orders"}, f.dir(),
                         {"LAKESTREAM_PAUSE=log_cleanup:5000"});
   // Versions 0 to 19 and the checkpoint at 10: the checkpoint at 20 and what follows replay the table.
@@ -274,34 +296,17 @@ TEST(Continuous, CleansTheDeltaLogsByTheirRetentionWithoutHoldingUpTheFirstBatch
   size_t batch_line = run.out().find("read_orders: batch");
   ASSERT_NE(batch_line, std::string::npos) << run.out();
   EXPECT_LT(batch_line, run.out().find(cleaned)) << run.out();
-  run.send_signal(SIGTERM);
-  EXPECT_EQ(run.wait(30000).exit_code, 0);
   EXPECT_FALSE(std::filesystem::exists(log + "/00000000000000000000.json"));
-  EXPECT_FALSE(std::filesystem::exists(log + "/00000000000000000019.json"));
-  EXPECT_TRUE(std::filesystem::exists(log + "/00000000000000000020.checkpoint.parquet"));
-  EXPECT_EQ(f.query("select count(*) as n from bronze_orders"), "n\n23\n");
-  CommandResult check = f.lakestream("run");
-  EXPECT_EQ(check.exit_code, 0) << check.err;
-  EXPECT_EQ(f.lakestream("check").exit_code, 0);
+  expect_clean_once_stopped(f, run, log);
 }
 
 // A kill -9 midway through the log cleanup, which runs beside the batches: the log still starts
 // at a whole version (oldest first), the table reads whole, and the next start deletes the rest;
 // every order is in bronze once.
 TEST(Continuous, AKillMidwayThroughTheLogCleanupLosesNothingAndTheNextStartFinishesIt) {
-  std::string toml = ops_pipeline();
-  toml.replace(toml.find("[lake]\n"), 7, "[lake]\ncompact = false\n");
-  PipelineFixture f(toml, {{"orders", 1}});
-  for (int i = 0; i < 22; i++) {
-    f.produce("orders", order_at(100 + i, "0905"), "order_id");
-    ASSERT_EQ(f.lakestream("run").exit_code, 0);
-  }
+  PipelineFixture f(pipeline_without_compaction(), {{"orders", 1}});
   std::string log = f.dir() + "/lake/bronze_orders/_delta_log";
-  auto forty_days_ago = std::filesystem::file_time_type::clock::now() - std::chrono::hours(24 * 40);
-  for (const auto& e : std::filesystem::recursive_directory_iterator(f.dir() + "/lake/bronze_orders"))
-    if (e.is_regular_file()) std::filesystem::last_write_time(e.path(), forty_days_ago);
-  f.produce("orders", order_at(200, "0910"), "order_id");
-
+  ASSERT_NO_FATAL_FAILURE(make_bronze_log_expired_with_an_order_waiting(f));
   // Killed as it is about to delete its sixth log file of 21, whether or not the batch is in.
   BackgroundProcess killed({"run", "-p", f.pipeline_file(), "--continuous", "--interval", "1s", "read_orders"}, f.dir(),
                            {"LAKESTREAM_FAULT=vacuum_log_delete:6"});
@@ -317,14 +322,7 @@ TEST(Continuous, AKillMidwayThroughTheLogCleanupLosesNothingAndTheNextStartFinis
   ASSERT_TRUE(run.wait_for_output("bronze_orders: deleted 16 log files past the table's log retention", 20000))
       << run.out() << run.err();
   EXPECT_EQ(wait_for_query(f, "select count(*) as n from bronze_orders", "n\n23\n", 20000), "n\n23\n") << run.out();
-  run.send_signal(SIGTERM);
-  EXPECT_EQ(run.wait(30000).exit_code, 0);
-  EXPECT_FALSE(std::filesystem::exists(log + "/00000000000000000019.json"));
-  EXPECT_TRUE(std::filesystem::exists(log + "/00000000000000000020.checkpoint.parquet"));
-  EXPECT_EQ(f.query("select count(distinct order_id) as n from bronze_orders"), "n\n23\n");
-  CommandResult rest = f.lakestream("run");
-  EXPECT_EQ(rest.exit_code, 0) << rest.err;
-  EXPECT_EQ(f.lakestream("check").exit_code, 0);
+  expect_clean_once_stopped(f, run, log);
 }
 
 // Small batches at a steady rate, as a service sees them: the streams merge their tables' small
