@@ -133,9 +133,11 @@ void plan_iceberg_files(VacuumPlan& plan, const TableListing& files, int64_t kee
   }
 }
 
-// The log's files from its start through the first page that holds a commit made at `cutoff_ms`
-// or later: the versions whose files can go all come before it (commits are made in version
-// order, so the rest of the log is younger still). The log keeps every commit of its retention,
+// The log's files from its start through the first commit made at `cutoff_ms` or later: the
+// versions whose files can go all come before it (commits are made in version order, so the rest
+// of the log is younger still). It ends at that commit, not at the end of its page: a page that
+// ends with a later version's checkpoint would pass for a log whose newest version is that one,
+// with none of the commits before it inside the retention. The log keeps every commit of its retention,
 // 30 days by default, which at a service's few commits a second is millions of files: listing
 // them all every hour held the table's store (and its writers) for the whole listing. Should the
 // times not rise with the versions, a version past this listing that is older than the cutoff
@@ -149,12 +151,12 @@ std::vector<storage::ObjectInfo> log_files_up_to(const Table& table, int64_t cut
   };
   std::vector<storage::ObjectInfo> listed;
   list_table_files_from_start(table, "_delta_log/", [&](std::vector<storage::ObjectInfo> page) {
-    bool reached = false;
     for (auto& file : page) {
-      reached = reached || (file.modified_ms >= cutoff_ms && is_commit(file.key));
+      bool young_commit = file.modified_ms >= cutoff_ms && is_commit(file.key);
       listed.push_back(std::move(file));
+      if (young_commit) return false;
     }
-    return !reached;
+    return true;
   });
   return listed;
 }

@@ -141,10 +141,12 @@ TEST_P(LogTailOnStore, TheLogCleanupListsTheLogOnlyAsFarAsItsRetentionReaches) {
 }
 
 // What a cleanup that stops listing early deletes is what the whole listing's plan deletes: a log
-// retention of 5 s, versions 0 to 20 made before it and 21 to 59 within it, in pages of 10 keys.
+// retention of 5 s, versions 0 to 20 made before it and 21 to 59 within it. In pages of 11 keys
+// the page with the first young commit (21) ends with the checkpoint at 30: a plan that took the
+// whole page would take 30 for the newest version and delete the young commits 21 to 29.
 TEST_P(LogTailOnStore, TheLogCleanupThatStopsListingEarlyDeletesWhatTheWholeListingWould) {
   storage::StoreSettings settings = store.settings();
-  settings["list_page_size"] = "10";
+  settings["list_page_size"] = "11";
   delta::configure_table_stores({settings, cache.path(), 1 << 20});
   {
     delta::Commit create(delta::load_snapshot(url));
