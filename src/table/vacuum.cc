@@ -135,15 +135,18 @@ void plan_iceberg_files(VacuumPlan& plan, const TableListing& files, int64_t kee
 
 // The log's files from its start through the first commit made at `cutoff_ms` or later: the
 // versions whose files can go all come before it (commits are made in version order, so the rest
-// of the log is younger still). It ends at that commit, not at the end of its page: a page that
-// ends with a later version's checkpoint would pass for a log whose newest version is that one,
-// with none of the commits before it inside the retention. The log keeps every commit of its retention,
-// 30 days by default, which at a service's few commits a second is millions of files: listing
-// them all every hour held the table's store (and its writers) for the whole listing. Should the
-// times not rise with the versions, a version past this listing that is older than the cutoff
-// is only kept longer: the plan from a listing that stops early never deletes more than from the
-// whole one. A local log is listed whole (one page).
+// of the log is younger still). The log keeps every commit of its retention, 30 days by default,
+// which at a service's few commits a second is millions of files: listing them all every hour
+// held the table's store for the whole listing. It ends at that commit, not at the end of its
+// page: a page that ends with a later version's checkpoint would pass for a log whose newest
+// version is that one, with none of the commits before it inside the retention. Should the times
+// not rise with the versions, a version past this listing that is older than the cutoff is only
+// kept longer: the plan from a listing that stops early never deletes more than from the whole
+// one. A local log is listed whole, as one directory read gives it: it holds the temporary files
+// of checkpoints killed mid-write, named after their version, which go once an hour old (on a
+// store a checkpoint is staged outside the log).
 std::vector<storage::ObjectInfo> log_files_up_to(const Table& table, int64_t cutoff_ms) {
+  if (!table.is_remote()) return list_table_files(table, "_delta_log/");
   const std::string commit_key_of_0 = commit_key(0);  // `_delta_log/` + 20 digits + `.json`
   auto is_commit = [&](const std::string& key) {
     return key.size() == commit_key_of_0.size() && key.starts_with("_delta_log/") && key.ends_with(".json") &&
