@@ -147,15 +147,11 @@ void plan_iceberg_files(VacuumPlan& plan, const TableListing& files, int64_t kee
 // store a checkpoint is staged outside the log).
 std::vector<storage::ObjectInfo> log_files_up_to(const Table& table, int64_t cutoff_ms) {
   if (!table.is_remote()) return list_table_files(table, "_delta_log/");
-  const std::string commit_key_of_0 = commit_key(0);  // `_delta_log/` + 20 digits + `.json`
-  auto is_commit = [&](const std::string& key) {
-    return key.size() == commit_key_of_0.size() && key.starts_with("_delta_log/") && key.ends_with(".json") &&
-           std::all_of(key.begin() + 11, key.end() - 5, [](char c) { return c >= '0' && c <= '9'; });
-  };
   std::vector<storage::ObjectInfo> listed;
   list_table_files_from_start(table, "_delta_log/", [&](std::vector<storage::ObjectInfo> page) {
     for (auto& file : page) {
-      bool young_commit = file.modified_ms >= cutoff_ms && is_commit(file.key);
+      // A commit by the log's own reading of names (a v2 checkpoint's `.json` is none).
+      bool young_commit = file.modified_ms >= cutoff_ms && !log_listing_of({file}).commits.empty();
       listed.push_back(std::move(file));
       if (young_commit) return false;
     }
