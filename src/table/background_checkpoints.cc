@@ -1,6 +1,5 @@
 #include "table/background_checkpoints.h"
 
-#include <malloc.h>
 #include <pthread.h>
 #include <sys/resource.h>
 #include <unistd.h>
@@ -102,10 +101,10 @@ void BackgroundCheckpoints::run() {
       std::fprintf(stderr, "warning: %s (the commit is in; the next checkpoint will include it)\n", e.what());
     }
     // A checkpoint's replay and action lines are a service's largest passing allocations (tens of
-    // MB with a week of tombstones), and glibc keeps what is freed in the thread's arena: three
-    // checkpoints of the hour soak's bronze (43,000 tombstones) left 87 MiB resident, 53 MiB
-    // when trimmed after each.
-    malloc_trim(0);
+    // MB with a week of tombstones). The binary's allocator (jemalloc, linked in) gives freed
+    // pages back to the system once unused for its decay time (10 s), so they are not kept as
+    // glibc's arenas kept them (three checkpoints of the hour soak's bronze, 43,000 tombstones,
+    // left 87 MiB resident there unless trimmed after each).
     lock.lock();
     if (wrote) written_++;
   }
