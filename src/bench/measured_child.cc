@@ -14,6 +14,7 @@
 #include <cstring>
 
 #include "util/error.h"
+#include "util/exit_with_parent.h"
 #include "util/files.h"
 #include "util/peak_memory.h"
 
@@ -57,6 +58,9 @@ std::shared_ptr<StartedChild> start_measured(const std::string& binary, const st
   std::vector<char*> env;
   for (char** e = environ; *e; e++) env.push_back(*e);
   env.push_back(const_cast<char*>(rss_env.c_str()));
+  // A step ends with the bench, even one killed with -9 (a service step runs until told to stop).
+  std::string parent_env = std::string(kExitWithParentVariable) + "=" + std::to_string(getpid());
+  env.push_back(const_cast<char*>(parent_env.c_str()));
   env.push_back(nullptr);
   std::vector<char*> argv{const_cast<char*>(binary.c_str())};
   for (const auto& a : args) argv.push_back(const_cast<char*>(a.c_str()));

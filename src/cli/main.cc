@@ -6,6 +6,7 @@
 #include "cli/parse_errors.h"
 #include "sql/duckdb.h"
 #include "util/error.h"
+#include "util/exit_with_parent.h"
 #include "util/peak_memory.h"
 
 namespace lakestream::cli {
@@ -17,6 +18,7 @@ void set_exit_status(int status) { exit_status = status; }
 
 int main(int argc, char** argv) {
   lakestream::report_peak_rss_at_exit();
+  lakestream::exit_with_parent_if_asked();
   CLI::App app{"lakestream: streams Kafka events into Delta Lake tables (bronze, silver, gold), exactly once"};
   app.require_subcommand(1);
   // Before or after the command's own arguments (fallthrough): set when parsed, before any command runs.

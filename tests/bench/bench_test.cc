@@ -3,7 +3,14 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include <signal.h>
+
+#include <algorithm>
+#include <chrono>
+#include <filesystem>
 #include <fstream>
+#include <iterator>
+#include <thread>
 #include <set>
 
 #include "support/test_support.h"
@@ -144,6 +151,55 @@ TEST(Bench, RefusesToWipeAFolderItDidNotMake) {
   EXPECT_EQ(r.exit_code, 1);
   EXPECT_NE(r.err.find("is not a lakestream bench folder"), std::string::npos) << r.err;
   EXPECT_EQ(list_dir_count(dir / "mine"), 1);
+}
+
+// The pid of the process whose command line holds every one of `words`, or -1.
+int process_with(const std::vector<std::string>& words) {
+  for (const auto& entry : std::filesystem::directory_iterator("/proc")) {
+    std::string name = entry.path().filename();
+    if (name.find_first_not_of("0123456789") != std::string::npos) continue;
+    std::ifstream in(entry.path() / "cmdline");
+    std::string cmdline((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    std::replace(cmdline.begin(), cmdline.end(), '\0', ' ');
+    bool all = !cmdline.empty();
+    for (const auto& w : words) all = all && cmdline.find(w) != std::string::npos;
+    if (all) return std::stoi(name);
+  }
+  return -1;
+}
+
+// Whether `pid` still runs (a zombie no one has reaped yet has ended).
+bool still_running(int pid) {
+  std::ifstream in("/proc/" + std::to_string(pid) + "/stat");
+  std::string stat((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  if (stat.empty()) return false;
+  size_t paren = stat.rfind(')');
+  return paren == std::string::npos || paren + 2 >= stat.size() || stat[paren + 2] != 'Z';
+}
+
+// A bench killed with -9 in its service step takes the service it started with it: a service
+// left running would hold its checkpoints' locks and a core until someone found it.
+TEST(Bench, AKilledBenchLeavesNoServiceRunning) {
+  TempDir dir;
+  std::string folder = dir / "bench";
+  BackgroundProcess bench({"bench", "-w", "service", "--service-rates", "1000", "--service-seconds", "60", "--dir", folder},
+                          dir.path());
+  int service = -1;
+  for (int i = 0; i < 600 && service < 0; i++) {
+    service = process_with({folder, "run", "--continuous"});
+    if (service < 0) std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+  ASSERT_GT(service, 0) << "the bench's service step never started:\n" << bench.err();
+  std::this_thread::sleep_for(std::chrono::seconds(2));  // well into its batches
+  bench.send_signal(SIGKILL);
+  bench.wait(10000);
+  bool ended = false;
+  for (int i = 0; i < 300 && !ended; i++) {
+    ended = !still_running(service);
+    if (!ended) std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+  if (!ended) kill(service, SIGKILL);
+  EXPECT_TRUE(ended) << "the service the killed bench started (pid " << service << ") still ran 30 s later";
 }
 
 }  // namespace
