@@ -153,13 +153,18 @@ TEST(Bench, RefusesToWipeAFolderItDidNotMake) {
   EXPECT_EQ(list_dir_count(dir / "mine"), 1);
 }
 
+// A file of /proc, or "" once its process is gone (it may end between the listing and the read).
+std::string proc_text(const std::filesystem::path& path) {
+  std::ifstream in(path);
+  return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+}
+
 // The pid of the process whose command line holds every one of `words`, or -1.
 int process_with(const std::vector<std::string>& words) {
   for (const auto& entry : std::filesystem::directory_iterator("/proc")) {
     std::string name = entry.path().filename();
     if (name.find_first_not_of("0123456789") != std::string::npos) continue;
-    std::ifstream in(entry.path() / "cmdline");
-    std::string cmdline((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    std::string cmdline = proc_text(entry.path() / "cmdline");
     std::replace(cmdline.begin(), cmdline.end(), '\0', ' ');
     bool all = !cmdline.empty();
     for (const auto& w : words) all = all && cmdline.find(w) != std::string::npos;
@@ -170,8 +175,7 @@ int process_with(const std::vector<std::string>& words) {
 
 // Whether `pid` still runs (a zombie no one has reaped yet has ended).
 bool still_running(int pid) {
-  std::ifstream in("/proc/" + std::to_string(pid) + "/stat");
-  std::string stat((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  std::string stat = proc_text("/proc/" + std::to_string(pid) + "/stat");
   if (stat.empty()) return false;
   size_t paren = stat.rfind(')');
   return paren == std::string::npos || paren + 2 >= stat.size() || stat[paren + 2] != 'Z';
