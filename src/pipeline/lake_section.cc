@@ -70,7 +70,7 @@ void read_lake(const TomlSection& root, Pipeline& pipeline) {
   auto lake = root.table("lake");
   if (!lake) return;
   lake->allow_only({"tables", "checkpoints", "table_locations", "storage", "cache", "cache_size", "compact",
-                    "target_file_size", "compact_min_files", "column_mapping", "iceberg"});
+                    "target_file_size", "compact_min_files", "column_mapping", "iceberg", "checkpoint_policy"});
   pipeline.storage = read_storage(*lake);
   if (lake->has("tables")) {
     std::string tables = lake->required_string(
@@ -116,6 +116,15 @@ void read_lake(const TomlSection& root, Pipeline& pipeline) {
   }
   if (lake->has("column_mapping")) pipeline.column_mapping = read_column_mapping(*lake);
   if (auto iceberg = lake->boolean("iceberg")) pipeline.iceberg = *iceberg;
+  if (lake->has("checkpoint_policy")) {
+    pipeline.checkpoint_policy = lake->required_string(
+        "checkpoint_policy", "write \"classic\" or \"v2\" (checkpoints with sidecars, for tables a service writes for weeks)");
+    if (pipeline.checkpoint_policy != "classic" && pipeline.checkpoint_policy != "v2")
+      lake->fail("checkpoint_policy", "'" + pipeline.checkpoint_policy + "' is not a checkpoint policy; write \"classic\" (the "
+                                      "default, read by every Delta reader) or \"v2\" (checkpoints with sidecars: a week "
+                                      "of a service's tombstones is not written again at every checkpoint; readers "
+                                      "need Delta 3.0+, delta-rs or DuckDB's delta extension)");
+  }
   if (pipeline.iceberg && pipeline.column_mapping == "name")
     lake->fail("iceberg", "is true, and Iceberg metadata needs column mapping in id mode while column_mapping is \"name\"; "
                           "write column_mapping = \"id\", or leave it out (id is then the default of the tables with Iceberg metadata)");

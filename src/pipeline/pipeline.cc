@@ -106,6 +106,7 @@ std::vector<std::string> Stream::tables_written() const {
 std::map<std::string, std::string> Pipeline::table_properties(const Stream& stream) const {
   std::map<std::string, std::string> properties;
   if (stream.change_data_feed) properties["delta.enableChangeDataFeed"] = "true";
+  if (checkpoint_policy == "v2") properties["delta.checkpointPolicy"] = "v2";
   std::string mode = stream.column_mapping.empty() ? column_mapping : stream.column_mapping;
   if (iceberg_for(stream)) {
     properties["lakestream.iceberg"] = "true";

@@ -255,6 +255,9 @@ struct Pipeline {
   std::string column_mapping = "none";
   // [lake] iceberg: every table gets Iceberg metadata, unless its stream says otherwise.
   bool iceberg = false;
+  // [lake] checkpoint_policy: "classic", or "v2" for checkpoints whose tombstones are kept in
+  // sidecars from one checkpoint to the next (delta.checkpointPolicy; table/checkpoint_sidecars.h).
+  std::string checkpoint_policy = "classic";
   // Whether the stream's tables get Iceberg metadata: its iceberg, else [lake] iceberg.
   bool iceberg_for(const Stream& stream) const { return stream.iceberg.value_or(iceberg); }
   // The Delta table properties the tables `stream` writes must have (column mapping, the change

@@ -4,6 +4,7 @@
 #include "table/checkpoint_reader.h"
 
 #include "sql/duckdb.h"
+#include "table/checkpoint_sidecars.h"
 #include "table/log_database.h"
 #include "table/path_encoding.h"
 #include "table/table_files.h"
@@ -60,7 +61,7 @@ std::string sidecar_key(const Table& table, const std::string& path) {
 
 }  // namespace
 
-LogActions read_checkpoint(const Table& table, const std::vector<storage::ObjectInfo>& parts) {
+LogActions read_checkpoint(const Table& table, const std::vector<storage::ObjectInfo>& parts, CheckpointRead read) {
   LogActions actions;
   if (parts.size() == 1 && parts.front().key.ends_with(".json")) {
     std::optional<std::string> text = read_table_file(table, parts.front().key);
@@ -71,7 +72,9 @@ LogActions read_checkpoint(const Table& table, const std::vector<storage::Object
     for (const auto& part : parts) files.push_back(readable_path(table, part.key, part.size));
     read_parquet_actions(files, actions);
   }
+  if (read == CheckpointRead::kTopLevel) return actions;
   for (const auto& sidecar : actions.sidecars) {
+    if (read == CheckpointRead::kWithoutTombstoneSidecars && holds_only_tombstones(sidecar)) continue;
     std::string key = sidecar_key(table, sidecar.path);
     if (missing_table_files(table, {key}).size() == 1)
       throw Error("the sidecar " + key + " of the v2 checkpoint " + parts.front().key + " of table " + table.path() +

@@ -8,6 +8,8 @@
 #include <mutex>
 
 #include "sql/duckdb.h"
+#include "table/checkpoint_schema.h"
+#include "table/checkpoint_sidecars.h"
 #include "table/delta_log_json.h"
 #include "table/delta_table.h"
 #include "table/log_database.h"
@@ -22,27 +24,6 @@
 namespace lakestream::delta {
 
 namespace {
-
-#define DELETION_VECTOR_STRUCT \
-  "STRUCT(storageType VARCHAR, pathOrInlineDv VARCHAR, \"offset\" INTEGER, sizeInBytes INTEGER, cardinality BIGINT)"
-
-// Spark's checkpoint columns (the parts of them lakestream's actions use).
-// metaData carries every field of the action, as the protocol requires of a checkpoint.
-constexpr const char* kCheckpointColumns =
-    "{'txn': 'STRUCT(appId VARCHAR, version BIGINT, lastUpdated BIGINT)', "
-    "'add': 'STRUCT(path VARCHAR, partitionValues MAP(VARCHAR, VARCHAR), size BIGINT, modificationTime BIGINT, "
-    "dataChange BOOLEAN, stats VARCHAR, tags MAP(VARCHAR, VARCHAR), deletionVector " DELETION_VECTOR_STRUCT
-    ", baseRowId BIGINT, defaultRowCommitVersion BIGINT)', "
-    "'remove': 'STRUCT(path VARCHAR, deletionTimestamp BIGINT, dataChange BOOLEAN, extendedFileMetadata BOOLEAN, "
-    "partitionValues MAP(VARCHAR, VARCHAR), size BIGINT, deletionVector " DELETION_VECTOR_STRUCT ", baseRowId BIGINT, "
-    "defaultRowCommitVersion BIGINT)', "
-    "'metaData': 'STRUCT(id VARCHAR, name VARCHAR, description VARCHAR, format STRUCT(provider VARCHAR, "
-    "options MAP(VARCHAR, VARCHAR)), schemaString VARCHAR, partitionColumns VARCHAR[], "
-    "configuration MAP(VARCHAR, VARCHAR), createdTime BIGINT)', "
-    "'protocol': 'STRUCT(minReaderVersion INTEGER, minWriterVersion INTEGER, readerFeatures VARCHAR[], "
-    "writerFeatures VARCHAR[])', "
-    "'checkpointMetadata': 'STRUCT(version BIGINT, tags MAP(VARCHAR, VARCHAR))', "
-    "'domainMetadata': 'STRUCT(domain VARCHAR, configuration VARCHAR, removed BOOLEAN)'}";
 
 int64_t now_ms() {
   return std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::system_clock::now().time_since_epoch())
@@ -69,16 +50,20 @@ int64_t checkpoint_interval(const Metadata& metadata) {
 }
 
 void write_checkpoint(const Table& wanted, int64_t version) {
-  Snapshot snapshot = load_snapshot(wanted, version, Tombstones::kInclude);
+  // A table with v2 checkpoints gets a classic-named checkpoint of the v2 spec (a
+  // checkpointMetadata action), its file actions in sidecars (table/checkpoint_sidecars.h); any
+  // other a classic one with every live add and unexpired tombstone in it.
+  const Snapshot shape = load_table_shape(wanted, version);
+  const bool v2_spec = has_feature(Protocol{shape.min_reader_version, shape.min_writer_version, shape.reader_features,
+                                            shape.writer_features},
+                                   "v2Checkpoint");
+  const Snapshot snapshot = load_snapshot(wanted, version, v2_spec ? Tombstones::kLeaveOut : Tombstones::kInclude);
   const Table& table = snapshot.table;
   const int64_t now = now_ms();
 
   Protocol protocol{snapshot.min_reader_version, snapshot.min_writer_version, snapshot.reader_features,
                     snapshot.writer_features};
   std::string lines = protocol_action(protocol).dump() + "\n";
-  // A table with v2 checkpoints gets a classic-named checkpoint of the v2 spec: one file, with a
-  // checkpointMetadata action (no sidecars; a reader of either spec reads it).
-  const bool v2_spec = has_feature(protocol, "v2Checkpoint");
   if (v2_spec) lines += nlohmann::json{{"checkpointMetadata", {{"version", version}}}}.dump() + "\n";
   lines += metadata_action(snapshot.metadata).dump() + "\n";
   for (const auto& [app_id, txn_version] : snapshot.txn_versions) {
@@ -89,11 +74,18 @@ void write_checkpoint(const Table& wanted, int64_t version) {
   // The domains in force (clustering columns, row tracking's high-water mark, ...) go on.
   for (const auto& [domain, configuration] : snapshot.domains)
     lines += domain_metadata_action(domain, configuration).dump() + "\n";
-  for (const auto& file : snapshot.files) lines += add_action(file).dump() + "\n";
-  const int64_t expired_before = now - deleted_file_retention_ms(snapshot.metadata);
-  for (const auto& removed : snapshot.tombstones)
-    if (removed.deletion_timestamp >= expired_before) lines += remove_action(removed).dump() + "\n";
-  const int64_t actions = static_cast<int64_t>(std::count(lines.begin(), lines.end(), '\n'));
+  int64_t actions = static_cast<int64_t>(std::count(lines.begin(), lines.end(), '\n'));
+  if (v2_spec) {
+    int64_t in_sidecars = 0;
+    lines += checkpoint_with_sidecars(table, version, in_sidecars);
+    actions += in_sidecars;
+  } else {
+    for (const auto& file : snapshot.files) lines += add_action(file).dump() + "\n";
+    const int64_t expired_before = now - deleted_file_retention_ms(snapshot.metadata);
+    for (const auto& removed : snapshot.tombstones)
+      if (removed.deletion_timestamp >= expired_before) lines += remove_action(removed).dump() + "\n";
+    actions = static_cast<int64_t>(std::count(lines.begin(), lines.end(), '\n'));
+  }
 
   const std::string key = checkpoint_key(version);
   const std::string final_path = join_path(table.path(), key);
@@ -106,7 +98,7 @@ void write_checkpoint(const Table& wanted, int64_t version) {
   try {
     std::unique_lock<std::mutex> turn;
     sql::Connection& con = LogDatabase::instance().connection(turn);
-    con.exec("COPY (SELECT txn, \"add\", remove, metaData, protocol" + std::string(v2_spec ? ", checkpointMetadata" : "") +
+    con.exec("COPY (SELECT txn, \"add\", remove, metaData, protocol" + std::string(v2_spec ? ", checkpointMetadata, sidecar" : "") +
              std::string(snapshot.domains.empty() ? "" : ", domainMetadata") +
              " FROM read_json(" + sql::quote_literal(json_path) +
              ", format = 'newline_delimited', columns = " + kCheckpointColumns + ")) TO " +

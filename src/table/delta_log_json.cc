@@ -186,8 +186,13 @@ void read_action(const json& action, LogActions& into, const std::string& where)
         file.size = as_int64(required(body, "size", where, "cdc"), "size", where);
         into.change_data.push_back(std::move(file));
       } else if (kind == "sidecar") {
-        into.sidecars.push_back({required(body, "path", where, "sidecar").get<std::string>(),
-                                 as_int64(required(body, "sizeInBytes", where, "sidecar"), "sizeInBytes", where)});
+        LogActions::Sidecar sidecar{required(body, "path", where, "sidecar").get<std::string>(),
+                                    as_int64(required(body, "sizeInBytes", where, "sidecar"), "sizeInBytes", where), {}};
+        // A map: an object in a commit's JSON, or a checkpoint row's to_json of a MAP.
+        if (body.contains("tags") && body["tags"].is_object())
+          for (const auto& [key, value] : body["tags"].items())
+            if (value.is_string()) sidecar.tags[key] = value.get<std::string>();
+        into.sidecars.push_back(std::move(sidecar));
       } else if (kind == "domainMetadata") {
         std::string domain = required(body, "domain", where, "domainMetadata").get<std::string>();
         if (optional_bool(body, "removed", false))

@@ -29,6 +29,7 @@ struct LogActions {
   struct Sidecar {
     std::string path;
     int64_t size = 0;
+    std::map<std::string, std::string> tags;  // a writer's notes (lakestream's: table/checkpoint_sidecars.h)
   };
   std::vector<Sidecar> sidecars;
   // domainMetadata actions: domain -> its configuration, nullopt when the action removed it.

@@ -122,7 +122,7 @@ LogActions checkpoint_actions(const Table& table, const std::vector<storage::Obj
                               Tombstones tombstones) {
   if (tombstones == Tombstones::kInclude) return read_checkpoint(table, parts);
   auto without_tombstones = [&] {
-    LogActions actions = read_checkpoint(table, parts);
+    LogActions actions = read_checkpoint(table, parts, CheckpointRead::kWithoutTombstoneSidecars);
     std::vector<RemoveFile>().swap(actions.removes);
     return actions;
   };

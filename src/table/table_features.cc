@@ -187,6 +187,9 @@ std::optional<Protocol> protocol_needed(const std::optional<Protocol>& current, 
   if (uses_timestamp_ntz(metadata.schema)) features.push_back("timestampNtz");
   if (deletion_vectors_enabled(metadata)) features.push_back("deletionVectors");
   if (uses_column_mapping(metadata)) features.push_back("columnMapping");
+  // v2Checkpoint when delta.checkpointPolicy is v2, as Spark enables it: checkpoints with sidecars
+  // (table/checkpoint_sidecars.h).
+  if (table_property_is(metadata.configuration, "delta.checkpointPolicy", "v2")) features.push_back("v2Checkpoint");
   // And the one writer feature: the change data feed when delta.enableChangeDataFeed is true.
   const bool change_data = change_data_feed_enabled(metadata);
   bool missing = change_data && (!current || !has_feature(*current, "changeDataFeed"));

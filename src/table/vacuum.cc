@@ -6,10 +6,12 @@
 #include <regex>
 #include <set>
 
+#include "table/checkpoint_reader.h"
 #include "table/deletion_vector.h"
 #include "table/delta_table.h"
 #include "table/iceberg_metadata.h"
 #include "table/log_files.h"
+#include "table/path_encoding.h"
 #include "table/table_files.h"
 #include "util/error.h"
 #include "util/fault.h"
@@ -133,6 +135,37 @@ void plan_iceberg_files(VacuumPlan& plan, const TableListing& files, int64_t kee
   }
 }
 
+// The sidecars (table/checkpoint_sidecars.h) that no kept checkpoint can name, once a day old (a
+// checkpoint being written names them only when it is published: PROTOCOL.md's "Metadata
+// Cleanup"), as names in _delta_log. `oldest_kept` is the oldest checkpoint the cleanup keeps; a
+// sidecar's name starts with the version of the checkpoint made with it. A checkpoint names the
+// sidecars it made and, of those the one before it named, the ones it keeps: a sidecar is named by
+// consecutive checkpoints from the one made with it on, so one made before the oldest kept
+// checkpoint and not named by it is named by no kept checkpoint. A sidecar whose name does not
+// start with a version is left alone.
+void plan_sidecars(VacuumPlan& plan, const TableListing& files, int64_t oldest_kept, int64_t now) {
+  std::vector<storage::ObjectInfo> sidecars = list_table_files(plan.table, "_delta_log/_sidecars/");
+  if (sidecars.empty()) return;
+  static const std::regex checkpoint_name(R"(_delta_log/(\d{20})\.checkpoint\.(?:[0-9a-fA-F-]{36}\.)?(?:parquet|json))");
+  std::set<std::string> named;
+  for (const auto& [key, file] : files) {
+    std::smatch m;
+    if (!std::regex_match(key, m, checkpoint_name) || std::stoll(m[1]) != oldest_kept) continue;
+    for (const auto& sidecar : read_checkpoint(plan.table, {file}, CheckpointRead::kTopLevel).sidecars)
+      named.insert(url_decode_path(sidecar.path.substr(sidecar.path.rfind('/') + 1)));
+  }
+  static const std::regex versioned(R"((\d{20})\..*)");
+  const std::string folder = "_delta_log/_sidecars/";
+  for (const auto& sidecar : sidecars) {
+    std::string name = sidecar.key.substr(folder.size());
+    std::smatch m;
+    if (name.find('/') != std::string::npos || !std::regex_match(name, m, versioned)) continue;
+    if (std::stoll(m[1]) >= oldest_kept || named.count(name)) continue;
+    if (sidecar.modified_ms <= 0 || sidecar.modified_ms >= now - 24 * kHourMs) continue;
+    plan.log_files.push_back("_sidecars/" + name);
+  }
+}
+
 // The log's files from its start through the first commit made at `cutoff_ms` or later: the
 // versions whose files can go all come before it (commits are made in version order, so the rest
 // of the log is younger still). The log keeps every commit of its retention, 30 days by default,
@@ -223,6 +256,8 @@ VacuumPlan plan_vacuum(const Table& wanted, std::optional<int64_t> retain_ms,
       std::smatch m;
       if (std::regex_match(name, m, versioned) && std::stoll(m[1]) < log_base_checkpoint) plan.log_files.push_back(name);
     }
+    // After the checkpoints that named them, which go first.
+    plan_sidecars(plan, files, log_base_checkpoint, now);
   }
   // What a commit or a checkpoint killed mid-write left in the log folder: its temporary file,
   // never published, which nothing reads (the hour soak's 12 kills left 10). Gone once an hour

@@ -505,22 +505,34 @@ function sameSchema(a, b) {
 
 // The actions of one checkpoint: a classic one (one file or its parts), or a v2 one (PROTOCOL.md,
 // "V2 Spec"): a top-level Parquet or JSON file with exactly one checkpointMetadata, and the add and
-// remove actions of the sidecar files it names, which lie in _delta_log/_sidecars.
+// remove actions of the sidecar files it names, which lie in _delta_log/_sidecars. A classic-named
+// checkpoint follows the v2 spec when it has a checkpointMetadata action ("Classic checkpoint":
+// it may then name sidecars too).
 function checkpointActions(entry, log, readCheckpoint, f) {
-  if (!entry.v2) {
-    const { rows, columns, file } = readCheckpointParts(entry.files, readCheckpoint);
-    return { actions: actionsOfCheckpoint(rows, columns, file, f), file };
-  }
-  const file = entry.files[0];
   let actions;
-  if (file.endsWith('.json')) {
-    actions = actionsOfCommit(fs.readFileSync(file, 'utf8'), file, f);
+  let file;
+  if (!entry.v2) {
+    const parts = readCheckpointParts(entry.files, readCheckpoint);
+    file = parts.file;
+    actions = actionsOfCheckpoint(parts.rows, parts.columns, file, f);
+    if (!actions.some((a) => a.kind === 'checkpointMetadata')) {
+      f.must(!actions.some((a) => a.kind === 'sidecar'), file, 'a v1 spec checkpoint names no sidecars');
+      return { actions, file };
+    }
+    f.must(entry.files.length === 1, file, 'a v2 spec checkpoint is never a multi-part one');
   } else {
-    const { rows, columns } = readCheckpoint(file);
-    actions = actionsOfCheckpoint(rows, columns, file, f);
+    file = entry.files[0];
+    if (file.endsWith('.json')) {
+      actions = actionsOfCommit(fs.readFileSync(file, 'utf8'), file, f);
+    } else {
+      const { rows, columns } = readCheckpoint(file);
+      actions = actionsOfCheckpoint(rows, columns, file, f);
+    }
   }
   f.must(actions.filter((a) => a.kind === 'checkpointMetadata').length === 1, file,
     'a v2 checkpoint holds exactly one checkpointMetadata action');
+  f.must(!actions.some((a) => a.kind === 'sidecar') || !actions.some((a) => a.kind === 'add' || a.kind === 'remove'), file,
+    'a v2 checkpoint holds its add and remove actions all in itself or all in sidecars, never some of each');
   for (const { body, at } of actions.filter((a) => a.kind === 'sidecar')) {
     if (!f.must(typeof body.path === 'string' && isLong(body.sizeInBytes), at, 'sidecar needs path and sizeInBytes')) continue;
     const sidecar = path.join(log, '_sidecars', decodeURIComponent(body.path));

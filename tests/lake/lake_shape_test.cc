@@ -150,5 +150,45 @@ TEST(LakeShape, AKillWhileWritingACheckpointLeavesTheTableWholeAndTheNextCheckpo
   expect_other_readers_accept(f.dir() + "/lake");
 }
 
+TEST(LakeShape, WithV2CheckpointsTheTombstonesGoToSidecarsAndAKillMidCheckpointLosesNothing) {
+  // Compaction after every two small files: each compaction leaves tombstones for the checkpoints.
+  PipelineFixture f("[lake]\ncheckpoint_policy = \"v2\"\ncompact_min_files = 2\n" + pipeline(""), {{"orders", 1}});
+  std::string log = f.dir() + "/lake/bronze_orders/_delta_log";
+  auto order = [](int i) {
+    return "{\"order_id\":" + std::to_string(i) + ",\"status\":\"placed\",\"amount\":1.00,"
+           "\"event_time\":\"2026-10-01T10:00:00Z\"}\n";
+  };
+  bool killed = false;
+  for (int i = 0; i < 40; i++) {
+    f.produce("orders", order(i));
+    // Until the first checkpoint's sidecars are written and it is not yet published: killed there.
+    std::vector<std::string> env;
+    if (!killed) env.push_back("LAKESTREAM_FAULT=checkpoint_sidecars_written");
+    CommandResult r = f.lakestream("run", {}, env);
+    if (!killed && r.signal == 9) {
+      killed = true;
+      EXPECT_FALSE(std::filesystem::exists(log + "/_last_checkpoint"));
+      EXPECT_TRUE(std::filesystem::exists(log + "/_sidecars")) << "the sidecars were written, the checkpoint not";
+      continue;
+    }
+    ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+  }
+  ASSERT_TRUE(killed);
+  auto hint = nlohmann::json::parse(read_file(log + "/_last_checkpoint"));
+  char name[64];
+  std::snprintf(name, sizeof name, "/%020lld.checkpoint.parquet", static_cast<long long>(hint["version"].get<int64_t>()));
+  std::string checkpoint = "'" + log + name + "'";
+  EXPECT_EQ(f.query("select count(*) filter (where sidecar is not null) > 1 as sidecars, count(*) filter (where \"add\" is "
+                    "not null or remove is not null) as inline from read_parquet(" + checkpoint + ")"),
+            "sidecars,inline\ntrue,0\n");
+  EXPECT_NE(f.query("select count(*) as n from read_parquet('" + log + "/_sidecars/*.parquet') where remove is not null"),
+            "n\n0\n") << "compaction's tombstones are in sidecars";
+  EXPECT_EQ(f.query("select count(*) as n, count(distinct order_id) as orders from bronze_orders"), "n,orders\n40,40\n");
+  CommandResult check = f.lakestream("check");
+  EXPECT_EQ(check.exit_code, 0) << check.out << check.err;
+  EXPECT_NE(check.out.find("ok      bronze_orders has 40 events, each offset once"), std::string::npos) << check.out;
+  expect_other_readers_accept(f.dir() + "/lake");
+}
+
 }  // namespace
 }  // namespace lakestream::testing
