@@ -10,6 +10,7 @@
 #include <functional>
 #include <ostream>
 
+#include "bench/checkpoint_growth.h"
 #include "bench/cdc_events.h"
 #include "bench/clickstream_events.h"
 #include "bench/freshness.h"
@@ -299,6 +300,7 @@ class BenchRun {
     if (service) run_service(broker.bootstrap());
     if (store) run_store(broker.bootstrap());
     if (selected("kinesis")) run_kinesis();
+    if (selected("checkpoints")) run_checkpoints();
     set_targets();
     return result_;
   }
@@ -856,7 +858,31 @@ class BenchRun {
       throw Error("benchmark: " + std::to_string(got) + " " + what + ", expected " + std::to_string(wanted));
   }
 
+  // A checkpoint of a table with a week of tombstones: classic, and with v2 sidecars, in the same run.
+  void run_checkpoints() {
+    workload_ = "checkpoints";
+    const int64_t tombstones = o_.checkpoint_tombstones;
+    for (const char* policy : {"classic", "v2"}) {
+      say("a table with " + count_text(tombstones) + " tombstones, " + policy + " checkpoints");
+      CheckpointGrowth growth = measure_checkpoint_growth(join_path(dir_, std::string("checkpoints_") + policy), policy, tombstones);
+      const std::string how = std::string(policy) == "v2" ? "v2, tombstones in sidecars" : "classic";
+      result_.measurements.push_back({workload_, std::string(policy) + "_first",
+                                      "first checkpoint (" + how + ")", tombstones, growth.first.seconds,
+                                      growth.first.cpu_seconds, 0});
+      result_.measurements.push_back({workload_, std::string(policy) + "_next",
+                                      "10 commits later (" + how + ")", tombstones, growth.next.seconds,
+                                      growth.next.cpu_seconds, 0});
+    }
+  }
+
   void set_targets() {
+    if (selected("checkpoints")) {
+      // A checkpoint costs what changed since the one before, not the week of tombstones.
+      double ratio = result_.get("checkpoints", "v2_next").cpu_seconds /
+                     std::max(1e-9, result_.get("checkpoints", "classic_next").cpu_seconds);
+      result_.targets.push_back({"checkpoints", "v2_next_vs_classic",
+                                 "a later v2 checkpoint <= 0.1 of a classic one's CPU (ratio)", ratio, ratio <= 0.1});
+    }
     for (const char* workload : {"shop", "clickstream", "wide", "cdc"})
       if (selected(workload)) set_workload_targets(workload);
     if (selected("store")) {

@@ -48,11 +48,14 @@ struct BenchOptions {
   std::string kinesis_endpoint;
   int kinesis_shards = 4;
   int64_t kinesis_events = 100'000;
+  // The `checkpoints` workload: a table holding this many tombstones (a week of a service at 1,000
+  // events/s leaves about a million), checkpointed the classic way and with v2 sidecars.
+  int64_t checkpoint_tombstones = 200'000;
 };
 
 // One measured step: a child process doing `what` over `events` events.
 struct Measurement {
-  std::string workload;  // "shop", "clickstream", "wide", "cdc", "upserts", "freshness", "service"
+  std::string workload;  // "shop", "clickstream", "wide", "cdc", "upserts", "freshness", "service", "checkpoints"
   std::string name;    // "kafka_limit", "ingest", ...
   std::string what;    // for the table
   int64_t events = 0;

@@ -19,10 +19,11 @@ void add_bench_command(CLI::App& app) {
   auto options = std::make_shared<bench::BenchOptions>();
   auto json_file = std::make_shared<std::string>();
   cmd->add_option("-w,--workload", options->workloads,
-                  "Workloads to run: shop, clickstream, wide, cdc, upserts, freshness, service, store with --store, and "
-                  "kinesis with --kinesis-endpoint (default: all but service, store and kinesis)")
+                  "Workloads to run: shop, clickstream, wide, cdc, upserts, freshness, service, checkpoints, store with "
+                  "--store, and kinesis with --kinesis-endpoint (default: all but service, checkpoints, store and kinesis)")
       ->delimiter(',')
-      ->check(CLI::IsMember({"shop", "clickstream", "wide", "cdc", "upserts", "freshness", "service", "store", "kinesis"}))
+      ->check(CLI::IsMember({"shop", "clickstream", "wide", "cdc", "upserts", "freshness", "service", "checkpoints", "store",
+                             "kinesis"}))
       ->capture_default_str();
   cmd->add_option("-n,--events", options->events, "Events to produce for each workload (the wide workload: 1/8 of them)")->capture_default_str();
   cmd->add_option("--freshness-rates", options->freshness_rates, "Events/s produced in the freshness steps")
@@ -45,6 +46,10 @@ void add_bench_command(CLI::App& app) {
                   "How the service steps' silver replaces rows: copy-on-write (the shop's) or merge-on-read (deletion "
                   "vectors)")
       ->check(CLI::IsMember({"copy-on-write", "merge-on-read"}))
+      ->capture_default_str();
+  cmd->add_option("--checkpoint-tombstones", options->checkpoint_tombstones,
+                  "tombstones of the checkpoints workload's table (a week of a service at 1,000 events/s: about a million)")
+      ->check(CLI::PositiveNumber)
       ->capture_default_str();
   cmd->add_option("--upsert-keys", options->upsert_keys, "keys of the upserts workload's seeded silver tables")
       ->check(CLI::PositiveNumber)

@@ -80,7 +80,10 @@ void Commit::write_checkpoint_if_due(int64_t version) const {
   const Metadata* metadata = metadata_ ? &*metadata_ : read_metadata_ ? &*read_metadata_ : nullptr;
   if (version == 0 || !metadata || version % checkpoint_interval(*metadata) != 0) return;
   int64_t actions = static_cast<int64_t>(adds_.size() + removes_.size() + change_data_.size() + txns_.size()) + 1;
-  if (!metadata->configuration.count("delta.checkpointInterval") && last_checkpoint_still_pays(table_, version, actions))
+  // A checkpoint with sidecars writes what changed since the one before (table/checkpoint_sidecars.h),
+  // not every tombstone again: it comes every interval whatever the table holds.
+  if (!metadata->configuration.count("delta.checkpointInterval") && !has_feature(protocol_after(), "v2Checkpoint") &&
+      last_checkpoint_still_pays(table_, version, actions))
     return;
   if (BackgroundCheckpoints::take(table_, version)) return;
   try {

@@ -4,10 +4,13 @@
 // (table/log_files.cc): the same commits and checkpoint as the whole listing, in a few requests
 // however long the log, whatever the hint (stale, naming what is not there, missing).
 #include <chrono>
+#include <set>
 #include <thread>
 
 #include "lake_on_store/store_lake.h"
 #include "storage/request_counts.h"
+#include "table/checkpoint_reader.h"
+#include "table/checkpoint_sidecars.h"
 #include "table/delta_table.h"
 #include "table/log_files.h"
 #include "table/table_files.h"
@@ -200,6 +203,75 @@ TEST_P(LogTailOnStore, ALargeCheckpointOnAStoreStillComesEveryTenCommits) {
   // The hint, one listing of versions 30 to 39, the checkpoint (its file kept in the cache) and
   // the 9 commits after it.
   EXPECT_LE(storage::request_counts().total() - before.total(), 13);
+}
+
+// v2 checkpoints on the store (table/checkpoint_sidecars.h): the sidecars go up beside the log,
+// a later checkpoint names the earlier tombstone sidecars again, and a reader with an empty cache
+// reads the table from the checkpoint and its sidecars.
+TEST_P(LogTailOnStore, V2CheckpointsPutTheirSidecarsOnTheStoreAndNameThemAgain) {
+  delta::configure_table_stores({store.settings(), cache.path(), 1 << 20});
+  std::set<std::string> live;
+  int64_t next = 0;
+  auto named = [&] {
+    delta::AddFile file;
+    file.path = "part-" + std::to_string(next++) + ".parquet";
+    file.size = 1;
+    return file;
+  };
+  {
+    delta::Commit first(delta::load_snapshot(url));
+    delta::Metadata metadata;
+    metadata.schema = {{"id", "long", true, nlohmann::json::object()}};
+    metadata.configuration["delta.checkpointPolicy"] = "v2";
+    metadata.configuration["delta.checkpointInterval"] = "3";
+    first.set_metadata(metadata);
+    for (int i = 0; i < 4; i++) {
+      delta::AddFile file = named();
+      live.insert(file.path);
+      first.add(file);
+    }
+    ASSERT_EQ(first.publish(), 0);
+  }
+  // Each commit compacts the oldest live file into a new one: a tombstone a commit.
+  for (int64_t v = 1; v <= 12; v++) {
+    delta::Snapshot snapshot = delta::load_snapshot(url);
+    delta::Commit commit(snapshot);
+    commit.remove(snapshot.files.front(), false);
+    live.erase(snapshot.files.front().path);
+    delta::AddFile file = named();
+    live.insert(file.path);
+    commit.add(file);
+    ASSERT_EQ(commit.publish(), v);
+  }
+  auto tombstone_sidecars = [&](int64_t version) {
+    char key[80];
+    std::snprintf(key, sizeof key, "_delta_log/%020lld.checkpoint.parquet", static_cast<long long>(version));
+    std::vector<storage::ObjectInfo> parts = {{key, 0, 0}};
+    for (const auto& file : delta::list_table_files(url, "_delta_log/"))
+      if (file.key == key) parts = {file};
+    std::set<std::string> names;
+    for (const auto& sidecar : delta::read_checkpoint(url, parts, delta::CheckpointRead::kTopLevel).sidecars)
+      if (delta::holds_only_tombstones(sidecar)) names.insert(sidecar.path);
+    return names;
+  };
+  // 3 tombstones a checkpoint: at 9 one sidecar of 9 (3 and 3 merged into 6, then 6 and 3); at 12
+  // that one named again beside a new one of 3.
+  std::set<std::string> at_9 = tombstone_sidecars(9), at_12 = tombstone_sidecars(12);
+  ASSERT_EQ(at_9.size(), 1u);
+  EXPECT_EQ(at_12.size(), 2u);
+  EXPECT_TRUE(at_12.count(*at_9.begin())) << "checkpoint 12 names the tombstones of checkpoint 9 again";
+  EXPECT_FALSE(delta::list_table_files(url, "_delta_log/_sidecars/").empty());
+
+  // A reader with nothing cached, from the checkpoint of 12 alone.
+  TempDir other_cache;
+  delta::configure_table_stores({store.settings(), other_cache.path(), 1 << 20});
+  delta::Snapshot snapshot = delta::load_snapshot(url);
+  EXPECT_EQ(snapshot.version, 12);
+  std::set<std::string> read;
+  for (const auto& file : snapshot.files) read.insert(file.path);
+  EXPECT_EQ(read, live);
+  // Every tombstone of the twelve commits, from the checkpoint and its sidecars.
+  EXPECT_EQ(delta::load_snapshot(url, 12, delta::Tombstones::kInclude).tombstones.size(), 12u);
 }
 
 // A service (remember_checkpoints) keeps each table's replay and reads only the commits after it:

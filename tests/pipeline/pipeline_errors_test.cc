@@ -237,6 +237,8 @@ const BadFile kBadFiles[] = {
      "lakestream.toml:2: lake.compact: must be true or false"},
     {"compaction of one file", "[lake]\ncompact_min_files = 1\n" BASE,
      "lakestream.toml:2: lake.compact_min_files: must be 2 or more"},
+    {"an unknown checkpoint policy", "[lake]\ncheckpoint_policy = \"v3\"\n" BASE,
+     "lakestream.toml:2: lake.checkpoint_policy: 'v3' is not a checkpoint policy; write \"classic\""},
     {"unknown column mapping mode", "[lake]\ncolumn_mapping = \"position\"\n" BASE,
      "lakestream.toml:2: lake.column_mapping: 'position' is not a column mapping mode; write \"none\", \"name\""},
     {"column mapping not a string", BASE "column_mapping = true\n",

@@ -327,6 +327,12 @@ TEST_F(PipelineFileTest, ServiceAndCompactionSettingsLoadWithTheirDefaults) {
   EXPECT_EQ(plain.target_file_bytes, 128LL << 20);
   EXPECT_EQ(plain.compact_min_files, 10);
   EXPECT_EQ(plain.target_latency_of(plain.streams[0]), 0);
+  EXPECT_EQ(plain.checkpoint_policy, "classic");
+  write_text(dir / "v2.toml", "[kafka]\nbootstrap = \"embedded\"\n[lake]\ncheckpoint_policy = \"v2\"\n"
+                              "[sources.orders.schema]\nid = \"bigint\"\n"
+                              "[streams.read_orders]\nkind = \"ingest\"\nsource = \"orders\"\ntable = \"bronze\"\n");
+  Pipeline v2 = load_pipeline(dir / "v2.toml");
+  EXPECT_EQ(v2.table_properties(v2.streams[0]), (std::map<std::string, std::string>{{"delta.checkpointPolicy", "v2"}}));
 }
 
 // The documented example is the one users copy: it must load as is.
