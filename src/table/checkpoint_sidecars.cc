@@ -181,8 +181,9 @@ bool holds_only_tombstones(const LogActions::Sidecar& sidecar) {
   return content != sidecar.tags.end() && content->second == "tombstones";
 }
 
-std::string checkpoint_with_sidecars(const Table& table, int64_t version, int64_t& actions) {
-  const Snapshot live = load_snapshot(table, version);
+std::string checkpoint_with_sidecars(const Snapshot& live, int64_t& actions) {
+  const Table& table = live.table;
+  const int64_t version = live.version;
   const int64_t expired_before = now_ms() - deleted_file_retention_ms(live.metadata);
 
   // The tombstones since the checkpoint before, when it is of this layout; else all of them.

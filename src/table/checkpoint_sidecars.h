@@ -39,9 +39,9 @@ constexpr const char* kSidecarNewestDeletionTag = "lakestream.newestDeletion";  
 // Whether `sidecar` is one of lakestream's that holds removes only.
 bool holds_only_tombstones(const LogActions::Sidecar& sidecar);
 
-// The top-level actions of the checkpoint of `version` of the table (a v2Checkpoint one) as JSON
-// lines, after writing and publishing its sidecars; `actions` is set to the number of actions in
-// the checkpoint, its sidecars' rows included (for `_last_checkpoint`).
-std::string checkpoint_with_sidecars(const Table& table, int64_t version, int64_t& actions);
+// The sidecar actions of the checkpoint of `live` (a snapshot of a v2Checkpoint table, without its
+// tombstones) as JSON lines, after writing and publishing its sidecars; `actions` is set to the
+// number of those actions and of their sidecars' rows (for `_last_checkpoint`).
+std::string checkpoint_with_sidecars(const Snapshot& live, int64_t& actions);
 
 }  // namespace lakestream::delta

@@ -77,7 +77,7 @@ void write_checkpoint(const Table& wanted, int64_t version) {
   int64_t actions = static_cast<int64_t>(std::count(lines.begin(), lines.end(), '\n'));
   if (v2_spec) {
     int64_t in_sidecars = 0;
-    lines += checkpoint_with_sidecars(table, version, in_sidecars);
+    lines += checkpoint_with_sidecars(snapshot, in_sidecars);
     actions += in_sidecars;
   } else {
     for (const auto& file : snapshot.files) lines += add_action(file).dump() + "\n";
