@@ -17,17 +17,13 @@
 #include "util/error.h"
 #include "util/fault.h"
 #include "util/files.h"
+#include "util/log_time.h"
 
 namespace lakestream::delta {
 
 namespace {
 
 constexpr const char* kSidecarFolder = "_delta_log/_sidecars/";
-
-int64_t now_ms() {
-  return std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::system_clock::now().time_since_epoch())
-      .count();
-}
 
 // One sidecar of the checkpoint being written: made now, or named again from the one before.
 struct Sidecar {
@@ -79,7 +75,7 @@ Sidecar write_sidecar(const Table& table, int64_t version, const std::string& co
     sidecar.rows = std::stoll(counted.text(0, "n"));
     sidecar.newest_deletion_ms = std::stoll(counted.text(0, "newest"));
     sidecar.size = file_size_or_zero(staged);
-    sidecar.modified_ms = now_ms();
+    sidecar.modified_ms = now_epoch_ms();
     publish_staged_file(table, sidecar.key(), staged);
   } catch (const std::exception& e) {
     remove_all(staged + ".json.tmp");
@@ -184,7 +180,7 @@ bool holds_only_tombstones(const LogActions::Sidecar& sidecar) {
 std::string checkpoint_with_sidecars(const Snapshot& live, int64_t& actions) {
   const Table& table = live.table;
   const int64_t version = live.version;
-  const int64_t expired_before = now_ms() - deleted_file_retention_ms(live.metadata);
+  const int64_t expired_before = now_epoch_ms() - deleted_file_retention_ms(live.metadata);
 
   // The tombstones since the checkpoint before, when it is of this layout; else all of them.
   const LogListing listing = list_log_for(table, version);

@@ -20,15 +20,11 @@
 #include "util/error.h"
 #include "util/fault.h"
 #include "util/files.h"
+#include "util/log_time.h"
 
 namespace lakestream::delta {
 
 namespace {
-
-int64_t now_ms() {
-  return std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::system_clock::now().time_since_epoch())
-      .count();
-}
 
 std::string checkpoint_key(int64_t version) {
   char name[64];
@@ -59,7 +55,7 @@ void write_checkpoint(const Table& wanted, int64_t version) {
                                    "v2Checkpoint");
   const Snapshot snapshot = load_snapshot(wanted, version, v2_spec ? Tombstones::kLeaveOut : Tombstones::kInclude);
   const Table& table = snapshot.table;
-  const int64_t now = now_ms();
+  const int64_t now = now_epoch_ms();
 
   Protocol protocol{snapshot.min_reader_version, snapshot.min_writer_version, snapshot.reader_features,
                     snapshot.writer_features};

@@ -20,6 +20,7 @@
 #include "util/error.h"
 #include "util/fault.h"
 #include "util/files.h"
+#include "util/log_time.h"
 
 namespace lakestream::delta {
 
@@ -27,11 +28,6 @@ namespace {
 
 // Where row tracking keeps the highest row id given (PROTOCOL.md, "Row Tracking").
 constexpr const char* kRowTrackingDomain = "delta.rowTracking";
-
-int64_t now_ms() {
-  return std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::system_clock::now().time_since_epoch())
-      .count();
-}
 
 // Spark's commitInfo.operationParameters is a map<string,string>: every value goes in as text.
 nlohmann::json as_string_map(const nlohmann::json& parameters) {
@@ -122,7 +118,7 @@ void Commit::tag_new_files(const std::string& key, const std::string& value) {
 void Commit::remove(const AddFile& file, bool data_change) {
   RemoveFile removed;
   removed.path = file.path;
-  removed.deletion_timestamp = now_ms();
+  removed.deletion_timestamp = now_epoch_ms();
   removed.data_change = data_change;
   removed.partition_values = file.partition_values;
   removed.size = file.size;
@@ -152,7 +148,7 @@ int64_t Commit::publish() {
     throw Error("internal: creating table " + table_.path() + " needs its metadata (Commit::set_metadata)");
   if (read_protocol_) check_writable(*read_protocol_, read_metadata_.value_or(Metadata{}), table_.path());
 
-  const int64_t now = now_ms();
+  const int64_t now = now_epoch_ms();
   Metadata metadata = metadata_ ? *metadata_ : *read_metadata_;
   if (metadata_) {
     if (metadata.id.empty()) metadata.id = read_metadata_ ? read_metadata_->id : new_uuid();

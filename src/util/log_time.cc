@@ -1,5 +1,6 @@
 #include "util/log_time.h"
 
+#include <chrono>
 #include <cstdio>
 #include <ctime>
 
@@ -27,6 +28,11 @@ std::string utc_time_ms(int64_t epoch_ms) {
   size_t n = std::strftime(text, sizeof text, "%Y-%m-%dT%H:%M:%S", &parts);
   std::snprintf(text + n, sizeof text - n, ".%03dZ", static_cast<int>(epoch_ms - seconds * 1000));
   return text;
+}
+
+int64_t now_epoch_ms() {
+  return std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::system_clock::now().time_since_epoch())
+      .count();
 }
 
 }  // namespace lakestream

@@ -12,4 +12,8 @@ std::string log_time_now();
 // A moment in milliseconds since the epoch, in UTC to the millisecond: "2026-11-30T10:41:07.250Z".
 std::string utc_time_ms(int64_t epoch_ms);
 
+// Now, in milliseconds since the epoch: the clock of the Delta log's times (deletion timestamps,
+// modification times).
+int64_t now_epoch_ms();
+
 }  // namespace lakestream
