@@ -119,14 +119,16 @@ TEST(LakeShape, VacuumKeepsWhatTheStreamsStillNeed) {
   expect_other_readers_accept(f.dir() + "/lake");
 }
 
+// Order `i`, placed, as one line of the orders topic.
+std::string order(int i) {
+  return "{\"order_id\":" + std::to_string(i) + ",\"status\":\"placed\",\"amount\":1.00,"
+         "\"event_time\":\"2026-10-01T10:00:00Z\"}\n";
+}
+
 TEST(LakeShape, AKillWhileWritingACheckpointLeavesTheTableWholeAndTheNextCheckpointComes) {
   // Without compaction, whose commits would move the versions the checkpoints come at.
   PipelineFixture f("[lake]\ncompact = false\n" + pipeline(""), {{"orders", 1}});
   std::string log = f.dir() + "/lake/bronze_orders/_delta_log";
-  auto order = [](int i) {
-    return "{\"order_id\":" + std::to_string(i) + ",\"status\":\"placed\",\"amount\":1.00,"
-           "\"event_time\":\"2026-10-01T10:00:00Z\"}\n";
-  };
   for (int i = 0; i <= 10; i++) {
     f.produce("orders", order(i));
     // Version 10's commit is in when the kill comes, its checkpoint not yet renamed into place.
@@ -154,10 +156,6 @@ TEST(LakeShape, WithV2CheckpointsTheTombstonesGoToSidecarsAndAKillMidCheckpointL
   // Compaction after every two small files: each compaction leaves tombstones for the checkpoints.
   PipelineFixture f("[lake]\ncheckpoint_policy = \"v2\"\ncompact_min_files = 2\n" + pipeline(""), {{"orders", 1}});
   std::string log = f.dir() + "/lake/bronze_orders/_delta_log";
-  auto order = [](int i) {
-    return "{\"order_id\":" + std::to_string(i) + ",\"status\":\"placed\",\"amount\":1.00,"
-           "\"event_time\":\"2026-10-01T10:00:00Z\"}\n";
-  };
   bool killed = false;
   for (int i = 0; i < 40; i++) {
     f.produce("orders", order(i));
