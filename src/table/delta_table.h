@@ -207,7 +207,9 @@ std::vector<CommitEntry> read_commits(const Table& table, int64_t from, int64_t 
 // Writes the classic checkpoint of `version` (`%020d.checkpoint.parquet`: protocol, metaData, the
 // live adds, the removes younger than delta.deletedFileRetentionDuration (default 1 week) and
 // every txn, in Spark's checkpoint schema) and then `_last_checkpoint`. Both are written under a
-// temp name and renamed, so a reader sees a whole checkpoint or none. Throws Error on failure.
+// temp name and renamed, so a reader sees a whole checkpoint or none. A table with the
+// v2Checkpoint feature gets the same file following the v2 spec, its adds and removes in sidecars
+// written before it (table/checkpoint_sidecars.h). Throws Error on failure.
 void write_checkpoint(const Table& table, int64_t version);
 
 // Every how many commits a checkpoint is written: delta.checkpointInterval, default 10 as in Spark.
