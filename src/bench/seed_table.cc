@@ -1,11 +1,11 @@
 #include "bench/seed_table.h"
 
 #include <algorithm>
-#include <chrono>
 
 #include "table/parquet_file.h"
 #include "util/error.h"
 #include "util/files.h"
+#include "util/log_time.h"
 
 namespace lakestream::bench {
 
@@ -16,8 +16,7 @@ void seed_orders_table(sql::Connection& con, const std::string& table_path, cons
   delta::Commit commit(none);
   delta::Metadata meta;
   meta.schema = columns;
-  meta.created_time = std::chrono::duration_cast<std::chrono::milliseconds>(
-                          std::chrono::system_clock::now().time_since_epoch()).count();
+  meta.created_time = now_epoch_ms();
   commit.set_metadata(meta);
   // Placed a month before the feed starts, so every event of the feed is newer.
   for (int64_t from = first_key; from < first_key + keys; from += keys_per_file) {

@@ -1,6 +1,5 @@
 #include "sinks/table_sink.h"
 
-#include <chrono>
 #include <ctime>
 
 #include "table/commit_retry.h"
@@ -9,6 +8,7 @@
 #include "util/error.h"
 #include "util/fault.h"
 #include "util/files.h"
+#include "util/log_time.h"
 
 namespace lakestream {
 
@@ -35,8 +35,7 @@ delta::Commit begin_commit(const delta::Snapshot& snapshot, const std::vector<de
     meta.schema = schema;
     meta.partition_columns = partition_columns;
     meta.configuration = properties;
-    meta.created_time = std::chrono::duration_cast<std::chrono::milliseconds>(
-                            std::chrono::system_clock::now().time_since_epoch()).count();
+    meta.created_time = now_epoch_ms();
     commit.set_metadata(meta);
     return commit;
   }

@@ -1,6 +1,5 @@
 #include "table/checkpoint_sidecars.h"
 
-#include <chrono>
 #include <cstdio>
 #include <functional>
 #include <map>

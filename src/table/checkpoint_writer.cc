@@ -2,7 +2,6 @@
 // the commits use) and DuckDB turns them into Parquet with Spark's nested checkpoint schema, so
 // Spark, delta-rs and DuckDB's delta extension can start from it as this reader does.
 #include <algorithm>
-#include <chrono>
 #include <cstdio>
 #include <filesystem>
 #include <mutex>

@@ -2,7 +2,6 @@
 // file, fsync, link; on an object store a PUT with If-None-Match: *) so that of two writers racing
 // for a version exactly one wins and the other learns it (CommitConflict) instead of overwriting.
 #include <algorithm>
-#include <chrono>
 #include <cstdio>
 #include <map>
 #include <set>

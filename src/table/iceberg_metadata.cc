@@ -1,7 +1,6 @@
 #include "table/iceberg_metadata.h"
 
 #include <bit>
-#include <chrono>
 #include <cmath>
 #include <cstring>
 #include <set>
@@ -17,6 +16,7 @@
 #include "util/civil_date.h"
 #include "util/cpu_profile.h"
 #include "util/error.h"
+#include "util/log_time.h"
 
 namespace lakestream::delta {
 
@@ -456,8 +456,7 @@ void write_iceberg_metadata(const Snapshot& snapshot) {
 
   // The commit's time and operation.
   std::vector<CommitEntry> commits = read_commits(table, snapshot.version, snapshot.version);
-  int64_t at = commit_time_ms(commits.front()).value_or(
-      std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::system_clock::now().time_since_epoch()).count());
+  int64_t at = commit_time_ms(commits.front()).value_or(now_epoch_ms());
   int64_t total_rows = added_rows + existing_rows;
   int64_t last_column_id = 0;
   for (const auto& column : metadata.schema) last_column_id = std::max(last_column_id, field_id_of(column));

@@ -1,7 +1,6 @@
 #include "table/vacuum.h"
 
 #include <algorithm>
-#include <chrono>
 #include <map>
 #include <regex>
 #include <set>
@@ -16,6 +15,7 @@
 #include "util/error.h"
 #include "util/fault.h"
 #include "util/files.h"
+#include "util/log_time.h"
 #include "util/plural.h"
 
 namespace lakestream::delta {
@@ -226,8 +226,7 @@ VacuumPlan plan_vacuum(const Table& wanted, std::optional<int64_t> retain_ms,
                 ", or pass --unsafe-retention if nothing else reads or writes the table meanwhile");
   int64_t log_retain = log_retention_ms(metadata);
   if (unsafe_retention) log_retain = std::min(log_retain, retain);
-  const int64_t now = std::chrono::duration_cast<std::chrono::milliseconds>(
-                          std::chrono::system_clock::now().time_since_epoch()).count();
+  const int64_t now = now_epoch_ms();
   const int64_t cutoff = now - retain;
   if (log_only) listed = log_files_up_to(table, std::min(cutoff, now - log_retain));
   const LogListing listing = log_listing_of(listed);
