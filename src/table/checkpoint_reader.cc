@@ -73,15 +73,19 @@ LogActions read_checkpoint(const Table& table, const std::vector<storage::Object
     read_parquet_actions(files, actions);
   }
   if (read == CheckpointRead::kTopLevel) return actions;
-  for (const auto& sidecar : actions.sidecars) {
-    if (read == CheckpointRead::kWithoutTombstoneSidecars && holds_only_tombstones(sidecar)) continue;
-    std::string key = sidecar_key(table, sidecar.path);
-    if (missing_table_files(table, {key}).size() == 1)
-      throw Error("the sidecar " + key + " of the v2 checkpoint " + parts.front().key + " of table " + table.path() +
-                  " is missing; the checkpoint cannot be read without it. Delete the checkpoint if the JSON commits are "
-                  "still there");
-    read_parquet_actions({readable_path(table, key, sidecar.size)}, actions);
-  }
+  std::vector<std::pair<std::string, int64_t>> wanted;  // key, size
+  for (const auto& sidecar : actions.sidecars)
+    if (read != CheckpointRead::kWithoutTombstoneSidecars || !holds_only_tombstones(sidecar))
+      wanted.emplace_back(sidecar_key(table, sidecar.path), sidecar.size);
+  // One check for all of them (a listing on a store, not one per sidecar).
+  std::vector<std::string> keys;
+  for (const auto& [key, size] : wanted) keys.push_back(key);
+  std::vector<std::string> missing = keys.empty() ? std::vector<std::string>{} : missing_table_files(table, keys);
+  if (!missing.empty())
+    throw Error("the sidecar " + missing.front() + " of the v2 checkpoint " + parts.front().key + " of table " +
+                table.path() + " is missing; the checkpoint cannot be read without it. Delete the checkpoint if the JSON "
+                "commits are still there");
+  for (const auto& [key, size] : wanted) read_parquet_actions({readable_path(table, key, size)}, actions);
   actions.sidecars.clear();
   return actions;
 }

@@ -235,8 +235,13 @@ std::vector<std::string> missing_table_files(const Table& table, const std::vect
       if (!path_exists(join_path(table.path(), key))) missing.push_back(key);
     return missing;
   }
+  // Only the folder the keys share: a sidecar's check lists `_delta_log/_sidecars/`, not every data
+  // file and a month of commits.
+  std::string folder = keys.empty() ? "" : keys.front().substr(0, keys.front().rfind('/') + 1);
+  for (const auto& key : keys)
+    while (!key.starts_with(folder)) folder = folder.substr(0, folder.rfind('/', folder.size() - 2) + 1);
   std::set<std::string> there;
-  for (const auto& object : list_table_files(table, "")) there.insert(object.key);
+  for (const auto& object : list_table_files(table, folder)) there.insert(object.key);
   for (const auto& key : keys)
     if (!there.count(key)) missing.push_back(key);
   return missing;
