@@ -209,9 +209,11 @@ int64_t Commit::publish() {
   for (const auto& changed : change_data_) text += cdc_action(changed).dump() + "\n";
 
   std::string path = commit_file_path(table_.path(), version);
-  if (!put_table_file_if_absent(table_, commit_key(version), text))
+  if (!put_table_file_if_absent(table_, commit_key(version), text)) {
+    forget_log_end(table_);
     throw CommitConflict("another writer committed version " + std::to_string(version) + " of table " + table_.path() +
                          " first (" + path + " exists); re-read the table and redo the work on top of it");
+  }
   published_ = true;
   remember_published_commit(table_, version, text);
   write_checkpoint_if_due(version);

@@ -5,6 +5,7 @@
 // with put-if-absent, so that two writers never both win the same version.
 #pragma once
 
+#include <chrono>
 #include <cstdint>
 #include <map>
 #include <optional>
@@ -164,12 +165,22 @@ Snapshot load_table_shape(const Table& table, int64_t version);
 // JSON commits after the checkpoint, not a Parquet read. The listing still decides the version.
 // It also keeps the newest replay of each table and applies only the commits after it, read one
 // by one until the next is missing, with no listing (latest_version and txn_version too): on an
-// object store two GETs when nothing is new (the next commit, not there; the newest, still there).
+// object store two GETs when nothing is new (the next commit, not there; the newest, still there),
+// and none when that was found within the last 200 ms (table/snapshot.cc says why that is safe).
 void remember_checkpoints(bool remember);
 
 // While remember_checkpoints() is on, for a table on a store: keeps the text of the commit this
 // process just published, so that its own snapshots and readers do not GET it back.
 void remember_published_commit(const Table& table, int64_t version, const std::string& text);
+
+// While remember_checkpoints() is on, for a table on a store: the next snapshot looks for new
+// commits on the store again, however recently it last found none (a commit that conflicted
+// learned of one).
+void forget_log_end(const Table& table);
+
+// How long a snapshot trusts the end of a table's log on a store, once found (200 ms unless set;
+// 0: every snapshot looks).
+void trust_log_end_for(std::chrono::milliseconds span);
 
 // While remember_checkpoints() is on: the newest txn version of appId in the remembered replay of a
 // table, advanced to its newest commit (-1 when it has none); nullopt when nothing is

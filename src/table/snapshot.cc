@@ -5,6 +5,7 @@
 // hint is listed whole.
 #include <algorithm>
 #include <atomic>
+#include <chrono>
 #include <cstdint>
 #include <deque>
 #include <functional>
@@ -243,10 +244,25 @@ struct Replay {
 // sent 25 requests per commit, and Azurite's CPU for them left its two cores no room.
 // Each table's replay has a lock of its own: on a store its reads are round trips, which the
 // snapshots of other tables (other streams' threads) do not wait for.
+//
+// On a store the log's end, once seen, is trusted for 200 ms (trust_log_end_for): a batch asks for the
+// newest snapshot of each of its tables several times (its txn, its plan, its commit; each stream
+// downstream of a table too), and each ask was those two GETs; the service sent 9 GETs of commits
+// per commit it made. A snapshot that trusts the end is one taken up to that much earlier, which
+// any reader may be given: a commit built on it is put-if-absent at the next version, so a writer
+// it missed makes a conflict (which forgets the trusted end, forget_log_end), never a lost write;
+// a commit this process published is kept (remember_published_commit) and applied at once, so a
+// stream downstream in the same process waits for none of it. Another process's commits show up
+// to 200 ms (trust_log_end_for) later.
+std::atomic<int64_t> log_end_trusted_ms{200};
+
 struct RememberedReplay {
   std::mutex mutex;
   int64_t version = -1;  // -1: being made
   Replay replay;
+  // When the next commit was last found missing and the newest there (on a store); never: the
+  // clock's epoch.
+  std::chrono::steady_clock::time_point end_seen_at{};
 };
 std::map<std::string, std::shared_ptr<RememberedReplay>> replays;  // under remembered_mutex
 
@@ -287,20 +303,26 @@ bool with_advanced_replay(const std::string& table, std::optional<int64_t> targe
     forget_replay(table, found);
     return false;
   }
+  const auto now = std::chrono::steady_clock::now();
+  const bool end_trusted =
+      remote && !target && now - kept.end_seen_at < std::chrono::milliseconds(log_end_trusted_ms.load());
   bool advanced = false;
   while (!target || kept.version < *target) {
-    std::optional<std::string> text = commit_text(table, kept.version + 1);
+    // With the end trusted, only the commits this process published or read since.
+    std::optional<std::string> text =
+        end_trusted ? commit_texts.find(table, kept.version + 1) : commit_text(table, kept.version + 1);
     if (!text) break;
     LogActions actions = parse_commit_text(*text, commit_file_path(table, kept.version + 1));
     kept.version++;
     kept.replay.apply(std::move(actions), kept.version);
     advanced = true;
   }
-  if (remote && !advanced && !commit_still_there(table, kept.version)) {
+  if (remote && !advanced && !end_trusted && !commit_still_there(table, kept.version)) {
     forget_replay(table, found);
     commit_texts.forget(table);
     return false;
   }
+  if (remote && !target && !end_trusted) kept.end_seen_at = now;
   if (target && kept.version != *target) return false;  // the listing says what is wrong
   use(kept);
   return true;
@@ -334,6 +356,20 @@ Snapshot snapshot_of(Snapshot snapshot, const Replay& replay, int64_t target, To
 
 void remember_published_commit(const Table& table, int64_t version, const std::string& text) {
   if (remembering && table.is_remote()) commit_texts.keep(table.normal().path(), version, text);
+}
+
+void trust_log_end_for(std::chrono::milliseconds span) { log_end_trusted_ms = span.count(); }
+
+void forget_log_end(const Table& table) {
+  std::shared_ptr<RememberedReplay> found;
+  {
+    std::lock_guard<std::mutex> lock(remembered_mutex);
+    auto it = replays.find(normal_table_path(table.path()));
+    if (it == replays.end()) return;
+    found = it->second;
+  }
+  std::lock_guard<std::mutex> lock(found->mutex);
+  found->end_seen_at = {};
 }
 
 void remember_checkpoints(bool remember) {

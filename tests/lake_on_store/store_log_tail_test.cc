@@ -4,6 +4,7 @@
 // (table/log_files.cc): the same commits and checkpoint as the whole listing, in a few requests
 // however long the log, whatever the hint (stale, naming what is not there, missing).
 #include <chrono>
+#include <functional>
 #include <set>
 #include <thread>
 
@@ -16,6 +17,7 @@
 #include "table/table_files.h"
 #include "storage/object_store.h"
 #include "table/vacuum.h"
+#include "util/error.h"
 
 namespace lakestream::testing {
 namespace {
@@ -279,12 +281,19 @@ TEST_P(LogTailOnStore, V2CheckpointsPutTheirSidecarsOnTheStoreAndNameThemAgain) 
 // newest still there, however long the log; each new commit one GET more, once in the process
 // (the commits' texts are kept), none for a commit the process published itself. The snapshots
 // are the listed ones, also after the table is made again under the same name with fewer
-// versions: nothing of the old one is read for it.
+// versions: nothing of the old one is read for it. (Each snapshot here looks for new commits: the
+// log's end found is trusted for no time; the next test trusts it.)
 TEST_P(LogTailOnStore, AServiceReadsOnlyTheCommitsAfterWhatItRemembers) {
   delta::configure_table_stores({store.settings(), cache.path(), 1 << 20});
   struct Remembering {
-    Remembering() { delta::remember_checkpoints(true); }
-    ~Remembering() { delta::remember_checkpoints(false); }
+    Remembering() {
+      delta::remember_checkpoints(true);
+      delta::trust_log_end_for(std::chrono::milliseconds(0));
+    }
+    ~Remembering() {
+      delta::remember_checkpoints(false);
+      delta::trust_log_end_for(std::chrono::milliseconds(200));
+    }
   } remembering;
   // The requests of a snapshot, which must be the listed one's (version, txns).
   auto requests_of_snapshot = [&] {
@@ -338,6 +347,71 @@ TEST_P(LogTailOnStore, AServiceReadsOnlyTheCommitsAfterWhatItRemembers) {
   EXPECT_EQ(again.txn_version("stream-a"), -1);
   EXPECT_EQ(again.txn_version("stream-b"), -1);
   EXPECT_EQ(delta::read_commits(url, 3, 3).at(0).txns, (std::map<std::string, int64_t>{{"stream-new", 3}}));
+}
+
+// Within the time a service trusts the end of a table's log it found, its snapshots cost no
+// request and may miss another writer's newer commit, as a snapshot taken that much earlier
+// would; a commit built on such a snapshot conflicts at the version taken (put-if-absent), leaves
+// the other writer's commit as it was, and sends the next snapshot to the store; a commit of the
+// process's own is seen at once; past the time, a snapshot looks again.
+TEST_P(LogTailOnStore, AServiceTrustsTheLogEndItFoundForAWhileAndAConflictEndsTheTrust) {
+  delta::configure_table_stores({store.settings(), cache.path(), 1 << 20});
+  struct Remembering {
+    Remembering() {
+      delta::remember_checkpoints(true);
+      delta::trust_log_end_for(std::chrono::seconds(60));
+    }
+    ~Remembering() {
+      delta::remember_checkpoints(false);
+      delta::trust_log_end_for(std::chrono::milliseconds(200));
+    }
+  } remembering;
+  auto requests_of = [](const std::function<void()>& ask) {
+    storage::RequestCounts before = storage::request_counts();
+    ask();
+    return storage::request_counts().total() - before.total();
+  };
+  commit_up_to(5);
+  EXPECT_EQ(delta::load_snapshot(url).version, 5);  // finds the end
+  EXPECT_EQ(requests_of([&] {
+              EXPECT_EQ(delta::load_snapshot(url).version, 5);
+              EXPECT_EQ(delta::latest_version(url), 5);
+              EXPECT_EQ(delta::txn_version(url, "stream-a"), 5);
+            }),
+            0)
+      << "a snapshot within the trusted time asked the store";
+
+  // Another writer's commit: not seen yet, and a commit on top of the older snapshot conflicts.
+  const std::string theirs = "{\"txn\":{\"appId\":\"stream-b\",\"version\":6}}\n";
+  ASSERT_TRUE(delta::put_table_file_if_absent(url, delta::commit_key(6), theirs));
+  EXPECT_EQ(delta::load_snapshot(url).version, 5);
+  if (GetParam() == Emulator::Azurite) {
+    delta::Commit stale(delta::load_snapshot(url));
+    stale.set_txn("stream-a", 6);
+    EXPECT_THROW(stale.publish(), CommitConflict);
+    EXPECT_EQ(delta::read_table_file(url, delta::commit_key(6)), theirs) << "the other writer's commit changed";
+  } else {
+    // s3rver ignores If-None-Match (docs/object-storage.md), so no commit conflicts on it: what
+    // the conflict does, alone.
+    delta::forget_log_end(url);
+  }
+  delta::Snapshot after_conflict = delta::load_snapshot(url);
+  EXPECT_EQ(after_conflict.version, 6) << "the conflict did not send the snapshot to the store";
+  EXPECT_EQ(after_conflict.txn_version("stream-b"), 6);
+  EXPECT_EQ(after_conflict.txn_version("stream-a"), 5);
+
+  // The process's own commit: seen at once, at no request.
+  commit_up_to(7);
+  EXPECT_EQ(requests_of([&] { EXPECT_EQ(delta::load_snapshot(url).txn_version("stream-a"), 7); }), 0);
+
+  // Past the trusted time a snapshot looks again and finds another writer's commit.
+  ASSERT_TRUE(delta::put_table_file_if_absent(url, delta::commit_key(8),
+                                              "{\"txn\":{\"appId\":\"stream-b\",\"version\":8}}\n"));
+  EXPECT_EQ(delta::latest_version(url), 7);
+  delta::trust_log_end_for(std::chrono::milliseconds(300));
+  std::this_thread::sleep_for(std::chrono::milliseconds(400));
+  EXPECT_EQ(delta::latest_version(url), 8);
+  EXPECT_EQ(delta::load_snapshot(url).txn_version("stream-b"), 8);
 }
 
 INSTANTIATE_TEST_SUITE_P(Emulators, LogTailOnStore, ::testing::Values(Emulator::S3rver, Emulator::Azurite),
