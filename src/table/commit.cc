@@ -210,7 +210,7 @@ int64_t Commit::publish() {
 
   std::string path = commit_file_path(table_.path(), version);
   if (!put_table_file_if_absent(table_, commit_key(version), text)) {
-    forget_log_end(table_);
+    forget_log_end(table_, version);
     throw CommitConflict("another writer committed version " + std::to_string(version) + " of table " + table_.path() +
                          " first (" + path + " exists); re-read the table and redo the work on top of it");
   }

@@ -173,10 +173,11 @@ void remember_checkpoints(bool remember);
 // process just published, so that its own snapshots and readers do not GET it back.
 void remember_published_commit(const Table& table, int64_t version, const std::string& text);
 
-// While remember_checkpoints() is on, for a table on a store: the next snapshot looks for new
-// commits on the store again, however recently it last found none (a commit that conflicted
-// learned of one).
-void forget_log_end(const Table& table);
+// While remember_checkpoints() is on, for a table on a store: called when a commit found version
+// `taken` already there (a conflict). The next snapshot looks for new commits on the store again,
+// however recently it last found none; and when another process took the version, every snapshot
+// looks, for ten minutes.
+void forget_log_end(const Table& table, int64_t taken);
 
 // How long a snapshot trusts the end of a table's log on a store, once found (200 ms unless set;
 // 0: every snapshot looks).

@@ -11,6 +11,7 @@
 #include <functional>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <unordered_map>
 
 #include "table/checkpoint_reader.h"
@@ -42,17 +43,23 @@ class CommitTexts {
     std::lock_guard<std::mutex> lock(mutex_);
     auto it = texts_.find({table, version});
     if (it == texts_.end()) return std::nullopt;
-    return it->second;
+    return it->second.text;
   }
-  void keep(const std::string& table, int64_t version, const std::string& text) {
+  // Whether this process published commit `version` of `table` (as far as the kept texts tell).
+  bool published_here(const std::string& table, int64_t version) {
     std::lock_guard<std::mutex> lock(mutex_);
-    if (!texts_.emplace(std::make_pair(table, version), text).second) return;
+    auto it = texts_.find({table, version});
+    return it != texts_.end() && it->second.published_here;
+  }
+  void keep(const std::string& table, int64_t version, const std::string& text, bool published_here = false) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (!texts_.emplace(std::make_pair(table, version), Kept{text, published_here}).second) return;
     order_.emplace_back(table, version);
     bytes_ += text.size();
     while (bytes_ > kCommitTextBytes && !order_.empty()) {
       auto oldest = texts_.find(order_.front());
       if (oldest != texts_.end()) {
-        bytes_ -= oldest->second.size();
+        bytes_ -= oldest->second.text.size();
         texts_.erase(oldest);
       }
       order_.pop_front();
@@ -61,7 +68,7 @@ class CommitTexts {
   void forget(const std::string& table) {
     std::lock_guard<std::mutex> lock(mutex_);
     for (auto it = texts_.lower_bound({table, INT64_MIN}); it != texts_.end() && it->first.first == table;) {
-      bytes_ -= it->second.size();
+      bytes_ -= it->second.text.size();
       it = texts_.erase(it);
     }
   }
@@ -73,8 +80,12 @@ class CommitTexts {
   }
 
  private:
+  struct Kept {
+    std::string text;
+    bool published_here = false;
+  };
   std::mutex mutex_;
-  std::map<std::pair<std::string, int64_t>, std::string> texts_;
+  std::map<std::pair<std::string, int64_t>, Kept> texts_;
   std::deque<std::pair<std::string, int64_t>> order_;  // oldest kept first (some maybe forgotten)
   size_t bytes_ = 0;
 };
@@ -253,8 +264,12 @@ struct Replay {
 // it missed makes a conflict (which forgets the trusted end, forget_log_end), never a lost write;
 // a commit this process published is kept (remember_published_commit) and applied at once, so a
 // stream downstream in the same process waits for none of it. Another process's commits show up
-// to 200 ms (trust_log_end_for) later.
+// to 200 ms (trust_log_end_for) later. A table another process commits to (a conflict with a
+// commit not of this one: ingest workers sharing a bronze table) is looked at by every snapshot
+// for kAnotherWriterDistrust after: there a trusted end would make a conflict, a commit's files
+// written again, of most commits.
 std::atomic<int64_t> log_end_trusted_ms{200};
+constexpr std::chrono::minutes kAnotherWriterDistrust{10};
 
 struct RememberedReplay {
   std::mutex mutex;
@@ -263,6 +278,8 @@ struct RememberedReplay {
   // When the next commit was last found missing and the newest there (on a store); never: the
   // clock's epoch.
   std::chrono::steady_clock::time_point end_seen_at{};
+  // When a commit of this process's last lost its version to another process's.
+  std::optional<std::chrono::steady_clock::time_point> another_writer_at;
 };
 std::map<std::string, std::shared_ptr<RememberedReplay>> replays;  // under remembered_mutex
 
@@ -304,8 +321,9 @@ bool with_advanced_replay(const std::string& table, std::optional<int64_t> targe
     return false;
   }
   const auto now = std::chrono::steady_clock::now();
-  const bool end_trusted =
-      remote && !target && now - kept.end_seen_at < std::chrono::milliseconds(log_end_trusted_ms.load());
+  const bool end_trusted = remote && !target &&
+                           now - kept.end_seen_at < std::chrono::milliseconds(log_end_trusted_ms.load()) &&
+                           !(kept.another_writer_at && now - *kept.another_writer_at < kAnotherWriterDistrust);
   bool advanced = false;
   while (!target || kept.version < *target) {
     // With the end trusted, only the commits this process published or read since.
@@ -355,21 +373,24 @@ Snapshot snapshot_of(Snapshot snapshot, const Replay& replay, int64_t target, To
 }  // namespace
 
 void remember_published_commit(const Table& table, int64_t version, const std::string& text) {
-  if (remembering && table.is_remote()) commit_texts.keep(table.normal().path(), version, text);
+  if (remembering && table.is_remote()) commit_texts.keep(table.normal().path(), version, text, true);
 }
 
 void trust_log_end_for(std::chrono::milliseconds span) { log_end_trusted_ms = span.count(); }
 
-void forget_log_end(const Table& table) {
+void forget_log_end(const Table& table, int64_t taken) {
+  const std::string path = normal_table_path(table.path());
+  const bool ours = commit_texts.published_here(path, taken);
   std::shared_ptr<RememberedReplay> found;
   {
     std::lock_guard<std::mutex> lock(remembered_mutex);
-    auto it = replays.find(normal_table_path(table.path()));
+    auto it = replays.find(path);
     if (it == replays.end()) return;
     found = it->second;
   }
   std::lock_guard<std::mutex> lock(found->mutex);
   found->end_seen_at = {};
+  if (!ours) found->another_writer_at = std::chrono::steady_clock::now();
 }
 
 void remember_checkpoints(bool remember) {

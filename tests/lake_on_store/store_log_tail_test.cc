@@ -351,9 +351,10 @@ TEST_P(LogTailOnStore, AServiceReadsOnlyTheCommitsAfterWhatItRemembers) {
 
 // Within the time a service trusts the end of a table's log it found, its snapshots cost no
 // request and may miss another writer's newer commit, as a snapshot taken that much earlier
-// would; a commit built on such a snapshot conflicts at the version taken (put-if-absent), leaves
-// the other writer's commit as it was, and sends the next snapshot to the store; a commit of the
-// process's own is seen at once; past the time, a snapshot looks again.
+// would; a commit of the process's own is seen at once, and one of its commits losing its version
+// to another of its own keeps the trust; past the time, a snapshot looks again. A commit built on
+// a snapshot that missed another process's commit conflicts at the version taken (put-if-absent),
+// leaves that commit as it was, and from then on every snapshot of the table looks.
 TEST_P(LogTailOnStore, AServiceTrustsTheLogEndItFoundForAWhileAndAConflictEndsTheTrust) {
   delta::configure_table_stores({store.settings(), cache.path(), 1 << 20});
   struct Remembering {
@@ -371,6 +372,13 @@ TEST_P(LogTailOnStore, AServiceTrustsTheLogEndItFoundForAWhileAndAConflictEndsTh
     ask();
     return storage::request_counts().total() - before.total();
   };
+  auto commit_of = [](int64_t version) {
+    return "{\"txn\":{\"appId\":\"stream-b\",\"version\":" + std::to_string(version) + "}}\n";
+  };
+  // s3rver ignores If-None-Match (docs/object-storage.md), so no commit conflicts on it: there
+  // the conflict's call alone.
+  const bool conflicts = GetParam() == Emulator::Azurite;
+
   commit_up_to(5);
   EXPECT_EQ(delta::load_snapshot(url).version, 5);  // finds the end
   EXPECT_EQ(requests_of([&] {
@@ -380,38 +388,53 @@ TEST_P(LogTailOnStore, AServiceTrustsTheLogEndItFoundForAWhileAndAConflictEndsTh
             }),
             0)
       << "a snapshot within the trusted time asked the store";
+  commit_up_to(6);
+  EXPECT_EQ(requests_of([&] { EXPECT_EQ(delta::load_snapshot(url).txn_version("stream-a"), 6); }), 0)
+      << "the process's own commit";
 
-  // Another writer's commit: not seen yet, and a commit on top of the older snapshot conflicts.
-  const std::string theirs = "{\"txn\":{\"appId\":\"stream-b\",\"version\":6}}\n";
-  ASSERT_TRUE(delta::put_table_file_if_absent(url, delta::commit_key(6), theirs));
-  EXPECT_EQ(delta::load_snapshot(url).version, 5);
-  if (GetParam() == Emulator::Azurite) {
-    delta::Commit stale(delta::load_snapshot(url));
-    stale.set_txn("stream-a", 6);
-    EXPECT_THROW(stale.publish(), CommitConflict);
-    EXPECT_EQ(delta::read_table_file(url, delta::commit_key(6)), theirs) << "the other writer's commit changed";
-  } else {
-    // s3rver ignores If-None-Match (docs/object-storage.md), so no commit conflicts on it: what
-    // the conflict does, alone.
-    delta::forget_log_end(url);
-  }
-  delta::Snapshot after_conflict = delta::load_snapshot(url);
-  EXPECT_EQ(after_conflict.version, 6) << "the conflict did not send the snapshot to the store";
-  EXPECT_EQ(after_conflict.txn_version("stream-b"), 6);
-  EXPECT_EQ(after_conflict.txn_version("stream-a"), 5);
+  // Two commits of this process on one snapshot: the second conflicts, and the trust stays.
+  delta::Commit first(delta::load_snapshot(url));
+  delta::Commit second(delta::load_snapshot(url));
+  first.set_txn("stream-a", 7);
+  second.set_txn("stream-c", 7);
+  ASSERT_EQ(first.publish(), 7);
+  if (conflicts)
+    EXPECT_THROW(second.publish(), CommitConflict);
+  else
+    delta::forget_log_end(url, 7);
+  EXPECT_EQ(delta::load_snapshot(url).txn_version("stream-a"), 7);
+  EXPECT_EQ(requests_of([&] { EXPECT_EQ(delta::latest_version(url), 7); }), 0)
+      << "a conflict with the process's own commit ended the trust";
 
-  // The process's own commit: seen at once, at no request.
-  commit_up_to(7);
-  EXPECT_EQ(requests_of([&] { EXPECT_EQ(delta::load_snapshot(url).txn_version("stream-a"), 7); }), 0);
-
-  // Past the trusted time a snapshot looks again and finds another writer's commit.
-  ASSERT_TRUE(delta::put_table_file_if_absent(url, delta::commit_key(8),
-                                              "{\"txn\":{\"appId\":\"stream-b\",\"version\":8}}\n"));
+  // Another writer's commit: not seen within the trusted time, seen past it.
+  ASSERT_TRUE(delta::put_table_file_if_absent(url, delta::commit_key(8), commit_of(8)));
   EXPECT_EQ(delta::latest_version(url), 7);
   delta::trust_log_end_for(std::chrono::milliseconds(300));
   std::this_thread::sleep_for(std::chrono::milliseconds(400));
   EXPECT_EQ(delta::latest_version(url), 8);
   EXPECT_EQ(delta::load_snapshot(url).txn_version("stream-b"), 8);
+  delta::trust_log_end_for(std::chrono::seconds(60));
+
+  // A commit on a snapshot that missed another writer's commit: a conflict, their commit kept.
+  ASSERT_TRUE(delta::put_table_file_if_absent(url, delta::commit_key(9), commit_of(9)));
+  delta::Snapshot missed = delta::load_snapshot(url);
+  EXPECT_EQ(missed.version, 8);
+  delta::Commit stale(missed);
+  stale.set_txn("stream-a", 9);
+  if (conflicts) {
+    EXPECT_THROW(stale.publish(), CommitConflict);
+    EXPECT_EQ(delta::read_table_file(url, delta::commit_key(9)), commit_of(9)) << "the other writer's commit changed";
+  } else {
+    delta::forget_log_end(url, 9);
+  }
+  delta::Snapshot after_conflict = delta::load_snapshot(url);
+  EXPECT_EQ(after_conflict.version, 9) << "the conflict did not send the snapshot to the store";
+  EXPECT_EQ(after_conflict.txn_version("stream-b"), 9);
+  EXPECT_EQ(after_conflict.txn_version("stream-a"), 7);
+  // From now on every snapshot looks: another process commits to this table.
+  EXPECT_GE(requests_of([&] { delta::load_snapshot(url); }), 1);
+  ASSERT_TRUE(delta::put_table_file_if_absent(url, delta::commit_key(10), commit_of(10)));
+  EXPECT_EQ(delta::latest_version(url), 10);
 }
 
 INSTANTIATE_TEST_SUITE_P(Emulators, LogTailOnStore, ::testing::Values(Emulator::S3rver, Emulator::Azurite),
