@@ -868,10 +868,10 @@ class BenchRun {
       const std::string how = std::string(policy) == "v2" ? "v2, tombstones in sidecars" : "classic";
       result_.measurements.push_back({workload_, std::string(policy) + "_first",
                                       "first checkpoint (" + how + ")", tombstones, growth.first.seconds,
-                                      growth.first.cpu_seconds, 0});
+                                      growth.first.cpu_seconds, growth.first.peak_rss_mib});
       result_.measurements.push_back({workload_, std::string(policy) + "_next",
                                       "10 commits later (" + how + ")", tombstones, growth.next.seconds,
-                                      growth.next.cpu_seconds, 0});
+                                      growth.next.cpu_seconds, growth.next.peak_rss_mib});
     }
   }
 

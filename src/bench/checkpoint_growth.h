@@ -13,6 +13,9 @@ namespace lakestream::bench {
 struct CheckpointCost {
   double seconds = 0;
   double cpu_seconds = 0;  // the process's, DuckDB's threads included
+  // The process's peak resident memory during the checkpoint (its high-water mark reset before
+  // it; 0 where the kernel does not allow that).
+  double peak_rss_mib = 0;
 };
 
 struct CheckpointGrowth {
