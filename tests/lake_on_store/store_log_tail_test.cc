@@ -22,6 +22,19 @@
 namespace lakestream::testing {
 namespace {
 
+// Snapshots as a service takes them (remember_checkpoints), trusting the end of a table's log it
+// found for `trust`; as a plain run again after.
+struct AsAService {
+  explicit AsAService(std::chrono::milliseconds trust) {
+    delta::remember_checkpoints(true);
+    delta::trust_log_end_for(trust);
+  }
+  ~AsAService() {
+    delta::remember_checkpoints(false);
+    delta::trust_log_end_for(std::chrono::milliseconds(200));
+  }
+};
+
 class LogTailOnStore : public ::testing::TestWithParam<Emulator> {
  protected:
   // Versions up to `last`: 0 creates the table, each next one a batch of `app`.
@@ -285,16 +298,7 @@ TEST_P(LogTailOnStore, V2CheckpointsPutTheirSidecarsOnTheStoreAndNameThemAgain) 
 // log's end found is trusted for no time; the next test trusts it.)
 TEST_P(LogTailOnStore, AServiceReadsOnlyTheCommitsAfterWhatItRemembers) {
   delta::configure_table_stores({store.settings(), cache.path(), 1 << 20});
-  struct Remembering {
-    Remembering() {
-      delta::remember_checkpoints(true);
-      delta::trust_log_end_for(std::chrono::milliseconds(0));
-    }
-    ~Remembering() {
-      delta::remember_checkpoints(false);
-      delta::trust_log_end_for(std::chrono::milliseconds(200));
-    }
-  } remembering;
+  AsAService remembering(std::chrono::milliseconds(0));
   // The requests of a snapshot, which must be the listed one's (version, txns).
   auto requests_of_snapshot = [&] {
     storage::RequestCounts before = storage::request_counts();
@@ -357,16 +361,7 @@ TEST_P(LogTailOnStore, AServiceReadsOnlyTheCommitsAfterWhatItRemembers) {
 // leaves that commit as it was, and from then on every snapshot of the table looks.
 TEST_P(LogTailOnStore, AServiceTrustsTheLogEndItFoundForAWhileAndAConflictEndsTheTrust) {
   delta::configure_table_stores({store.settings(), cache.path(), 1 << 20});
-  struct Remembering {
-    Remembering() {
-      delta::remember_checkpoints(true);
-      delta::trust_log_end_for(std::chrono::seconds(60));
-    }
-    ~Remembering() {
-      delta::remember_checkpoints(false);
-      delta::trust_log_end_for(std::chrono::milliseconds(200));
-    }
-  } remembering;
+  AsAService remembering(std::chrono::seconds(60));
   auto requests_of = [](const std::function<void()>& ask) {
     storage::RequestCounts before = storage::request_counts();
     ask();
