@@ -209,6 +209,7 @@ int64_t Commit::publish() {
   for (const auto& changed : change_data_) text += cdc_action(changed).dump() + "\n";
 
   std::string path = commit_file_path(table_.path(), version);
+  remember_commit_attempt(table_, version, text);
   if (!put_table_file_if_absent(table_, commit_key(version), text)) {
     forget_log_end(table_, version);
     throw CommitConflict("another writer committed version " + std::to_string(version) + " of table " + table_.path() +

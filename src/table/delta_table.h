@@ -173,6 +173,11 @@ void remember_checkpoints(bool remember);
 // process just published, so that its own snapshots and readers do not GET it back.
 void remember_published_commit(const Table& table, int64_t version, const std::string& text);
 
+// While remember_checkpoints() is on, for a table on a store: notes the commit this process is
+// about to put at `version` (before the put), so that a conflict can tell its own commits from
+// another process's (forget_log_end).
+void remember_commit_attempt(const Table& table, int64_t version, const std::string& text);
+
 // While remember_checkpoints() is on, for a table on a store: called when a commit found version
 // `taken` already there (a conflict). The next snapshot looks for new commits on the store again,
 // however recently it last found none; and when another process took the version, every snapshot

@@ -43,23 +43,17 @@ class CommitTexts {
     std::lock_guard<std::mutex> lock(mutex_);
     auto it = texts_.find({table, version});
     if (it == texts_.end()) return std::nullopt;
-    return it->second.text;
+    return it->second;
   }
-  // Whether this process published commit `version` of `table` (as far as the kept texts tell).
-  bool published_here(const std::string& table, int64_t version) {
+  void keep(const std::string& table, int64_t version, const std::string& text) {
     std::lock_guard<std::mutex> lock(mutex_);
-    auto it = texts_.find({table, version});
-    return it != texts_.end() && it->second.published_here;
-  }
-  void keep(const std::string& table, int64_t version, const std::string& text, bool published_here = false) {
-    std::lock_guard<std::mutex> lock(mutex_);
-    if (!texts_.emplace(std::make_pair(table, version), Kept{text, published_here}).second) return;
+    if (!texts_.emplace(std::make_pair(table, version), text).second) return;
     order_.emplace_back(table, version);
     bytes_ += text.size();
     while (bytes_ > kCommitTextBytes && !order_.empty()) {
       auto oldest = texts_.find(order_.front());
       if (oldest != texts_.end()) {
-        bytes_ -= oldest->second.text.size();
+        bytes_ -= oldest->second.size();
         texts_.erase(oldest);
       }
       order_.pop_front();
@@ -68,7 +62,7 @@ class CommitTexts {
   void forget(const std::string& table) {
     std::lock_guard<std::mutex> lock(mutex_);
     for (auto it = texts_.lower_bound({table, INT64_MIN}); it != texts_.end() && it->first.first == table;) {
-      bytes_ -= it->second.text.size();
+      bytes_ -= it->second.size();
       it = texts_.erase(it);
     }
   }
@@ -80,16 +74,49 @@ class CommitTexts {
   }
 
  private:
-  struct Kept {
-    std::string text;
-    bool published_here = false;
-  };
   std::mutex mutex_;
-  std::map<std::pair<std::string, int64_t>, Kept> texts_;
+  std::map<std::pair<std::string, int64_t>, std::string> texts_;
   std::deque<std::pair<std::string, int64_t>> order_;  // oldest kept first (some maybe forgotten)
   size_t bytes_ = 0;
 };
 CommitTexts commit_texts;
+
+// The commits this process tried to publish on a store, as written, while remember_checkpoints()
+// is on: a conflict at a version whose commit is one of them lost to the process itself (two of
+// its writers on one table, or its own put whose answer was lost and whose retry found it there),
+// not to another process. Asked by what the store holds, so that no order of the writers'
+// threads can make the process's own commit look like another's. The newest kAttempts are kept.
+class CommitAttempts {
+ public:
+  static constexpr size_t kAttempts = 4096;
+
+  void add(const std::string& table, int64_t version, const std::string& text) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    attempts_.emplace(std::make_pair(table, version), text);
+    order_.emplace_back(table, version);
+    while (order_.size() > kAttempts) {
+      auto oldest = attempts_.find(order_.front());
+      if (oldest != attempts_.end()) attempts_.erase(oldest);
+      order_.pop_front();
+    }
+  }
+  bool made(const std::string& table, int64_t version, const std::string& text) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    auto [first, last] = attempts_.equal_range({table, version});
+    return std::any_of(first, last, [&](const auto& attempt) { return attempt.second == text; });
+  }
+  void clear() {
+    std::lock_guard<std::mutex> lock(mutex_);
+    attempts_.clear();
+    order_.clear();
+  }
+
+ private:
+  std::mutex mutex_;
+  std::multimap<std::pair<std::string, int64_t>, std::string> attempts_;
+  std::deque<std::pair<std::string, int64_t>> order_;  // oldest first
+};
+CommitAttempts commit_attempts;
 
 // The text of commit `version`, nullopt when there is none.
 std::optional<std::string> commit_text(const Table& table, int64_t version) {
@@ -264,8 +291,9 @@ struct Replay {
 // it missed makes a conflict (which forgets the trusted end, forget_log_end), never a lost write;
 // a commit this process published is kept (remember_published_commit) and applied at once, so a
 // stream downstream in the same process waits for none of it. Another process's commits show up
-// to 200 ms (trust_log_end_for) later. A table another process commits to (a conflict with a
-// commit not of this one: ingest workers sharing a bronze table) is looked at by every snapshot
+// to 200 ms (trust_log_end_for) later. A table another process commits to (a conflict whose
+// winning commit is none this process tried to put, CommitAttempts: ingest workers sharing a
+// bronze table) is looked at by every snapshot
 // for kAnotherWriterDistrust after: there a trusted end would make a conflict, a commit's files
 // written again, of most commits.
 std::atomic<int64_t> log_end_trusted_ms{200};
@@ -373,20 +401,33 @@ Snapshot snapshot_of(Snapshot snapshot, const Replay& replay, int64_t target, To
 }  // namespace
 
 void remember_published_commit(const Table& table, int64_t version, const std::string& text) {
-  if (remembering && table.is_remote()) commit_texts.keep(table.normal().path(), version, text, true);
+  if (remembering && table.is_remote()) commit_texts.keep(table.normal().path(), version, text);
+}
+
+void remember_commit_attempt(const Table& table, int64_t version, const std::string& text) {
+  if (remembering && table.is_remote()) commit_attempts.add(table.normal().path(), version, text);
 }
 
 void trust_log_end_for(std::chrono::milliseconds span) { log_end_trusted_ms = span.count(); }
 
 void forget_log_end(const Table& table, int64_t taken) {
+  if (!remembering || !table.is_remote()) return;
   const std::string path = normal_table_path(table.path());
-  const bool ours = commit_texts.published_here(path, taken);
   std::shared_ptr<RememberedReplay> found;
   {
     std::lock_guard<std::mutex> lock(remembered_mutex);
     auto it = replays.find(path);
     if (it == replays.end()) return;
     found = it->second;
+  }
+  // The commit that took the version: kept when this process published or read it, else a GET.
+  // Unread (the store failing), it is taken for the process's own: the conflict still goes back
+  // to the store, and a next conflict asks again.
+  bool ours = true;
+  try {
+    std::optional<std::string> winner = commit_text(path, taken);
+    ours = !winner || commit_attempts.made(path, taken, *winner);
+  } catch (const std::exception&) {
   }
   std::lock_guard<std::mutex> lock(found->mutex);
   found->end_seen_at = {};
@@ -400,6 +441,7 @@ void remember_checkpoints(bool remember) {
   remembered.clear();
   replays.clear();
   commit_texts.clear();
+  commit_attempts.clear();
 }
 
 std::optional<int64_t> remembered_txn_version(const Table& table, const std::string& app_id) {

@@ -356,7 +356,8 @@ TEST_P(LogTailOnStore, AServiceReadsOnlyTheCommitsAfterWhatItRemembers) {
 // Within the time a service trusts the end of a table's log it found, its snapshots cost no
 // request and may miss another writer's newer commit, as a snapshot taken that much earlier
 // would; a commit of the process's own is seen at once, and one of its commits losing its version
-// to another of its own keeps the trust; past the time, a snapshot looks again. A commit built on
+// to another of its own keeps the trust (also when the winner was read back from the store
+// before its writer kept it); past the time, a snapshot looks again. A commit built on
 // a snapshot that missed another process's commit conflicts at the version taken (put-if-absent),
 // leaves that commit as it was, and from then on every snapshot of the table looks.
 TEST_P(LogTailOnStore, AServiceTrustsTheLogEndItFoundForAWhileAndAConflictEndsTheTrust) {
@@ -401,35 +402,46 @@ TEST_P(LogTailOnStore, AServiceTrustsTheLogEndItFoundForAWhileAndAConflictEndsTh
   EXPECT_EQ(requests_of([&] { EXPECT_EQ(delta::latest_version(url), 7); }), 0)
       << "a conflict with the process's own commit ended the trust";
 
+  // A commit of the process's own that it did not keep as published (read back from the store by
+  // another of its threads first, or put again after an answer lost in transit): a conflict at its
+  // version is still with the process itself.
+  const std::string own = "{\"txn\":{\"appId\":\"stream-c\",\"version\":8}}\n";
+  delta::remember_commit_attempt(url, 8, own);
+  ASSERT_TRUE(delta::put_table_file_if_absent(url, delta::commit_key(8), own));
+  delta::forget_log_end(url, 8);
+  EXPECT_EQ(delta::latest_version(url), 8);
+  EXPECT_EQ(requests_of([&] { EXPECT_EQ(delta::latest_version(url), 8); }), 0)
+      << "the process's own commit, read from the store, was taken for another process's";
+
   // Another writer's commit: not seen within the trusted time, seen past it.
-  ASSERT_TRUE(delta::put_table_file_if_absent(url, delta::commit_key(8), commit_of(8)));
-  EXPECT_EQ(delta::latest_version(url), 7);
+  ASSERT_TRUE(delta::put_table_file_if_absent(url, delta::commit_key(9), commit_of(9)));
+  EXPECT_EQ(delta::latest_version(url), 8);
   delta::trust_log_end_for(std::chrono::milliseconds(300));
   std::this_thread::sleep_for(std::chrono::milliseconds(400));
-  EXPECT_EQ(delta::latest_version(url), 8);
-  EXPECT_EQ(delta::load_snapshot(url).txn_version("stream-b"), 8);
+  EXPECT_EQ(delta::latest_version(url), 9);
+  EXPECT_EQ(delta::load_snapshot(url).txn_version("stream-b"), 9);
   delta::trust_log_end_for(std::chrono::seconds(60));
 
   // A commit on a snapshot that missed another writer's commit: a conflict, their commit kept.
-  ASSERT_TRUE(delta::put_table_file_if_absent(url, delta::commit_key(9), commit_of(9)));
+  ASSERT_TRUE(delta::put_table_file_if_absent(url, delta::commit_key(10), commit_of(10)));
   delta::Snapshot missed = delta::load_snapshot(url);
-  EXPECT_EQ(missed.version, 8);
+  EXPECT_EQ(missed.version, 9);
   delta::Commit stale(missed);
-  stale.set_txn("stream-a", 9);
+  stale.set_txn("stream-a", 10);
   if (conflicts) {
     EXPECT_THROW(stale.publish(), CommitConflict);
-    EXPECT_EQ(delta::read_table_file(url, delta::commit_key(9)), commit_of(9)) << "the other writer's commit changed";
+    EXPECT_EQ(delta::read_table_file(url, delta::commit_key(10)), commit_of(10)) << "the other writer's commit changed";
   } else {
-    delta::forget_log_end(url, 9);
+    delta::forget_log_end(url, 10);
   }
   delta::Snapshot after_conflict = delta::load_snapshot(url);
-  EXPECT_EQ(after_conflict.version, 9) << "the conflict did not send the snapshot to the store";
-  EXPECT_EQ(after_conflict.txn_version("stream-b"), 9);
+  EXPECT_EQ(after_conflict.version, 10) << "the conflict did not send the snapshot to the store";
+  EXPECT_EQ(after_conflict.txn_version("stream-b"), 10);
   EXPECT_EQ(after_conflict.txn_version("stream-a"), 7);
   // From now on every snapshot looks: another process commits to this table.
   EXPECT_GE(requests_of([&] { delta::load_snapshot(url); }), 1);
-  ASSERT_TRUE(delta::put_table_file_if_absent(url, delta::commit_key(10), commit_of(10)));
-  EXPECT_EQ(delta::latest_version(url), 10);
+  ASSERT_TRUE(delta::put_table_file_if_absent(url, delta::commit_key(11), commit_of(11)));
+  EXPECT_EQ(delta::latest_version(url), 11);
 }
 
 INSTANTIATE_TEST_SUITE_P(Emulators, LogTailOnStore, ::testing::Values(Emulator::S3rver, Emulator::Azurite),
