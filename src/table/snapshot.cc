@@ -85,14 +85,16 @@ CommitTexts commit_texts;
 // is on: a conflict at a version whose commit is one of them lost to the process itself (two of
 // its writers on one table, or its own put whose answer was lost and whose retry found it there),
 // not to another process. Asked by what the store holds, so that no order of the writers'
-// threads can make the process's own commit look like another's. The newest kAttempts are kept.
+// threads can make the process's own commit look like another's. The newest kAttempts are kept,
+// each as a hash of its text (a commit of a large rewrite is megabytes; two texts that differ but
+// hash alike would only keep a trust that a next conflict ends).
 class CommitAttempts {
  public:
   static constexpr size_t kAttempts = 4096;
 
   void add(const std::string& table, int64_t version, const std::string& text) {
     std::lock_guard<std::mutex> lock(mutex_);
-    attempts_.emplace(std::make_pair(table, version), text);
+    attempts_.emplace(std::make_pair(table, version), std::hash<std::string>{}(text));
     order_.emplace_back(table, version);
     while (order_.size() > kAttempts) {
       auto oldest = attempts_.find(order_.front());
@@ -103,7 +105,8 @@ class CommitAttempts {
   bool made(const std::string& table, int64_t version, const std::string& text) {
     std::lock_guard<std::mutex> lock(mutex_);
     auto [first, last] = attempts_.equal_range({table, version});
-    return std::any_of(first, last, [&](const auto& attempt) { return attempt.second == text; });
+    const size_t hash = std::hash<std::string>{}(text);
+    return std::any_of(first, last, [&](const auto& attempt) { return attempt.second == hash; });
   }
   void clear() {
     std::lock_guard<std::mutex> lock(mutex_);
@@ -113,7 +116,7 @@ class CommitAttempts {
 
  private:
   std::mutex mutex_;
-  std::multimap<std::pair<std::string, int64_t>, std::string> attempts_;
+  std::multimap<std::pair<std::string, int64_t>, size_t> attempts_;  // text hashes
   std::deque<std::pair<std::string, int64_t>> order_;  // oldest first
 };
 CommitAttempts commit_attempts;
