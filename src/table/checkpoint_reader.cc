@@ -80,7 +80,7 @@ LogActions read_checkpoint(const Table& table, const std::vector<storage::Object
   // One check for all of them (a listing on a store, not one per sidecar).
   std::vector<std::string> keys;
   for (const auto& [key, size] : wanted) keys.push_back(key);
-  std::vector<std::string> missing = keys.empty() ? std::vector<std::string>{} : missing_table_files(table, keys);
+  std::vector<std::string> missing = missing_table_files(table, keys);
   if (!missing.empty())
     throw Error("the sidecar " + missing.front() + " of the v2 checkpoint " + parts.front().key + " of table " +
                 table.path() + " is missing; the checkpoint cannot be read without it. Delete the checkpoint if the JSON "

@@ -286,18 +286,18 @@ struct Replay {
 // Each table's replay has a lock of its own: on a store its reads are round trips, which the
 // snapshots of other tables (other streams' threads) do not wait for.
 //
-// On a store the log's end, once seen, is trusted for 200 ms (trust_log_end_for): a batch asks for the
-// newest snapshot of each of its tables several times (its txn, its plan, its commit; each stream
-// downstream of a table too), and each ask was those two GETs; the service sent 9 GETs of commits
-// per commit it made. A snapshot that trusts the end is one taken up to that much earlier, which
-// any reader may be given: a commit built on it is put-if-absent at the next version, so a writer
-// it missed makes a conflict (which forgets the trusted end, forget_log_end), never a lost write;
-// a commit this process published is kept (remember_published_commit) and applied at once, so a
-// stream downstream in the same process waits for none of it. Another process's commits show up
-// to 200 ms (trust_log_end_for) later. A table another process commits to (a conflict whose
-// winning commit is none this process tried to put, CommitAttempts: ingest workers sharing a
-// bronze table) is looked at by every snapshot
-// for kAnotherWriterDistrust after: there a trusted end would make a conflict, a commit's files
+// On a store the log's end, once seen, is trusted for 200 ms (trust_log_end_for): a batch asks
+// for the newest snapshot of each of its tables several times (its txn, its plan, its commit; each
+// stream downstream of a table too), and each ask was those two GETs; the service sent 9 GETs of
+// commits per commit it made. A snapshot that trusts the end is one taken up to that much
+// earlier, which any reader may be given: a commit built on it is put-if-absent at the next
+// version, so a writer it missed makes a conflict (which forgets the trusted end,
+// forget_log_end), never a lost write; a commit this process published is kept
+// (remember_published_commit) and applied at once, so a stream downstream in the same process
+// waits for none of it. Another process's commits show up at most 200 ms later. A table another
+// process commits to (a conflict whose winning commit is none this process tried to put,
+// CommitAttempts: ingest workers sharing a bronze table) is looked at by every snapshot for
+// kAnotherWriterDistrust after: there a trusted end would make a conflict, a commit's files
 // written again, of most commits.
 std::atomic<int64_t> log_end_trusted_ms{200};
 constexpr std::chrono::minutes kAnotherWriterDistrust{10};

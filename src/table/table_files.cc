@@ -230,6 +230,7 @@ std::string readable_path(const Table& table, const std::string& key, int64_t si
 
 std::vector<std::string> missing_table_files(const Table& table, const std::vector<std::string>& keys) {
   std::vector<std::string> missing;
+  if (keys.empty()) return missing;  // on a store, no listing for nothing to look for
   if (!table.is_remote()) {
     for (const auto& key : keys)
       if (!path_exists(join_path(table.path(), key))) missing.push_back(key);
@@ -237,7 +238,7 @@ std::vector<std::string> missing_table_files(const Table& table, const std::vect
   }
   // Only the folder the keys share: a sidecar's check lists `_delta_log/_sidecars/`, not every data
   // file and a month of commits.
-  std::string folder = keys.empty() ? "" : keys.front().substr(0, keys.front().rfind('/') + 1);
+  std::string folder = keys.front().substr(0, keys.front().rfind('/') + 1);
   for (const auto& key : keys)
     while (!key.starts_with(folder)) folder = folder.substr(0, folder.rfind('/', folder.size() - 2) + 1);
   std::set<std::string> there;

@@ -74,7 +74,8 @@ void discard_staged_file(const Table& table, const std::string& staged_path);
 // remote one. Throws Error naming the file when the store has no such file.
 std::string readable_path(const Table& table, const std::string& key, int64_t size);
 
-// The keys among `keys` that the table does not hold (one listing for a remote table).
+// The keys among `keys` that the table does not hold (one listing for a remote table, of the folder
+// the keys share; none for no keys).
 std::vector<std::string> missing_table_files(const Table& table, const std::vector<std::string>& keys);
 
 }  // namespace lakestream::delta
