@@ -67,6 +67,9 @@ class WindowStateStore {
   std::string set_meta_sql(const WindowStateMeta& meta) const;
   // After a transaction that ran set_meta_sql (committed or not): meta reads again.
   void forget_meta() { meta_.reset(); }
+  // After a committed transaction that ran set_meta_sql(`stored`): meta is that, without a read
+  // (every field is stored, so the read would give it back; a query a batch saved).
+  void remember_meta(const WindowStateMeta& stored) { meta_ = stored; }
 
   // The state file's size on disk.
   int64_t size_bytes() const;

@@ -16,12 +16,14 @@
 
 namespace lakestream {
 
-BronzeWriter::BronzeWriter(const Pipeline& pipeline, const Stream& stream, const Source& source)
+BronzeWriter::BronzeWriter(const Pipeline& pipeline, const Stream& stream, const Source& source,
+                           delta::LastPartition* last_partition)
     : pipeline_(pipeline),
       stream_(stream),
       source_(source),
       bronze_(lake_table(pipeline, stream.table)),
-      quarantine_(lake_table(pipeline, stream.table + "_quarantine")) {}
+      quarantine_(lake_table(pipeline, stream.table + "_quarantine")),
+      last_partition_(last_partition ? last_partition : &own_last_partition_) {}
 
 std::vector<delta::Column> BronzeWriter::field_columns() const {
   std::vector<delta::Column> fields;
@@ -81,9 +83,10 @@ bool BronzeWriter::commit(sql::Connection& con, IngestBatch& records, const std:
   sink.replay = replay;
   sink.properties = pipeline_.table_properties(stream_);
   bool written = commit_once(sink, [&](delta::Commit& commit, const delta::Snapshot&) {
+    // The batch's good rows are all of `select`'s: output_rows counts them.
     if (batch.output_rows > 0)
-      for (const auto& file :
-           delta::write_partitioned_files(con, bronze_, commit.metadata_after(), select, sink.schema, sink.partition_columns))
+      for (const auto& file : delta::write_partitioned_files(con, bronze_, commit.metadata_after(), select, sink.schema,
+                                                             sink.partition_columns, last_partition_, batch.output_rows))
         commit.add(file);
     fault_point("after_data_files");
   });

@@ -15,12 +15,16 @@
 #include "streams/ingest_batch.h"
 #include "table/commit_record.h"
 #include "table/delta_table.h"
+#include "table/parquet_file.h"
 
 namespace lakestream {
 
 class BronzeWriter {
  public:
-  BronzeWriter(const Pipeline& pipeline, const Stream& stream, const Source& source);
+  // `last_partition`: where the bronze partition of the last batch is kept across the writers of
+  // a continuous run's cycles (null: this writer keeps it).
+  BronzeWriter(const Pipeline& pipeline, const Stream& stream, const Source& source,
+               delta::LastPartition* last_partition = nullptr);
 
   const delta::Table& bronze() const { return bronze_; }
   const delta::Table& quarantine() const { return quarantine_; }
@@ -55,6 +59,8 @@ class BronzeWriter {
   const Source& source_;
   delta::Table bronze_;
   delta::Table quarantine_;
+  delta::LastPartition own_last_partition_;
+  delta::LastPartition* last_partition_;  // the kept one, else own_last_partition_
   // The derived columns' types and the fields they were found for (their schema string): finding them
   // is a DESCRIBE, a millisecond every batch would pay while the fields stay the same.
   mutable std::string derived_for_;

@@ -56,22 +56,20 @@ IngestBatch::IngestBatch(sql::Connection& con, const Source& source, WriterSchem
       writer_schemas_(writer_schemas) {
   CpuScope cpu_scope("ingest_batch.new");
   for (const auto& f : source.schema.fields) field_columns_.push_back({f.name, f.delta_type(), true});
-  con_.exec(std::string("CREATE OR REPLACE TEMP TABLE ") + kRawTable +
-            " (partition INTEGER, \"offset\" BIGINT, kafka_timestamp TIMESTAMPTZ, key BLOB, value BLOB, utf8 BOOLEAN" +
-            (change_events_ ? ", doc VARCHAR, envelope_reason VARCHAR)" : ")"));
   // DuckDB's allocator keeps up to 128 MiB (512 MiB after bulk frees) of freed memory for reuse;
-  // given back after each task instead, peak memory follows the batch cap, not the backlog.
-  con_.exec("SET allocator_flush_threshold = '8MiB'; SET allocator_bulk_deallocation_flush_threshold = '8MiB'");
-  raw_ = std::make_unique<sql::Appender>(con_, kRawTable);
+  // given back after each task instead, peak memory follows the batch cap, not the backlog. Set
+  // once a connection: a statement each, a batch of a service would pay them every time.
+  con_.keep_setting("allocator_flush_threshold", "8MiB");
+  con_.keep_setting("allocator_bulk_deallocation_flush_threshold", "8MiB");
   if (writer_schemas_) {
-    con_.exec(std::string("CREATE OR REPLACE TEMP TABLE ") + kAvroTable +
-              " (partition INTEGER, \"offset\" BIGINT, kafka_timestamp TIMESTAMPTZ, key BLOB, value BLOB, doc VARCHAR, "
-              "reason VARCHAR)");
+    create_temporary_table(kAvroTable,
+                           "partition INTEGER, \"offset\" BIGINT, kafka_timestamp TIMESTAMPTZ, key BLOB, value BLOB, "
+                           "doc VARCHAR, reason VARCHAR");
     avro_ = std::make_unique<sql::Appender>(con_, kAvroTable);
   }
   if (source.is_kinesis()) {
-    con_.exec(std::string("CREATE OR REPLACE TEMP TABLE ") + kKinesisPositionsTable +
-              " (partition INTEGER, \"offset\" BIGINT, kinesis_shard_id VARCHAR, kinesis_sequence_number VARCHAR)");
+    create_temporary_table(kKinesisPositionsTable,
+                           "partition INTEGER, \"offset\" BIGINT, kinesis_shard_id VARCHAR, kinesis_sequence_number VARCHAR");
     kinesis_positions_ = std::make_unique<sql::Appender>(con_, kKinesisPositionsTable);
   }
 }
@@ -82,12 +80,29 @@ IngestBatch::~IngestBatch() {
   raw_.reset();
   avro_.reset();
   kinesis_positions_.reset();
+  if (temporary_tables_.empty()) return;
+  std::string drops;
+  for (const auto& table : temporary_tables_) drops += "DROP TABLE IF EXISTS " + table + ";";
   try {
-    con_.exec(std::string("DROP TABLE IF EXISTS ") + kRawTable + "; DROP TABLE IF EXISTS " + kDecodedTable +
-              "; DROP TABLE IF EXISTS " + kAvroTable + "; DROP TABLE IF EXISTS " + kKinesisPositionsTable);
+    con_.exec(drops);
   } catch (...) {
     // The connection is going away with the failed run; nothing to keep.
   }
+}
+
+void IngestBatch::create_temporary_table(const std::string& name, const std::string& columns) {
+  con_.exec("CREATE OR REPLACE TEMP TABLE " + name + " (" + columns + ")");
+  temporary_tables_.push_back(name);
+}
+
+sql::Appender& IngestBatch::raw() {
+  if (!raw_) {
+    create_temporary_table(kRawTable, std::string("partition INTEGER, \"offset\" BIGINT, kafka_timestamp TIMESTAMPTZ, "
+                                                  "key BLOB, value BLOB, utf8 BOOLEAN") +
+                                          (change_events_ ? ", doc VARCHAR, envelope_reason VARCHAR" : ""));
+    raw_ = std::make_unique<sql::Appender>(con_, kRawTable);
+  }
+  return *raw_;
 }
 
 void IngestBatch::add(const KafkaRecord& r) {
@@ -132,13 +147,14 @@ void IngestBatch::end_fast_row(const KafkaRecord& r) {
 }
 
 void IngestBatch::add_raw(const KafkaRecord& r, bool utf8) {
-  append_record(*raw_, r);
-  raw_->append_bool(utf8);
+  sql::Appender& out = raw();
+  append_record(out, r);
+  out.append_bool(utf8);
   if (change_events_) {
-    raw_->append_null();
-    raw_->append_null();
+    out.append_null();
+    out.append_null();
   }
-  raw_->end_row();
+  out.end_row();
   declined_++;
 }
 
@@ -165,16 +181,17 @@ void IngestBatch::add_change_event(const KafkaRecord& r) {
     end_fast_row(r);
     return;
   }
-  append_record(*raw_, r);
-  raw_->append_bool(true);
+  sql::Appender& out = raw();
+  append_record(out, r);
+  out.append_bool(true);
   if (event == ChangeEvent::Row) {
-    raw_->append_text(change_row_);
-    raw_->append_null();
+    out.append_text(change_row_);
+    out.append_null();
   } else {
-    raw_->append_null();
-    raw_->append_text(reason);
+    out.append_null();
+    out.append_text(reason);
   }
-  raw_->end_row();
+  out.end_row();
   declined_++;
 }
 
@@ -232,6 +249,7 @@ void IngestBatch::finish_avro() {
   for (const auto& column : field_columns_)
     fields += "avro_row." + sql::quote_ident(column.name) + " AS " + sql::quote_ident(column.name) + ", ";
   if (field_columns_.empty()) structure["_"] = "BOOLEAN";  // json_transform needs a member
+  temporary_tables_.push_back(kDecodedTable);
   con_.exec(std::string("CREATE OR REPLACE TEMP TABLE ") + kDecodedTable + " AS SELECT " + fields +
             "partition, \"offset\", kafka_timestamp, coalesce(try(decode(key)), key::VARCHAR) AS key, value, reason "
             "FROM (SELECT *, CASE WHEN reason IS NULL THEN json_transform(doc, " + sql::quote_literal(structure.dump()) +
@@ -244,10 +262,11 @@ void IngestBatch::finish() {
     finish_avro();
     return;
   }
-  raw_->flush();
   // Every batch is checked by the SQL decoder's rules; a batch of plain records has nothing
   // left for it (and skips compiling its statement).
   if (declined_ == 0) return;
+  raw_->flush();
+  temporary_tables_.push_back(kDecodedTable);
   decode_records(con_, source_, kRawTable, kDecodedTable);
   quarantined_ = con_.scalar_int(std::string("SELECT count(*) FROM ") + kDecodedTable + " WHERE reason IS NOT NULL");
 }

@@ -22,10 +22,11 @@ namespace lakestream {
 
 class IngestBatch {
  public:
-  // Creates (replacing) the batch's temporary table for the SQL decoder and its chunk table.
+  // Creates the batch's chunk table; the SQL decoder's temporary tables are made (replacing) when
+  // a record first needs them: a batch of plain JSON, nearly every batch, has none.
   // `writer_schemas`: for an Avro source, the run's writer schemas (outliving the batch).
   IngestBatch(sql::Connection& con, const Source& source, WriterSchemas* writer_schemas = nullptr);
-  // Drops them.
+  // Drops the temporary tables it made.
   ~IngestBatch();
   IngestBatch(const IngestBatch&) = delete;
   IngestBatch& operator=(const IngestBatch&) = delete;
@@ -52,6 +53,10 @@ class IngestBatch {
   std::string quarantined_rows_sql() const;
 
  private:
+  // The SQL decoder's input, made at the first record the fast path declines.
+  sql::Appender& raw();
+  // Makes (replacing) the temporary table `name` of `columns` and drops it with the batch.
+  void create_temporary_table(const std::string& name, const std::string& columns);
   void add_raw(const KafkaRecord& record, bool utf8);
   void add_change_event(const KafkaRecord& record);
   void end_fast_row(const KafkaRecord& record);
@@ -79,6 +84,7 @@ class IngestBatch {
   std::unique_ptr<sql::Appender> avro_;  // Avro: every record, with its JSON row or its reason
   std::string avro_doc_;                 // reused for each record
   std::vector<delta::Column> field_columns_;
+  std::vector<std::string> temporary_tables_;  // made for this batch, dropped with it
 };
 
 }  // namespace lakestream

@@ -25,7 +25,7 @@ KafkaBatches::KafkaBatches(StreamContext& ctx, const Source& source, std::shared
     : ctx_(ctx),
       source_(source),
       reader_(std::move(reader)),
-      writer_(ctx.pipeline, ctx.stream, source),
+      writer_(ctx.pipeline, ctx.stream, source, ctx.kept ? &ctx.kept->bronze_partition : nullptr),
       positions_(ctx.pipeline, ctx.stream, source) {
   if (source_.format == SourceFormat::Avro)
     writer_schemas_ = std::make_unique<WriterSchemas>(source_, ctx.stream.table, writer_.field_columns());

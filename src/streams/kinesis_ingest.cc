@@ -80,7 +80,7 @@ class KinesisRun {
         source_(*ctx.pipeline.find_source(ctx.stream.source)),
         kept_(kept_state(ctx, source_, own_kept_)),
         client_(kept_.client),
-        writer_(ctx.pipeline, ctx.stream, source_),
+        writer_(ctx.pipeline, ctx.stream, source_, ctx.kept ? &ctx.kept->bronze_partition : nullptr),
         checkpoint_(ctx.pipeline, ctx.stream) {
     report_.stream = ctx.stream.name;
     report_.stream_id = checkpoint_.id();

@@ -9,6 +9,7 @@
 #include "pipeline/pipeline.h"
 #include "sql/duckdb.h"
 #include "streams/batch_report.h"
+#include "table/parquet_file.h"  // LastPartition
 
 namespace lakestream {
 
@@ -33,6 +34,9 @@ struct KeptStream {
   // With a target latency: when the stream last took its input's end for a batch, so that the
   // pace holds from one cycle to the next.
   std::chrono::steady_clock::time_point input_taken_at;
+  // An ingest stream's: the partition of bronze its last batch fell in, where the next is written
+  // first (delta::write_partitioned_files).
+  delta::LastPartition bronze_partition;
   // What the kind keeps (declared last: it may use the connection, and goes first).
   std::unique_ptr<KeptStreamState> state;
 };

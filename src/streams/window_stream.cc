@@ -399,7 +399,7 @@ class WindowRun : TableBatchKind {
       try { con.exec("ROLLBACK"); } catch (const Error&) {}
       throw;
     }
-    open_->state->forget_meta();
+    open_->state->remember_meta(after);
     open_->state_rows.reset();
     open_->outbox_rows.reset();
     fault_point("after_state_commit");

@@ -255,8 +255,6 @@ std::string field_ids_option(const Metadata& metadata, const std::vector<Column>
 
 namespace {
 
-using PartitionValues = std::map<std::string, std::optional<std::string>>;
-
 // `values` re-keyed from each column's logical name to its physical one, or back.
 PartitionValues renamed_partition_values(const Metadata& metadata, const PartitionValues& values, bool to_physical) {
   if (!uses_column_mapping(metadata)) return values;

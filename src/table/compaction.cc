@@ -22,8 +22,6 @@ namespace lakestream::delta {
 
 namespace {
 
-using PartitionValues = std::map<std::string, std::optional<std::string>>;
-
 // A group worth a rewrite: 2+ files become one, or a file sheds the rows its deletion vector
 // deletes (the rewrite purges the vector).
 bool worth_rewriting(const std::vector<AddFile>& group) {

@@ -16,8 +16,6 @@ namespace {
 
 constexpr const char* kBatchRows = "__lakestream_partitioned_rows";
 
-using PartitionValues = std::map<std::string, std::optional<std::string>>;
-
 const Column& column_named(const std::vector<Column>& columns, const std::string& name, const std::string& table_path) {
   const Column* column = find_column(columns, name);
   if (!column) throw Error("cannot write to " + table_path + ": its partition column " + name + " is not one of its columns");
@@ -124,25 +122,43 @@ std::vector<AddFile> write_through_temporary_table(sql::Connection& con, const T
 
 std::vector<AddFile> write_partitioned_files(sql::Connection& con, const Table& into,
                                              const Metadata& table, const std::string& select_sql, const std::vector<Column>& columns,
-                                             const std::vector<std::string>& partition_columns) {
+                                             const std::vector<std::string>& partition_columns, LastPartition* last,
+                                             int64_t rows) {
   if (partition_columns.empty()) {
     AddFile file = write_data_file(con, into, table, select_sql, columns);
     if (file.path.empty()) return {};
     return {file};
   }
+  // The rows of one partition, written straight from the batch's query. The file holds the rows
+  // that had the partition's values when it was written; as many as the batch has, it holds them
+  // all. Else it is dropped before it is published: the batch falls in other partitions too, or
+  // a partition expression changed between two runs of the query (now(), random()).
+  auto write_one_partition = [&](const PartitionValues& values, int64_t of_rows) {
+    return write_data_file(con, into, table,
+                           "SELECT * FROM (" + select_sql + ") AS q WHERE " +
+                               in_partition(columns, partition_columns, "q", values, into.path()),
+                           columns, values, of_rows);
+  };
+  auto same_columns = [&](const PartitionValues& values) {
+    if (values.size() != partition_columns.size()) return false;
+    for (const auto& name : partition_columns)
+      if (!values.count(name)) return false;
+    return true;
+  };
+  if (last && rows > 0 && last->values && same_columns(*last->values)) {
+    AddFile file = write_one_partition(*last->values, rows);
+    if (!file.path.empty()) return {file};
+  }
+  if (last) last->values.reset();
   std::map<PartitionValues, int64_t> counts = rows_per_partition(con, select_sql, columns, partition_columns, into.path());
   if (counts.empty()) return {};
   if (counts.size() == 1) {
-    // Its rows are not copied. The file holds the rows that had the partition's values when it
-    // was written; as many as the batch has, it holds them all. Else a partition expression
-    // changed between the two runs (now(), random()): that file is dropped, and the batch goes
-    // the other way.
-    const auto& [values, rows] = *counts.begin();
-    AddFile file = write_data_file(con, into, table,
-                                   "SELECT * FROM (" + select_sql + ") AS q WHERE " +
-                                       in_partition(columns, partition_columns, "q", values, into.path()),
-                                   columns, values, rows);
-    if (!file.path.empty()) return {file};
+    const auto& [values, of_rows] = *counts.begin();
+    AddFile file = write_one_partition(values, of_rows);
+    if (!file.path.empty()) {
+      if (last) last->values = values;
+      return {file};
+    }
   }
   return write_through_temporary_table(con, into, table, select_sql, columns, partition_columns);
 }

@@ -7,6 +7,7 @@
 #include <atomic>
 #include <chrono>
 #include <cstdint>
+#include <cstdlib>
 #include <deque>
 #include <functional>
 #include <memory>
@@ -299,7 +300,27 @@ struct Replay {
 // CommitAttempts: ingest workers sharing a bronze table) is looked at by every snapshot for
 // kAnotherWriterDistrust after: there a trusted end would make a conflict, a commit's files
 // written again, of most commits.
-std::atomic<int64_t> log_end_trusted_ms{200};
+// LAKESTREAM_LOG_END_TRUST_MS sets another time (0: never trusted): a test makes a stale
+// snapshot's cost plain with a longer one, and an operator can rule the trust out when looking
+// into a store's behaviour.
+int64_t initial_log_end_trust_ms() {
+  const char* given = std::getenv("LAKESTREAM_LOG_END_TRUST_MS");
+  if (!given || !*given) return 200;
+  char* end = nullptr;
+  const long long ms = std::strtoll(given, &end, 10);
+  if (*end != '\0' || ms < 0) throw Error(std::string("LAKESTREAM_LOG_END_TRUST_MS is \"") + given +
+                                          "\": give a whole number of milliseconds (the default is 200)");
+  return ms;
+}
+std::atomic<int64_t> log_end_trusted_ms{-1};  // -1: not read from the environment yet
+int64_t log_end_trust_ms() {
+  int64_t ms = log_end_trusted_ms.load();
+  if (ms < 0) {
+    ms = initial_log_end_trust_ms();
+    log_end_trusted_ms = ms;
+  }
+  return ms;
+}
 constexpr std::chrono::minutes kAnotherWriterDistrust{10};
 
 struct RememberedReplay {
@@ -353,7 +374,7 @@ bool with_advanced_replay(const std::string& table, std::optional<int64_t> targe
   }
   const auto now = std::chrono::steady_clock::now();
   const bool end_trusted = remote && !target &&
-                           now - kept.end_seen_at < std::chrono::milliseconds(log_end_trusted_ms.load()) &&
+                           now - kept.end_seen_at < std::chrono::milliseconds(log_end_trust_ms()) &&
                            !(kept.another_writer_at && now - *kept.another_writer_at < kAnotherWriterDistrust);
   bool advanced = false;
   while (!target || kept.version < *target) {

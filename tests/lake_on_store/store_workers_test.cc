@@ -4,8 +4,12 @@
 // enforces put-if-absent; s3rver does not, so there one writer per table is all that is safe) and
 // is built again, its files written again. After its first conflict with another process a worker
 // looks at the log before every commit, so few commits are built twice: the data files on the
-// store that no commit names stay few. And each offset is in bronze once.
+// store that no commit names stay few. And each offset is in bronze once. The workers trust an
+// end for a second here (LAKESTREAM_LOG_END_TRUST_MS), not 200 ms: a worker that went on trusting
+// it would then build most commits twice, far from the few that two writers' commits at the same
+// moment cost (which grow with the machine's load), so the bound tells the two apart on any machine.
 #include <csignal>
+#include <cstdlib>
 #include <set>
 #include <thread>
 
@@ -37,7 +41,9 @@ TEST(WorkersOnStore, TwoWorkersSharingBronzeOnAzuriteWriteEachOffsetOnceAndFewCo
   PipelineFixture f(workers_on_store_pipeline(store), {{"orders", 6}});
   std::vector<std::string> worker_args{"run", "-p", f.pipeline_file(), "--continuous", "--interval", "100ms"};
   std::vector<std::unique_ptr<BackgroundProcess>> workers;
+  ::setenv("LAKESTREAM_LOG_END_TRUST_MS", "1000", 1);
   for (int i = 0; i < 2; i++) workers.push_back(std::make_unique<BackgroundProcess>(worker_args, f.dir()));
+  ::unsetenv("LAKESTREAM_LOG_END_TRUST_MS");
 
   // 40 sends of 300 orders, 250 ms apart: both workers commit every few hundred ms.
   int64_t sent = 0;
@@ -83,13 +89,13 @@ TEST(WorkersOnStore, TwoWorkersSharingBronzeOnAzuriteWriteEachOffsetOnceAndFewCo
   std::printf("workers on Azurite: %lld commits, %lld data files, %lld named by no commit\n",
               static_cast<long long>(snapshot.version + 1), static_cast<long long>(data_files),
               static_cast<long long>(unnamed));
-  // Measured (about 58 commits): 3 to 6 built twice, as many as with no trusted end at all (3 and
-  // 5: each worker's first conflict with the other, and commits at the same moment); 13 and 15
-  // when a worker kept trusting the end after conflicts with the other.
-  // On a loaded machine (the suite's other tests beside it) the batches are larger: 24 commits
-  // once; fewer than 10 would tell nothing.
+  // Measured (58 commits): 3 to 5 built twice, on a quiet machine and beside the table suite; 31
+  // and 39 when a worker kept trusting the end after conflicts with the other. (With the 200 ms
+  // trust of a service these were 3 to 6 against 13 to 15, and a fresh-clone run under load built
+  // 12 twice.) On a loaded machine the batches are larger: 24 commits once; fewer than 10 would
+  // tell nothing.
   EXPECT_GE(snapshot.version, 10) << "too few commits to tell";
-  EXPECT_LE(unnamed, 2 + (snapshot.version + 1) / 6) << "more than one commit in six was built twice";
+  EXPECT_LE(unnamed, 2 + (snapshot.version + 1) / 3) << "more than one commit in three was built twice";
 }
 
 }  // namespace

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <random>
 #include <set>
 
 #include "support/test_support.h"
@@ -131,6 +132,58 @@ TEST_F(PartitionedWrite, APartitionValueThatChangesBetweenReadsStillPutsEveryRow
   EXPECT_EQ(con.scalar("SELECT count(*) || ' ' || count(DISTINCT id) || ' ' || min(id) || ' ' || max(id) FROM (" +
                        scan_sql(load_snapshot(table)) + ")"),
             "120 120 0 119");
+}
+
+// A writer that keeps its last batch's partition writes the next batch there first. Generated
+// batches (most in the last one's day, some in a new day, some across days, some in the null
+// partition): every row once, no partition twice in a batch, the partition kept exactly when a
+// batch fell in one; and a batch that falls in the kept partition is read once (its partition
+// column counts the rows that computed it), where counting rows per partition first reads it twice.
+TEST_F(PartitionedWrite, ABatchInTheLastBatchsPartitionIsWrittenThereInOnePass) {
+  schema = {{"id", "long"}, {"dt", "date"}};
+  con.exec("CREATE SEQUENCE computed");
+  std::mt19937_64 rng(2212);
+  LastPartition last;
+  int64_t next_id = 0, day = 0, expected_passes = 0;
+  for (int batch = 0; batch < 60; batch++) {
+    const int64_t rows = 1 + static_cast<int64_t>(rng() % 300);
+    const int kind = static_cast<int>(rng() % 10);  // 0: a new day, 1: across two days, 2: null, else the last day
+    if (kind == 0) day++;
+    std::string dt = "DATE '2026-10-01' + " + std::to_string(day) + " + (nextval('computed') * 0)::INTEGER";
+    if (kind == 1) dt += " + (i % 2)::INTEGER";
+    if (kind == 2) dt = "CASE WHEN nextval('computed') >= 0 THEN NULL::DATE END";
+    std::string select = "SELECT (" + std::to_string(next_id) + " + i)::BIGINT AS id, " + dt +
+                         " AS dt FROM range(" + std::to_string(rows) + ") AS r(i)";
+    // The batch's partition when it falls in one (a batch of one row across days is one day).
+    std::optional<PartitionValues> single;
+    if (kind == 2) single = PartitionValues{{"dt", std::nullopt}};
+    else if (kind != 1 || rows == 1)
+      single = PartitionValues{{"dt", con.scalar("SELECT CAST(DATE '2026-10-01' + " + std::to_string(day) + " AS VARCHAR)")}};
+    const bool same_as_last = last.values && single && *last.values == *single;
+    const int64_t before = con.scalar_int("SELECT nextval('computed')");
+    Snapshot snapshot = load_snapshot(table);
+    Commit commit(snapshot);
+    if (!snapshot.exists()) {
+      Metadata metadata;
+      metadata.schema = schema;
+      metadata.partition_columns = {"dt"};
+      commit.set_metadata(metadata);
+    }
+    auto files = write_partitioned_files(con, table, Metadata{}, select, schema, {"dt"}, &last, rows);
+    for (const auto& file : files) commit.add(file);
+    commit.publish();
+    const int64_t passes = (con.scalar_int("SELECT nextval('computed')") - before - 1) / rows;
+    EXPECT_EQ(distinct_folders(files).size(), kind == 1 && rows > 1 ? 2u : 1u) << "batch " << batch;
+    EXPECT_EQ(last.values, single) << "batch " << batch;
+    if (same_as_last) EXPECT_EQ(passes, 1) << "batch " << batch << " fell in the kept partition";
+    else EXPECT_GE(passes, 2) << "batch " << batch;
+    expected_passes += same_as_last ? 1 : 0;
+    next_id += rows;
+  }
+  EXPECT_GT(expected_passes, 30);  // most batches fell in the kept partition
+  EXPECT_EQ(con.scalar("SELECT count(*) || ' ' || count(DISTINCT id) || ' ' || min(id) || ' ' || max(id) FROM (" +
+                       scan_sql(load_snapshot(table)) + ")"),
+            std::to_string(next_id) + " " + std::to_string(next_id) + " 0 " + std::to_string(next_id - 1));
 }
 
 TEST_F(PartitionedWrite, AnEmptyBatchWritesNoFile) {
