@@ -1,8 +1,9 @@
 // A batch into a partitioned table, one file per partition value, so a batch never writes more
 // than one file to a partition. A batch of one partition (a stream's batch nearly always falls in
-// one day) is written straight from the batch's query, its rows counted first by a pass that
-// computes only the partition columns; the rows of a batch of several are kept once in a
-// temporary table, their partition values computed once, and written from there.
+// one day) is written straight from the batch's query: to the partition of the writer's last batch
+// when it falls there whole, else after a pass that counts its rows per partition, computing only
+// the partition columns; the rows of a batch of several are kept once in a temporary table, their
+// partition values computed once, and written from there.
 #include <map>
 
 #include "table/delta_types.h"

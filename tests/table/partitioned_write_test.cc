@@ -17,8 +17,10 @@ class PartitionedWrite : public fixtures::TableTest {
  protected:
   std::vector<Column> schema{{"id", "long"}, {"ts", "timestamp"}, {"dt", "date"}, {"region", "string"}};
 
-  // One batch, the rows of `select`, committed (the first makes the table).
-  std::vector<AddFile> write_batch(const std::string& select, const std::vector<std::string>& partition_by) {
+  // One batch, the rows of `select`, committed (the first makes the table); `last` and `rows` as
+  // write_partitioned_files takes them.
+  std::vector<AddFile> write_batch(const std::string& select, const std::vector<std::string>& partition_by,
+                                   LastPartition* last = nullptr, int64_t rows = -1) {
     Snapshot snapshot = load_snapshot(table);
     Commit commit(snapshot);
     if (!snapshot.exists()) {
@@ -27,7 +29,7 @@ class PartitionedWrite : public fixtures::TableTest {
       metadata.partition_columns = partition_by;
       commit.set_metadata(metadata);
     }
-    auto files = write_partitioned_files(con, table, Metadata{}, select, schema, partition_by);
+    auto files = write_partitioned_files(con, table, Metadata{}, select, schema, partition_by, last, rows);
     for (const auto& file : files) commit.add(file);
     commit.publish();
     return files;
@@ -161,17 +163,7 @@ TEST_F(PartitionedWrite, ABatchInTheLastBatchsPartitionIsWrittenThereInOnePass) 
       single = PartitionValues{{"dt", con.scalar("SELECT CAST(DATE '2026-10-01' + " + std::to_string(day) + " AS VARCHAR)")}};
     const bool same_as_last = last.values && single && *last.values == *single;
     const int64_t before = con.scalar_int("SELECT nextval('computed')");
-    Snapshot snapshot = load_snapshot(table);
-    Commit commit(snapshot);
-    if (!snapshot.exists()) {
-      Metadata metadata;
-      metadata.schema = schema;
-      metadata.partition_columns = {"dt"};
-      commit.set_metadata(metadata);
-    }
-    auto files = write_partitioned_files(con, table, Metadata{}, select, schema, {"dt"}, &last, rows);
-    for (const auto& file : files) commit.add(file);
-    commit.publish();
+    auto files = write_batch(select, {"dt"}, &last, rows);
     const int64_t passes = (con.scalar_int("SELECT nextval('computed')") - before - 1) / rows;
     EXPECT_EQ(distinct_folders(files).size(), kind == 1 && rows > 1 ? 2u : 1u) << "batch " << batch;
     EXPECT_EQ(last.values, single) << "batch " << batch;
