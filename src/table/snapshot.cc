@@ -302,7 +302,7 @@ struct Replay {
 // written again, of most commits.
 // LAKESTREAM_LOG_END_TRUST_MS sets another time (0: never trusted): a test makes a stale
 // snapshot's cost plain with a longer one, and an operator can rule the trust out when looking
-// into a store's behaviour.
+// into a store's behaviour. Read when a service starts remembering (remember_checkpoints).
 int64_t initial_log_end_trust_ms() {
   const char* given = std::getenv("LAKESTREAM_LOG_END_TRUST_MS");
   if (!given || !*given) return 200;
@@ -459,8 +459,12 @@ void forget_log_end(const Table& table, int64_t taken) {
 }
 
 void remember_checkpoints(bool remember) {
-  remembering = remember;
-  if (remember) return;
+  if (remember) {
+    log_end_trust_ms();  // a bad LAKESTREAM_LOG_END_TRUST_MS is refused here, before any batch
+    remembering = true;
+    return;
+  }
+  remembering = false;
   std::lock_guard<std::mutex> lock(remembered_mutex);
   remembered.clear();
   replays.clear();

@@ -9,7 +9,6 @@
 // it would then build most commits twice, far from the few that two writers' commits at the same
 // moment cost (which grow with the machine's load), so the bound tells the two apart on any machine.
 #include <csignal>
-#include <cstdlib>
 #include <set>
 #include <thread>
 
@@ -41,9 +40,9 @@ TEST(WorkersOnStore, TwoWorkersSharingBronzeOnAzuriteWriteEachOffsetOnceAndFewCo
   PipelineFixture f(workers_on_store_pipeline(store), {{"orders", 6}});
   std::vector<std::string> worker_args{"run", "-p", f.pipeline_file(), "--continuous", "--interval", "100ms"};
   std::vector<std::unique_ptr<BackgroundProcess>> workers;
-  ::setenv("LAKESTREAM_LOG_END_TRUST_MS", "1000", 1);
-  for (int i = 0; i < 2; i++) workers.push_back(std::make_unique<BackgroundProcess>(worker_args, f.dir()));
-  ::unsetenv("LAKESTREAM_LOG_END_TRUST_MS");
+  for (int i = 0; i < 2; i++)
+    workers.push_back(
+        std::make_unique<BackgroundProcess>(worker_args, f.dir(), std::vector<std::string>{"LAKESTREAM_LOG_END_TRUST_MS=1000"}));
 
   // 40 sends of 300 orders, 250 ms apart: both workers commit every few hundred ms.
   int64_t sent = 0;
@@ -96,6 +95,22 @@ TEST(WorkersOnStore, TwoWorkersSharingBronzeOnAzuriteWriteEachOffsetOnceAndFewCo
   // tell nothing.
   EXPECT_GE(snapshot.version, 10) << "too few commits to tell";
   EXPECT_LE(unnamed, 2 + (snapshot.version + 1) / 3) << "more than one commit in three was built twice";
+}
+
+// A trusted time that is no number of milliseconds stops the service as it starts, with an error
+// that names the variable and says what to give, before any batch.
+TEST(WorkersOnStore, ALogEndTrustThatIsNoNumberIsRefusedByName) {
+  StoreEmulator store(Emulator::Azurite);
+  PipelineFixture f(workers_on_store_pipeline(store), {{"orders", 6}});
+  f.produce("orders", "{\"order_id\":1,\"status\":\"placed\"}\n", "order_id");
+  BackgroundProcess service({"run", "-p", f.pipeline_file(), "--continuous", "--interval", "100ms"}, f.dir(),
+                            {"LAKESTREAM_LOG_END_TRUST_MS=soon"});
+  CommandResult ended = service.wait(60000);
+  EXPECT_NE(ended.exit_code, 0);
+  EXPECT_NE(ended.err.find("LAKESTREAM_LOG_END_TRUST_MS is \"soon\": give a whole number of milliseconds"),
+            std::string::npos)
+      << ended.err;
+  EXPECT_EQ(count_of(f, "SELECT count(*) FROM bronze_orders"), -1) << "a batch ran with the bad value";
 }
 
 }  // namespace
