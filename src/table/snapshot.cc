@@ -308,8 +308,11 @@ int64_t initial_log_end_trust_ms() {
   if (!given || !*given) return 200;
   char* end = nullptr;
   const long long ms = std::strtoll(given, &end, 10);
-  if (*end != '\0' || ms < 0) throw Error(std::string("LAKESTREAM_LOG_END_TRUST_MS is \"") + given +
-                                          "\": give a whole number of milliseconds (the default is 200)");
+  // Up to an hour: a trust longer than that is no service's, and far longer ones would overflow
+  // the clock's arithmetic.
+  if (*end != '\0' || ms < 0 || ms > 3'600'000)
+    throw Error(std::string("LAKESTREAM_LOG_END_TRUST_MS is \"") + given +
+                "\": give a whole number of milliseconds from 0 to 3600000 (the default is 200)");
   return ms;
 }
 std::atomic<int64_t> log_end_trusted_ms{-1};  // -1: not read from the environment yet
