@@ -316,14 +316,6 @@ int64_t initial_log_end_trust_ms() {
   return ms;
 }
 std::atomic<int64_t> log_end_trusted_ms{-1};  // -1: not read from the environment yet
-int64_t log_end_trust_ms() {
-  int64_t ms = log_end_trusted_ms.load();
-  if (ms < 0) {
-    ms = initial_log_end_trust_ms();
-    log_end_trusted_ms = ms;
-  }
-  return ms;
-}
 constexpr std::chrono::minutes kAnotherWriterDistrust{10};
 
 struct RememberedReplay {
@@ -377,7 +369,7 @@ bool with_advanced_replay(const std::string& table, std::optional<int64_t> targe
   }
   const auto now = std::chrono::steady_clock::now();
   const bool end_trusted = remote && !target &&
-                           now - kept.end_seen_at < std::chrono::milliseconds(log_end_trust_ms()) &&
+                           now - kept.end_seen_at < std::chrono::milliseconds(log_end_trusted_ms.load()) &&
                            !(kept.another_writer_at && now - *kept.another_writer_at < kAnotherWriterDistrust);
   bool advanced = false;
   while (!target || kept.version < *target) {
@@ -463,7 +455,8 @@ void forget_log_end(const Table& table, int64_t taken) {
 
 void remember_checkpoints(bool remember) {
   if (remember) {
-    log_end_trust_ms();  // a bad LAKESTREAM_LOG_END_TRUST_MS is refused here, before any batch
+    // Read here, so that a bad LAKESTREAM_LOG_END_TRUST_MS is refused before any batch.
+    if (log_end_trusted_ms.load() < 0) log_end_trusted_ms = initial_log_end_trust_ms();
     remembering = true;
     return;
   }
