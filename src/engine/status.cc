@@ -364,6 +364,9 @@ std::string format_status(const std::vector<StreamStatus>& statuses, int64_t now
     if (s.last_batch && s.last_batch->state && s.last_batch->state->operator_name == "keyIndex")
       text += "         key index " + counted(s.last_batch->state->rows_total, "key", "keys") + " in memory (" +
               bytes_text(s.last_batch->state->memory_bytes) + ")\n";
+    if (s.last_batch && s.last_batch->state && s.last_batch->state->operator_name == "fileKeySets")
+      text += "         key sets of " + counted(s.last_batch->state->rows_total, "file", "files") + " in memory (" +
+              bytes_text(s.last_batch->state->memory_bytes) + ")\n";
     if (s.last_batch && s.last_batch->watermark_us) {
       const auto& b = *s.last_batch;
       text += "         watermark " + iso_timestamp(*b.watermark_us);
@@ -434,6 +437,8 @@ nlohmann::json status_json(const std::vector<StreamStatus>& statuses) {
     }
     if (s.last_batch && s.last_batch->state && s.last_batch->state->operator_name == "keyIndex")
       j["keyIndex"] = {{"keys", s.last_batch->state->rows_total}, {"memoryBytes", s.last_batch->state->memory_bytes}};
+    if (s.last_batch && s.last_batch->state && s.last_batch->state->operator_name == "fileKeySets")
+      j["fileKeySets"] = {{"files", s.last_batch->state->rows_total}, {"memoryBytes", s.last_batch->state->memory_bytes}};
     if (s.kind == "ingest") {
       nlohmann::json lag = nlohmann::json::array();
       for (const auto& p : s.kafka_lag)

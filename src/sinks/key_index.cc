@@ -5,6 +5,7 @@
 #include <functional>
 
 #include "sql/memory_budget.h"
+#include "sql/result_chunks.h"
 #include "table/parquet_file.h"
 #include "table/table_files.h"
 #include "util/cpu_profile.h"
@@ -34,48 +35,21 @@ std::string typed(const delta::Column& column) {
   return "CAST(" + sql::quote_ident(column.name) + " AS " + delta::duckdb_type_of(column.type) + ")";
 }
 
-// Runs `sql` and hands each chunk of its result to `each`.
-void for_each_chunk(sql::Connection& con, const std::string& sql,
-                    const std::function<void(duckdb_data_chunk chunk, idx_t rows)>& each) {
-  duckdb_result result = con.result_of(sql);
-  struct Release {
-    duckdb_result* result;
-    ~Release() { duckdb_destroy_result(result); }
-  } release{&result};
-  while (duckdb_data_chunk chunk = duckdb_fetch_chunk(result)) {
-    struct ReleaseChunk {
-      duckdb_data_chunk* chunk;
-      ~ReleaseChunk() { duckdb_destroy_data_chunk(chunk); }
-    } release_chunk{&chunk};
-    each(chunk, duckdb_data_chunk_get_size(chunk));
-  }
-}
-
-template <typename T>
-const T* column_data(duckdb_data_chunk chunk, idx_t column) {
-  return static_cast<const T*>(duckdb_vector_get_data(duckdb_data_chunk_get_vector(chunk, column)));
-}
-
-bool valid(duckdb_data_chunk chunk, idx_t column, idx_t row) {
-  uint64_t* validity = duckdb_vector_get_validity(duckdb_data_chunk_get_vector(chunk, column));
-  return validity == nullptr || duckdb_validity_row_is_valid(validity, row);
-}
-
 }  // namespace
 
 std::optional<KeyIndex::Entry> KeyIndex::decode(duckdb_data_chunk chunk, idx_t row, idx_t first_column) {
   // The columns of encoded_sql, in its order: __h1, __h2, __order, __tie0, __tie1, __digest.
   const idx_t order_column = first_column + 2, tie0_column = first_column + 3, tie1_column = first_column + 4;
-  if (!valid(chunk, tie0_column, row) || !valid(chunk, tie1_column, row)) return std::nullopt;
+  if (!sql::valid(chunk, tie0_column, row) || !sql::valid(chunk, tie1_column, row)) return std::nullopt;
   Entry entry;
-  entry.h1 = column_data<uint64_t>(chunk, first_column)[row];
-  entry.h2 = column_data<uint64_t>(chunk, first_column + 1)[row];
-  bool has_order = valid(chunk, order_column, row);
-  entry.order = has_order ? column_data<int64_t>(chunk, order_column)[row] : 0;
+  entry.h1 = sql::column_data<uint64_t>(chunk, first_column)[row];
+  entry.h2 = sql::column_data<uint64_t>(chunk, first_column + 1)[row];
+  bool has_order = sql::valid(chunk, order_column, row);
+  entry.order = has_order ? sql::column_data<int64_t>(chunk, order_column)[row] : 0;
   entry.file = has_order ? 0 : kOrderNull;
-  entry.ties[0] = column_data<int64_t>(chunk, tie0_column)[row];
-  entry.ties[1] = column_data<int64_t>(chunk, tie1_column)[row];
-  entry.digest = column_data<uint64_t>(chunk, first_column + 5)[row];
+  entry.ties[0] = sql::column_data<int64_t>(chunk, tie0_column)[row];
+  entry.ties[1] = sql::column_data<int64_t>(chunk, tie1_column)[row];
+  entry.digest = sql::column_data<uint64_t>(chunk, first_column + 5)[row];
   return entry;
 }
 
@@ -216,9 +190,9 @@ std::string KeyIndex::rows_with_positions_sql(const delta::Snapshot& table, cons
 
 void KeyIndex::load(sql::Connection& con, const delta::Snapshot& table, const delta::AddFile& file) {
   const uint32_t id = file_id(delta::readable_path(table.table, file.path, file.size), file.path);
-  for_each_chunk(con, encoded_sql(rows_with_positions_sql(table, file), ", __lakestream_row"),
+  sql::for_each_chunk(con, encoded_sql(rows_with_positions_sql(table, file), ", __lakestream_row"),
                  [&](duckdb_data_chunk chunk, idx_t rows) {
-    const auto* row = column_data<int64_t>(chunk, 6);
+    const auto* row = sql::column_data<int64_t>(chunk, 6);
     for (idx_t i = 0; i < rows; i++) {
       std::optional<Entry> entry = decode(chunk, i, 0);
       if (!entry || row[i] < 0 || row[i] > 0xFFFFFFFFll) {
@@ -277,11 +251,11 @@ bool KeyIndex::move(sql::Connection& con, const delta::Snapshot& table, const de
   if (slots_.empty()) return false;  // it holds no row to move
   const uint32_t id = file_id(delta::readable_path(table.table, file.path, file.size), file.path);
   bool moved = true;
-  for_each_chunk(con, "SELECT " + key_hashes_sql() + ", __lakestream_row FROM " + rows_with_positions_sql(table, file),
+  sql::for_each_chunk(con, "SELECT " + key_hashes_sql() + ", __lakestream_row FROM " + rows_with_positions_sql(table, file),
                  [&](duckdb_data_chunk chunk, idx_t rows) {
-    const auto* h1 = column_data<uint64_t>(chunk, 0);
-    const auto* h2 = column_data<uint64_t>(chunk, 1);
-    const auto* row = column_data<int64_t>(chunk, 2);
+    const auto* h1 = sql::column_data<uint64_t>(chunk, 0);
+    const auto* h2 = sql::column_data<uint64_t>(chunk, 1);
+    const auto* row = sql::column_data<int64_t>(chunk, 2);
     for (idx_t i = 0; i < rows && moved; i++) {
       size_t slot = slot_of(h1[i]);
       // Each row must be one the index holds in a file gone, and the only one of its key.
@@ -438,9 +412,9 @@ std::optional<std::set<std::string>> KeyIndex::match(sql::Connection& con, const
   std::set<std::string> files;
   {
     sql::Appender hits(con, "upsert_index_hits");
-    for_each_chunk(con, "SELECT __n, __h1, __h2, __order, __tie0, __tie1, __digest FROM upsert_index_incoming",
+    sql::for_each_chunk(con, "SELECT __n, __h1, __h2, __order, __tie0, __tie1, __digest FROM upsert_index_incoming",
                    [&](duckdb_data_chunk chunk, idx_t rows) {
-      const auto* n = column_data<int64_t>(chunk, 0);
+      const auto* n = sql::column_data<int64_t>(chunk, 0);
       for (idx_t i = 0; i < rows && !unusable_; i++) {
         std::optional<Entry> in = decode(chunk, i, 1);
         if (!in) {
@@ -478,9 +452,9 @@ std::optional<std::set<std::string>> KeyIndex::match(sql::Connection& con, const
 void KeyIndex::expect_commit(sql::Connection& con, const std::string& winners, std::vector<std::string> removed_files,
                              std::vector<std::string> added_files, const delta::AddFile& written) {
   Pending pending;
-  for_each_chunk(con, "SELECT __h1, __h2 FROM (" + encoded_sql(winners, "") + ")", [&](duckdb_data_chunk chunk, idx_t rows) {
-    const auto* h1 = column_data<uint64_t>(chunk, 0);
-    const auto* h2 = column_data<uint64_t>(chunk, 1);
+  sql::for_each_chunk(con, "SELECT __h1, __h2 FROM (" + encoded_sql(winners, "") + ")", [&](duckdb_data_chunk chunk, idx_t rows) {
+    const auto* h1 = sql::column_data<uint64_t>(chunk, 0);
+    const auto* h2 = sql::column_data<uint64_t>(chunk, 1);
     for (idx_t i = 0; i < rows; i++) pending.replaced.emplace_back(h1[i], h2[i]);
   });
   pending.removed_files = std::move(removed_files);

@@ -6,6 +6,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "sinks/file_key_sets.h"
 #include "sinks/key_index.h"
 #include "sql/row_per_group.h"
 #include "table/column_mapping.h"
@@ -271,7 +272,7 @@ UpsertResult upsert_rows(sql::Connection& con, const delta::Table& into, delta::
                          const delta::Snapshot& snapshot,
                          const std::string& incoming, const std::vector<std::string>& key,
                          const std::string& keep_existing, const std::vector<delta::Column>& columns,
-                         const std::string& removes, KeyIndex* index) {
+                         const std::string& removes, KeyIndex* index, FileKeySets* key_sets) {
   CpuScope cpu_scope("upsert_rows");
   UpsertResult result;
   const delta::Metadata table_after = commit.metadata_after();  // what the files are written and read under
@@ -300,6 +301,10 @@ UpsertResult upsert_rows(sql::Connection& con, const delta::Table& into, delta::
   } else {
     const delta::Column* first_key = delta::find_column(columns, key.at(0));
     affected = first_key ? files_that_may_hold(con, snapshot, incoming, *first_key) : snapshot.files;
+    // Of those, the files that do hold an incoming key (statistics allow every file whose range
+    // spans an old key the batch updates, however few such keys there are).
+    if (key_sets && first_key && FileKeySets::serves(*first_key))
+      affected = key_sets->holding(con, writer_shape, affected, incoming, key.at(0));
   }
   MarkedFiles marked;
 

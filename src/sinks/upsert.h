@@ -1,5 +1,6 @@
 // MERGE by key into a Delta table: only the data files that may hold an incoming key (their
-// min/max statistics on the first key column say so) are read; the rest are not touched. Copy-on-
+// min/max statistics on the first key column say so, and with key sets, that do hold one) are
+// read; the rest are not touched. Copy-on-
 // write rewrites the files that hold a replaced row, each on its own (in the newest keys' file,
 // the rows below every key the batch replaced there apart from the rest, once they are as many:
 // so that updates that follow the newest keys rewrite a file the size of the keys still
@@ -18,6 +19,7 @@
 
 namespace lakestream {
 
+class FileKeySets;
 class KeyIndex;
 
 // Merge-on-read: a file that would be this share deleted or more is rewritten instead of marked.
@@ -39,11 +41,14 @@ struct UpsertResult {
 // rewritten without it) and the incoming row is not written (Spark's whenMatchedDelete).
 // `index` (merge-on-read only; it must apply the rule keep_existing says, sinks/key_index.h):
 // finds the existing rows of incoming keys instead of reading the files that may hold them; the
-// caller tells it KeyIndex::committed() once the commit is published.
+// caller tells it KeyIndex::committed() once the commit is published. `key_sets` (an integer first
+// key column; sinks/file_key_sets.h): of the files whose statistics allow an incoming key, only
+// those that hold one are read, where the index does not serve.
 UpsertResult upsert_rows(sql::Connection& con, const delta::Table& into, delta::Commit& commit,
                          const delta::Snapshot& snapshot,
                          const std::string& incoming, const std::vector<std::string>& key,
                          const std::string& keep_existing, const std::vector<delta::Column>& columns,
-                         const std::string& removes = "", KeyIndex* index = nullptr);
+                         const std::string& removes = "", KeyIndex* index = nullptr,
+                         FileKeySets* key_sets = nullptr);
 
 }  // namespace lakestream

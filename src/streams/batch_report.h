@@ -23,11 +23,11 @@ struct EventTimeStats {
 // A stateful stream's state after a batch (Spark's stateOperators entry): a window stream's
 // (its state database), or a merge-on-read latest stream's key index (in memory).
 struct StateReport {
-  int64_t rows_total = 0;       // open windows plus remembered dedup keys
+  int64_t rows_total = 0;       // open windows plus remembered dedup keys; the files whose key sets are held
   int64_t rows_updated = 0;     // state rows a batch inserted or changed
   int64_t rows_removed = 0;     // windows closed and dedup keys expired
-  int64_t memory_bytes = 0;     // the state database's size on disk; the key index's memory
-  std::string operator_name = "windowAggregate";  // or "keyIndex"
+  int64_t memory_bytes = 0;     // the state database's size on disk; the key index's (or key sets') memory
+  std::string operator_name = "windowAggregate";  // or "keyIndex", "fileKeySets"
 };
 
 struct BatchReport {

@@ -6,6 +6,7 @@
 #include "checkpoint/checkpoint.h"
 #include "pipeline/bronze_layout.h"
 #include "pipeline/change_columns.h"
+#include "sinks/file_key_sets.h"
 #include "sinks/lake_table.h"
 #include "sinks/key_index.h"
 #include "sinks/newest_wins.h"
@@ -44,9 +45,11 @@ std::string latest_rows_sql(const TableChanges& changes) {
   return "SELECT * FROM (" + rows + ") WHERE " + std::string(kChangeTypeColumn) + " <> 'update_preimage'";
 }
 
-// A continuous run keeps the stream's key index from one cycle to the next.
-struct KeptKeyIndex : KeptStreamState {
+// What finds the rows a batch's keys replace, kept by a continuous run from one cycle to the next
+// (and by a plain run from batch to batch): the key index (merge-on-read), the files' key sets.
+struct KeyLookups : KeptStreamState {
   std::unique_ptr<KeyIndex> index;
+  std::unique_ptr<FileKeySets> key_sets;
 };
 
 class LatestRun : TableBatchKind {
@@ -131,9 +134,10 @@ class LatestRun : TableBatchKind {
     if (s.deletion_vectors) sink.properties["delta.enableDeletionVectors"] = "true";
     std::string removes = s.deletes.empty() ? "" : std::string("s.") + kDeleteFlag;
     KeyIndex* index = key_index(columns, newest);
+    FileKeySets* key_sets = file_key_sets();
     bool written = commit_once(sink, [&](delta::Commit& commit, const delta::Snapshot& snapshot) {
       UpsertResult merged =
-          upsert_rows(con, table_, commit, snapshot, incoming, s.key, keep_existing, columns, removes, index);
+          upsert_rows(con, table_, commit, snapshot, incoming, s.key, keep_existing, columns, removes, index, key_sets);
       batch.output_rows = merged.rows_written;
       batch.deletes = merged.rows_removed;
     });
@@ -145,6 +149,12 @@ class LatestRun : TableBatchKind {
       state.rows_updated = batch.output_rows;
       state.rows_removed = batch.deletes;
       state.memory_bytes = index->memory_bytes();
+      batch.state = state;
+    } else if (key_sets && key_sets->files() > 0) {
+      StateReport state;
+      state.operator_name = "fileKeySets";
+      state.rows_total = key_sets->files();
+      state.memory_bytes = key_sets->memory_bytes();
       batch.state = state;
     }
     batch.already_committed = !written;
@@ -257,22 +267,34 @@ class LatestRun : TableBatchKind {
 
   // The index of silver's keys for merge-on-read (sinks/key_index.h), kept across a continuous
   // run's cycles; null when it would not pay or cannot serve these columns.
+  // Building the index or a file's key set reads what the batch would read anyway, and more:
+  // worth it for a service, and from a plain run's second batch on (a run of one batch reads the
+  // table's keys once either way).
+  bool worth_lookups() const { return ctx_.continuous || !report_.batches.empty(); }
+
+  KeyLookups& lookups() {
+    if (!ctx_.kept) return own_lookups_;
+    auto* kept = dynamic_cast<KeyLookups*>(ctx_.kept->state.get());
+    if (!kept) {
+      ctx_.kept->state = std::make_unique<KeyLookups>();
+      kept = static_cast<KeyLookups*>(ctx_.kept->state.get());
+    }
+    return *kept;
+  }
+
   KeyIndex* key_index(const std::vector<delta::Column>& columns, const NewestWins& rule) {
     const Stream& s = ctx_.stream;
-    // Building it reads the whole table: worth it for a service, and from a plain run's second
-    // batch on (a run of one batch reads the table's keys once either way).
-    if ((!ctx_.continuous && report_.batches.empty()) || !KeyIndex::serves(columns, s.key, rule)) return nullptr;
-    std::unique_ptr<KeyIndex>* slot = &own_index_;
-    if (ctx_.kept) {
-      auto* kept = dynamic_cast<KeptKeyIndex*>(ctx_.kept->state.get());
-      if (!kept) {
-        ctx_.kept->state = std::make_unique<KeptKeyIndex>();
-        kept = static_cast<KeptKeyIndex*>(ctx_.kept->state.get());
-      }
-      slot = &kept->index;
-    }
-    if (!*slot || !(*slot)->made_for(s.key, rule, columns)) *slot = std::make_unique<KeyIndex>(s.key, rule, columns);
-    return slot->get();
+    if (!worth_lookups() || !KeyIndex::serves(columns, s.key, rule)) return nullptr;
+    std::unique_ptr<KeyIndex>& slot = lookups().index;
+    if (!slot || !slot->made_for(s.key, rule, columns)) slot = std::make_unique<KeyIndex>(s.key, rule, columns);
+    return slot.get();
+  }
+
+  FileKeySets* file_key_sets() {
+    if (!worth_lookups()) return nullptr;
+    std::unique_ptr<FileKeySets>& slot = lookups().key_sets;
+    if (!slot) slot = std::make_unique<FileKeySets>();
+    return slot.get();
   }
 
   StreamContext& ctx_;
@@ -280,7 +302,7 @@ class LatestRun : TableBatchKind {
   delta::Table source_table_;
   delta::Table table_;
   StreamReport report_;
-  std::unique_ptr<KeyIndex> own_index_;
+  KeyLookups own_lookups_;
 };
 
 }  // namespace

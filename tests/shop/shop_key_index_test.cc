@@ -3,8 +3,12 @@
 // status out of order, resends, cancels that delete the order and later events that bring it
 // back), read in batches of one bronze file, it must hold what a copy-on-write silver of the same
 // stream holds (which reads its files, no index), say in its progress records and in `status`
-// how many keys the index holds, and check clean.
+// how many keys the index holds, and check clean. A copy-on-write silver of rising order ids with
+// updates of recent and old orders and new ids far below the rest (so that its files' ranges
+// overlap) finds the files holding a batch's keys by their key sets (sinks/file_key_sets.h),
+// says so in `status`, and checks clean.
 #include <random>
+#include <vector>
 
 #include "shop/shop_scenario.h"
 
@@ -68,6 +72,47 @@ TEST(ShopKeyIndex, MergeOnReadSilverHoldsWhatCopyOnWriteHoldsAndSaysWhatItsIndex
     EXPECT_NE(status.out.find("key index " + keys + " keys in memory"), std::string::npos) << status.out;
     CommandResult json = f.lakestream("status", {"--json"});
     EXPECT_NE(json.out.find("\"keys\": " + keys), std::string::npos) << json.out;
+    CommandResult check = f.lakestream("check");
+    EXPECT_EQ(check.exit_code, 0) << check.out << check.err;
+    EXPECT_EQ(check.out.find("PROBLEM"), std::string::npos) << check.out;
+  }
+}
+
+TEST(ShopKeySets, CopyOnWriteSilverWithOverlappingFilesChecksCleanAndSaysItHoldsKeySets) {
+  for (unsigned seed : {4u, 5u}) {
+    PipelineFixture f(replaced(shop_pipeline(), "order_by = \"event_time\"\n",
+                               "order_by = \"event_time\"\nmax_files_per_trigger = 1\n"),
+                      {{"orders", 3}});
+    std::mt19937 random(seed);
+    int next = 1000, minute = 0;
+    std::vector<int> far_below;
+    auto line = [&](int order, const char* status) {
+      minute++;
+      char text[256];
+      std::snprintf(text, sizeof text,
+                    "{\"order_id\":%d,\"customer_id\":\"C%02d\",\"status\":\"%s\",\"amount\":%d.50,"
+                    "\"event_time\":\"2026-10-01T%02d:%02d:00Z\"}\n",
+                    order, order % 7, status, 5 + order % 40, 8 + minute / 60, minute % 60);
+      return std::string(text);
+    };
+    for (int send = 0; send < 10; send++) {
+      std::string lines;
+      for (int i = 0; i < 40; i++) lines += line(next++, "placed");
+      if (send % 2 == 0) {
+        // New orders only, one with an id far below the rest: a file of its own (a batch of new
+        // keys is appended), its range spanning nearly every id.
+        far_below.push_back(static_cast<int>(random() % 500));
+        lines += line(far_below.back(), "placed");
+      } else {
+        for (int i = 0; i < 4; i++) lines += line(next - 1 - static_cast<int>(random() % 60), "paid");  // recent orders move on
+        lines += line(far_below[random() % far_below.size()], "paid");  // and one of those far below
+      }
+      f.produce("orders", lines, "order_id");
+      run_ok(f, {"read_orders"});
+    }
+    run_ok(f);
+    CommandResult status = f.lakestream("status");
+    EXPECT_NE(status.out.find("key sets of "), std::string::npos) << "seed " << seed << "\n" << status.out;
     CommandResult check = f.lakestream("check");
     EXPECT_EQ(check.exit_code, 0) << check.out << check.err;
     EXPECT_EQ(check.out.find("PROBLEM"), std::string::npos) << check.out;
