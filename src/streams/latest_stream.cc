@@ -265,8 +265,6 @@ class LatestRun : TableBatchKind {
     return rule;
   }
 
-  // The index of silver's keys for merge-on-read (sinks/key_index.h), kept across a continuous
-  // run's cycles; null when it would not pay or cannot serve these columns.
   // Building the index or a file's key set reads what the batch would read anyway, and more:
   // worth it for a service, and from a plain run's second batch on (a run of one batch reads the
   // table's keys once either way).
@@ -282,6 +280,8 @@ class LatestRun : TableBatchKind {
     return *kept;
   }
 
+  // The index of silver's keys for merge-on-read (sinks/key_index.h), kept across a continuous
+  // run's cycles; null when it would not pay or cannot serve these columns.
   KeyIndex* key_index(const std::vector<delta::Column>& columns, const NewestWins& rule) {
     const Stream& s = ctx_.stream;
     if (!worth_lookups() || !KeyIndex::serves(columns, s.key, rule)) return nullptr;
@@ -290,6 +290,7 @@ class LatestRun : TableBatchKind {
     return slot.get();
   }
 
+  // The key values each file of silver holds (sinks/file_key_sets.h), kept as the index is.
   FileKeySets* file_key_sets() {
     if (!worth_lookups()) return nullptr;
     std::unique_ptr<FileKeySets>& slot = lookups().key_sets;
