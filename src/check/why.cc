@@ -460,7 +460,7 @@ class Tracer {
     }
     std::string by = positions ? "by " + position_text(rp.value_or("?"), ro.value_or("?")) : "by another record";
     std::string rule;
-    if (rows.text(0, "same_event") == "true") rule = "an identical copy of it, read first, stays the row (an identical resend changes nothing)";
+    if (rows.text(0, "same_event") == "true") rule = "an identical copy of it at a later partition and offset (the newest copy is the row)";
     else if (rows.text(0, "newer") == "true") rule = "a newer " + s.order_by + " (" + rows.at(0, "t_order").value_or("NULL") + ")";
     else if (rows.text(0, "same_order") == "true") rule = "the same " + s.order_by + "; the later partition and offset win";
     else rule = "a change read after it (the row's " + s.order_by + " is " + rows.at(0, "t_order").value_or("NULL") + ")";

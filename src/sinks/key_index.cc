@@ -38,7 +38,7 @@ std::string typed(const delta::Column& column) {
 }  // namespace
 
 std::optional<KeyIndex::Entry> KeyIndex::decode(duckdb_data_chunk chunk, idx_t row, idx_t first_column) {
-  // The columns of encoded_sql, in its order: __h1, __h2, __order, __tie0, __tie1, __digest.
+  // The columns of encoded_sql, in its order: __h1, __h2, __order, __tie0, __tie1.
   const idx_t order_column = first_column + 2, tie0_column = first_column + 3, tie1_column = first_column + 4;
   if (!sql::valid(chunk, tie0_column, row) || !sql::valid(chunk, tie1_column, row)) return std::nullopt;
   Entry entry;
@@ -49,7 +49,6 @@ std::optional<KeyIndex::Entry> KeyIndex::decode(duckdb_data_chunk chunk, idx_t r
   entry.file = has_order ? 0 : kOrderNull;
   entry.ties[0] = sql::column_data<int64_t>(chunk, tie0_column)[row];
   entry.ties[1] = sql::column_data<int64_t>(chunk, tie1_column)[row];
-  entry.digest = sql::column_data<uint64_t>(chunk, first_column + 5)[row];
   return entry;
 }
 
@@ -74,15 +73,12 @@ bool KeyIndex::serves(const std::vector<delta::Column>& columns, const std::vect
   if (!is_integer_type(type) && type != "date" && type != "timestamp" && type != "timestamp_ntz") return false;
   for (const auto& tie : rule.ties)
     if (!column_named(columns, tie)) return false;
-  for (const auto& c : rule.event_columns)
-    if (!column_named(columns, c)) return false;
   return true;
 }
 
 bool KeyIndex::made_for(const std::vector<std::string>& key, const NewestWins& rule,
                         const std::vector<delta::Column>& columns) const {
-  if (key != key_ || rule.order_by != rule_.order_by || rule.ties != rule_.ties || rule.event_columns != rule_.event_columns ||
-      columns.size() != columns_.size())
+  if (key != key_ || rule.order_by != rule_.order_by || rule.ties != rule_.ties || columns.size() != columns_.size())
     return false;
   for (size_t i = 0; i < columns.size(); i++)
     if (columns[i].name != columns_[i].name || columns[i].type != columns_[i].type) return false;
@@ -108,11 +104,8 @@ std::string KeyIndex::encoded_sql(const std::string& relation, const std::string
   else order = "epoch_us(" + typed(order_by) + ")";  // timestamp, timestamp_ntz: microseconds, exact
   std::string ties[2] = {"CAST(0 AS BIGINT)", "CAST(0 AS BIGINT)"};
   for (size_t i = 0; i < rule_.ties.size(); i++) ties[i] = "CAST(" + sql::quote_ident(rule_.ties[i]) + " AS BIGINT)";
-  std::string digest;
-  for (const auto& c : rule_.event_columns) digest += (digest.empty() ? "" : ", ") + typed(*column_named(columns_, c));
-  digest = digest.empty() ? "CAST(0 AS UBIGINT)" : "hash(" + digest + ")";
   return "SELECT " + key_hashes_sql() + ", " + order + " AS __order, " + ties[0] +
-         " AS __tie0, " + ties[1] + " AS __tie1, " + digest + " AS __digest" + extra + " FROM " + relation + " AS __r";
+         " AS __tie0, " + ties[1] + " AS __tie1" + extra + " FROM " + relation + " AS __r";
 }
 
 size_t KeyIndex::slot_of(uint64_t h1) const {
@@ -192,7 +185,7 @@ void KeyIndex::load(sql::Connection& con, const delta::Snapshot& table, const de
   const uint32_t id = file_id(delta::readable_path(table.table, file.path, file.size), file.path);
   sql::for_each_chunk(con, encoded_sql(rows_with_positions_sql(table, file), ", __lakestream_row"),
                  [&](duckdb_data_chunk chunk, idx_t rows) {
-    const auto* row = sql::column_data<int64_t>(chunk, 6);
+    const auto* row = sql::column_data<int64_t>(chunk, 5);
     for (idx_t i = 0; i < rows; i++) {
       std::optional<Entry> entry = decode(chunk, i, 0);
       if (!entry || row[i] < 0 || row[i] > 0xFFFFFFFFll) {
@@ -393,7 +386,7 @@ bool KeyIndex::existing_stays(const Entry& existing, const Entry& incoming) cons
       break;
     }
   }
-  return !newer || incoming.digest == existing.digest;
+  return !newer;
 }
 
 std::optional<std::set<std::string>> KeyIndex::match(sql::Connection& con, const std::string& incoming,
@@ -412,7 +405,7 @@ std::optional<std::set<std::string>> KeyIndex::match(sql::Connection& con, const
   std::set<std::string> files;
   {
     sql::Appender hits(con, "upsert_index_hits");
-    sql::for_each_chunk(con, "SELECT __n, __h1, __h2, __order, __tie0, __tie1, __digest FROM upsert_index_incoming",
+    sql::for_each_chunk(con, "SELECT __n, __h1, __h2, __order, __tie0, __tie1 FROM upsert_index_incoming",
                    [&](duckdb_data_chunk chunk, idx_t rows) {
       const auto* n = sql::column_data<int64_t>(chunk, 0);
       for (idx_t i = 0; i < rows && !unusable_; i++) {

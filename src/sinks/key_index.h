@@ -6,8 +6,8 @@
 //
 // Per live row it keeps two 64-bit hashes of the key (DuckDB's hash() for the slot, a hash of
 // the key's text to tell two keys with one hash apart), the order_by value as a 64-bit integer,
-// up to two ties, a hash of the event columns (an identical resend has the same one), and the
-// row's file and position: 56 bytes a row, about 60 MB a million keys. It lives in memory, is
+// up to two ties, and the row's file and position: 48 bytes a row, with its slots about 60 MB a
+// million keys. It lives in memory, is
 // built from the table's rows when first used, and follows the stream's own commits by reading
 // only the file each commit adds. When the table's files are not the ones it describes (a
 // compaction, another writer) it follows that change too: the entries of the files gone (or
@@ -46,7 +46,7 @@ class KeyIndex {
   KeyIndex(std::vector<std::string> key, NewestWins rule, std::vector<delta::Column> columns, int64_t budget_bytes = 0);
 
   // What a row of the table costs the index: its entry and its share of the slots.
-  static constexpr int64_t kBytesPerRow = 72;
+  static constexpr int64_t kBytesPerRow = 64;
 
   // Whether an index can serve these keys and this rule (their column types).
   static bool serves(const std::vector<delta::Column>& columns, const std::vector<std::string>& key, const NewestWins& rule);
@@ -96,7 +96,6 @@ class KeyIndex {
     uint64_t h1 = 0, h2 = 0;  // the key's two hashes
     int64_t order = 0;        // order_by as an integer (see order_value_sql)
     int64_t ties[2] = {0, 0};
-    uint64_t digest = 0;      // hash of the event columns
     uint32_t file = 0;        // kOrderNull set: order_by is NULL
     uint32_t row = 0;
   };

@@ -106,10 +106,8 @@ class LatestRun : TableBatchKind {
     PhaseStart merging = PhaseStart::now();
     // The newest row per key, straight from the batch's files (a delete event included: it is
     // the newest change of its key as much as an update is). A NULL key is a key like any other:
-    // those events are one entity, never dropped. Of identical copies in a row (a resend), the
-    // first: across batches a resend of the row in the table changes nothing, so a resend read in
-    // the same batch as its original must not either, or the kept partition and offset would
-    // depend on where a batch ended.
+    // those events are one entity, never dropped. Of identical copies (a resend), the newest
+    // position, as across batches (sinks/newest_wins.h).
     std::string delete_flag = s.deletes.empty() ? "" : ", coalesce((" + s.deletes + "), false) AS " + kDeleteFlag;
     con.exec("CREATE OR REPLACE TEMP TABLE latest_newest AS " +
              newest_per_key_sql(newest, s.key, "(SELECT *" + delete_flag + " FROM " + source + ") AS changes",
@@ -260,8 +258,6 @@ class LatestRun : TableBatchKind {
       rule.ties.push_back("partition");
       rule.ties.push_back("offset");
     }
-    for (const auto& c : columns)
-      if (!is_lineage_column(c.name)) rule.event_columns.push_back(c.name);
     return rule;
   }
 

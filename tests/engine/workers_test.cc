@@ -173,12 +173,11 @@ void kill_and_replace_workers(int64_t total, int sends) {
   write_text(single, toml);
   CommandResult one = run_lakestream({"run", "-p", single}, f.dir());
   ASSERT_EQ(one.exit_code, 0) << one.err;
-  // Silver's rows, not their lineage: of two identical copies of an event, the row names the later
-  // one when one batch reads both, and the first when they come in two batches (a resend changes
-  // nothing), so its partition and offset depend on the batching; what the row says does not.
+  // Silver's rows with their lineage: of identical copies the newest is the row, whatever the
+  // batching, so the workers' table names the very positions the single process's does.
   for (const std::string sql :
        {"SELECT partition, \"offset\", order_id, status, amount, event_time FROM bronze_orders ORDER BY 1, 2",
-        "SELECT order_id, customer_id, status, amount, event_time FROM orders ORDER BY 1",
+        "SELECT order_id, customer_id, status, amount, event_time, partition, \"offset\" FROM orders ORDER BY 1",
         "SELECT hour, orders, revenue FROM hourly_sales ORDER BY 1"})
     EXPECT_EQ(query(f, f.pipeline_file(), sql), query(f, single, sql)) << sql;
 

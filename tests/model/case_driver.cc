@@ -211,8 +211,8 @@ class CasePlay {
 
   // `lakestream why` for every record of bronze and its quarantine must say what the model did
   // with it: per window stream the verdict (counted, late, duplicate of which copy, recounted,
-  // filtered, no time); in silver, current or superseded by a copy of its key's newest event, by
-  // the rule the times give; and each invalid record quarantined.
+  // filtered, no time); in silver, current or superseded by the newest copy of its key's newest
+  // event, by the rule the times and events give; and each invalid record quarantined.
   std::string compare_why() {
     if ((case_.pipeline.windows.empty() && !case_.pipeline.latest) || !table_exists("bronze")) return "";
     std::vector<std::map<std::pair<int, int64_t>, std::string>> fates;
@@ -257,16 +257,15 @@ class CasePlay {
         }
         if (auto latest = model_.latest_fate(p, o)) {
           std::string why, said = step_of("silver", why);
-          if (latest->same_as_newest) {
-            bool identical = said == "superseded" && why.find("an identical copy of it") != std::string::npos;
-            if (said != "current" && !identical) return differs("silver", said, why, "current (it holds its key's newest event)");
-          } else {
-            auto by = named_position(why);
-            bool a_copy = by && std::find(latest->newest_copies.begin(), latest->newest_copies.end(), *by) != latest->newest_copies.end();
-            std::string rule = latest->newer_time ? "a newer ts" : "the same ts; the later partition and offset win";
-            if (said != "superseded" || !a_copy || why.find(rule) == std::string::npos)
-              return differs("silver", said, why, "superseded by a copy of its key's newest event (" +
-                                                      position_text(latest->newest_copies.front()) + "), by " + rule);
+          // The row is the newest copy of the key's newest event: the record itself, or a copy
+          // of another event or of its own event at a later position.
+          std::string rule = latest->same_as_newest ? "an identical copy of it at a later partition and offset"
+                             : latest->newer_time   ? "a newer ts"
+                                                    : "the same ts; the later partition and offset win";
+          if (latest->row == std::make_pair(p, o)) {
+            if (said != "current") return differs("silver", said, why, "current (it is its key's newest copy of its newest event)");
+          } else if (said != "superseded" || named_position(why) != latest->row || why.find(rule) == std::string::npos) {
+            return differs("silver", said, why, "superseded by " + position_text(latest->row) + ", by " + rule);
           }
         }
       }

@@ -283,9 +283,7 @@ std::optional<ReferenceModel::LatestFate> ReferenceModel::latest_fate(int partit
   LatestFate fate;
   fate.same_as_newest = content_of(record->event) == content_of(newest->event);
   fate.newer_time = *newest->event.ts_us > *record->event.ts_us;
-  for (const auto& run : runs_)
-    for (const auto& r : run)
-      if (content_of(r.event) == content_of(newest->event)) fate.newest_copies.push_back({r.partition, r.offset});
+  fate.row = {newest->partition, newest->offset};
   return fate;
 }
 

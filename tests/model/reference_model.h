@@ -70,12 +70,12 @@ class ReferenceModel {
   std::optional<std::pair<int, int64_t>> duplicate_of(size_t window, int partition, int64_t offset) const;
 
   // What the latest stream's table makes of the bronze record at (partition, offset): whether it
-  // holds what the newest event of its key holds (then it or an identical copy is the row), the
-  // positions of the copies of that newest event (one of them is the row), and whether that
-  // event's time is after the record's. None for a record not in bronze.
+  // holds what the newest event of its key holds, the position of the row (the newest copy of
+  // that event), and whether that event's time is after the record's. None for a record not in
+  // bronze.
   struct LatestFate {
     bool same_as_newest = false;
-    std::vector<std::pair<int, int64_t>> newest_copies;
+    std::pair<int, int64_t> row;
     bool newer_time = false;
   };
   std::optional<LatestFate> latest_fate(int partition, int64_t offset) const;

@@ -35,7 +35,6 @@ NewestWins rule() {
   NewestWins rule;
   rule.order_by = "event_time";
   rule.ties = {"partition", "offset"};
-  rule.event_columns = {"region", "id", "event_time", "amount", "note"};
   return rule;
 }
 
@@ -64,17 +63,11 @@ std::string sql_of(const Event& e) {
 }
 
 // The rule, written again for the model: newer by time (NULL oldest), then (partition, offset);
-// the existing row stays unless the incoming one is newer and says something else.
+// the existing row stays unless the incoming one is newer (an identical resend too: its position is).
 bool incoming_replaces(const Event& existing, const Event& incoming) {
-  bool newer;
   if (incoming.time_us != existing.time_us)
-    newer = incoming.time_us && (!existing.time_us || *incoming.time_us > *existing.time_us);
-  else
-    newer = std::tie(incoming.partition, incoming.offset) > std::tie(existing.partition, existing.offset);
-  auto same_amount = [](double a, double b) { return (std::isnan(a) && std::isnan(b)) || a == b; };
-  bool same_event = incoming.region == existing.region && incoming.id == existing.id && incoming.time_us == existing.time_us &&
-                    same_amount(incoming.amount, existing.amount) && incoming.note == existing.note;
-  return newer && !same_event;
+    return incoming.time_us && (!existing.time_us || *incoming.time_us > *existing.time_us);
+  return std::tie(incoming.partition, incoming.offset) > std::tie(existing.partition, existing.offset);
 }
 
 using Key = std::pair<std::optional<std::string>, std::optional<int64_t>>;
