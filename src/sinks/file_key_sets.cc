@@ -84,9 +84,8 @@ std::vector<delta::AddFile> FileKeySets::holding(sql::Connection& con, const del
     auto found = by_file_.find(file.logical_key());
     if (found == by_file_.end()) {
       // Its live rows' keys (a deletion vector's rows left out), as runs of consecutive values.
-      delta::Snapshot one = table;
-      one.files = {file};
-      auto [values, has_null] = sorted_values(con, "SELECT " + column + " FROM (" + delta::scan_sql(one) + ")");
+      auto [values, has_null] =
+          sorted_values(con, "SELECT " + column + " FROM (" + delta::scan_sql(delta::with_files(table, {file})) + ")");
       Keys keys;
       keys.has_null = has_null;
       for (int64_t value : values) {

@@ -176,9 +176,7 @@ uint32_t KeyIndex::file_id(const std::string& readable_path, const std::string& 
 }
 
 std::string KeyIndex::rows_with_positions_sql(const delta::Snapshot& table, const delta::AddFile& file) const {
-  delta::Snapshot one = table;
-  one.files = {file};
-  return "(" + delta::scan_sql_with_positions(one) + ")";
+  return "(" + delta::scan_sql_with_positions(delta::with_files(table, {file})) + ")";
 }
 
 void KeyIndex::load(sql::Connection& con, const delta::Snapshot& table, const delta::AddFile& file) {

@@ -227,11 +227,7 @@ std::string rewrite_replacing_files(sql::Connection& con, const delta::Table& in
   const std::string replaced = "upsert_matched t SEMI JOIN upsert_winners s ON " + match;
   std::map<std::string, delta::AddFile> by_path;
   for (const auto& file : replacing.files) by_path[delta::readable_path(replacing.table, file.path, file.size)] = file;
-  auto scan_of = [&](const delta::AddFile& file) {
-    delta::Snapshot one = replacing;
-    one.files = {file};
-    return "(" + delta::scan_sql(one) + ")";
-  };
+  auto scan_of = [&](const delta::AddFile& file) { return "(" + delta::scan_sql(delta::with_files(replacing, {file})) + ")"; };
   auto survivors_of = [&](const std::string& path) {
     return "SELECT " + column_list + " FROM " + scan_of(by_path.at(path)) + " t ANTI JOIN upsert_winners s ON " + match;
   };
@@ -322,8 +318,7 @@ UpsertResult upsert_rows(sql::Connection& con, const delta::Table& into, delta::
   } else {
     // The affected files are read in place: DuckDB reads only the columns each statement needs
     // (the keys and what keep_existing looks at; everything only for the rows a rewrite keeps).
-    delta::Snapshot affected_only = writer_shape;
-    affected_only.files = affected;
+    const delta::Snapshot affected_only = delta::with_files(writer_shape, affected);
     const std::string match = key_match(key);
     std::string key_columns;
     for (const auto& k : key) key_columns += (key_columns.empty() ? "" : ", ") + ("s." + sql::quote_ident(k));
@@ -372,9 +367,8 @@ UpsertResult upsert_rows(sql::Connection& con, const delta::Table& into, delta::
       result.files_rewritten = static_cast<int64_t>(marked.purged.size());
       rows = winners_rows;
       if (!marked.purged.empty()) {
-        delta::Snapshot purged = affected_only;
-        purged.files = marked.purged;
-        rows += " UNION ALL SELECT " + column_list + " FROM (" + delta::scan_sql(purged) + ") t ANTI JOIN upsert_winners s ON " +
+        rows += " UNION ALL SELECT " + column_list + " FROM (" + delta::scan_sql(delta::with_files(affected_only, marked.purged)) +
+                ") t ANTI JOIN upsert_winners s ON " +
                 match;
       }
     } else if (matched > 0) {

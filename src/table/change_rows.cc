@@ -42,9 +42,7 @@ std::string change_rows_sql(const Snapshot& snapshot, const std::vector<CommitEn
   auto append = [&](const std::string& select) { sql += (sql.empty() ? "" : " UNION ALL ") + select; };
   // The rows of `files` as the table reads them (their deletion vectors applied).
   auto rows_of = [&](const std::vector<AddFile>& files) {
-    Snapshot some = snapshot;
-    some.files = files;
-    return "SELECT " + names + " FROM (" + scan_sql(some) + ")";
+    return "SELECT " + names + " FROM (" + scan_sql(with_files(snapshot, files)) + ")";
   };
   for (const auto& commit : commits) {
     auto at = commit_time_ms(commit);

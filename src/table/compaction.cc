@@ -167,8 +167,7 @@ MergedFiles merge_groups(sql::Connection& con, const Table& table, const Snapsho
   if (keep_seen_batches)
     std::erase_if(candidates.files, [](const AddFile& file) { return !seen_batches_of(file).has_value(); });
   for (const auto& group : plan(candidates, merged.target_bytes)) {
-    Snapshot group_files = snapshot;
-    group_files.files = group;
+    Snapshot group_files = with_files(snapshot, group);
     // Partition columns live in the log, not in the files: the new file goes to the same folder.
     std::string column_list;
     for (const auto& column : snapshot.metadata.schema)
@@ -184,9 +183,7 @@ MergedFiles merge_groups(sql::Connection& con, const Table& table, const Snapsho
       if (!runs.empty()) file.tags[kSeenBatchesTag] = seen_batches_text(runs);
     }
     int64_t expected = rows_in(con, group_files);
-    Snapshot new_file = snapshot;
-    new_file.files = {file};
-    if (file.path.empty() || rows_in(con, new_file) != expected) {
+    if (file.path.empty() || rows_in(con, with_files(snapshot, {file})) != expected) {
       if (!file.path.empty()) remove_table_file(table, file.path);
       for (const auto& w : merged.written) remove_table_file(table, w.path);
       throw Error("compacting " + table.path() + " wrote a file that does not hold the rows of the files it replaces; "

@@ -143,6 +143,11 @@ struct Snapshot {
   int64_t txn_version(const std::string& app_id) const;
 };
 
+// The same table at the same version with only `files` live: what a scan of some of its files
+// needs (table, protocol, metadata), without a copy of the rest (every live file's action, the
+// txns, the tombstones).
+Snapshot with_files(const Snapshot& snapshot, std::vector<AddFile> files);
+
 // Replays the log of `table` up to `version` (the newest when nullopt), starting
 // from the newest checkpoint at or below it when there is one. The result's `table` has the
 // normal path (absolute for a folder). A missing table gives version -1 (asking it for a version >= 0 throws); a version

@@ -483,6 +483,19 @@ int64_t Snapshot::txn_version(const std::string& app_id) const {
   return it == txn_versions.end() ? -1 : it->second;
 }
 
+Snapshot with_files(const Snapshot& snapshot, std::vector<AddFile> files) {
+  Snapshot part;
+  part.table = snapshot.table;
+  part.version = snapshot.version;
+  part.min_reader_version = snapshot.min_reader_version;
+  part.min_writer_version = snapshot.min_writer_version;
+  part.reader_features = snapshot.reader_features;
+  part.writer_features = snapshot.writer_features;
+  part.metadata = snapshot.metadata;
+  part.files = std::move(files);
+  return part;
+}
+
 int64_t latest_version(const Table& table) {
   CpuScope cpu_scope("latest_version");
   int64_t newest = -1;

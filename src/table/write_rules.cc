@@ -79,11 +79,10 @@ std::vector<Rule> rules_of(const Protocol& protocol, const Metadata& metadata, c
 // The rows of one added file as readers see them: its columns (by logical name, under column
 // mapping too) plus its partition values.
 std::string file_rows_sql(const Table& table, const Metadata& metadata, const AddFile& file) {
-  Snapshot one_file;
+  Snapshot one_file;  // a table's shape is all a scan reads besides its files
   one_file.table = table;
   one_file.metadata = metadata;
-  one_file.files = {file};
-  return scan_sql(one_file);
+  return scan_sql(with_files(one_file, {file}));
 }
 
 }  // namespace
