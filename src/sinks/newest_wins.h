@@ -18,7 +18,7 @@
 namespace lakestream {
 
 struct NewestWins {
-  std::string order_by;                    // the newest row of a key wins; NULL is oldest
+  std::string order_by;           // the newest row of a key wins; NULL is oldest
   std::vector<std::string> ties;  // BIGINT columns that decide, in order, when order_by ties
 };
 
