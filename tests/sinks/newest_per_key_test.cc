@@ -3,7 +3,9 @@
 // NULLs, an order_by with NULLs and many ties, resends of a row in a row and the same event
 // again after another (A, B, A), a delete flag beside the row, and columns named like the SQL's
 // own words (`s`, a space, a quote); both groupings (hashed and one sort). Of identical copies the
-// newest position is the row, as of any two events that tie on order_by.
+// newest position is the row, as of any two events that tie on order_by. And the same changes
+// merged batch by batch with the rule against the table's row (existing_row_stays_sql), however
+// they are cut into batches: the same table, positions included, as the model's.
 #include "sinks/newest_wins.h"
 
 #include <gtest/gtest.h>
