@@ -8,11 +8,11 @@
 // the key's text to tell two keys with one hash apart), the order_by value as a 64-bit integer,
 // up to two ties, and the row's file and position: 48 bytes a row, with its slots about 60 MB a
 // million keys. It lives in memory, is built from the table's rows when first used, and follows
-// the stream's own commits by reading only the file each commit adds. When the table's files are not the ones it describes (a
-// compaction, another writer) it follows that change too: the entries of the files gone (or
-// whose deletion vector changed) are dropped and the new files read, so a compaction costs what
-// it rewrote, not the table; it is built again only when the rows it then holds are not the
-// table's count. Nothing of it is stored, so a crash loses nothing: the next run builds it again.
+// the stream's own commits by reading only the file each commit adds. When the table's files are
+// not the ones it describes (a compaction, another writer) it follows that change too: the
+// entries of the files gone (or whose deletion vector changed) are dropped and the new files
+// read, so a compaction costs what it rewrote, not the table; it is built again only when the
+// rows it then holds are not the table's count. Nothing of it is stored, so a crash loses nothing: the next run builds it again.
 //
 // It is built only when it fits in a quarter of the machine's memory (the budget check and recount
 // take too, sql/memory_budget.h); a larger table is read instead.

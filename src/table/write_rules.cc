@@ -82,7 +82,8 @@ std::string file_rows_sql(const Table& table, const Metadata& metadata, const Ad
   Snapshot one_file;  // a table's shape is all a scan reads besides its files
   one_file.table = table;
   one_file.metadata = metadata;
-  return scan_sql(with_files(one_file, {file}));
+  one_file.files = {file};
+  return scan_sql(one_file);
 }
 
 }  // namespace
