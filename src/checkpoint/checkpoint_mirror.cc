@@ -80,16 +80,19 @@ void CheckpointMirror::pull() {
   std::vector<std::string> on_store;
   for (const auto& object : store_->list("")) {
     if (!is_record(object.key)) continue;
-    on_store.push_back(object.key);
     auto data = store_->get(object.key);
     if (!data) continue;  // removed since the listing
     // A record that is not JSON is an upload a kill cut short, on a store that keeps what arrived
     // (s3rver). A plan is uploaded before its batch reads or writes anything, and the metadata
-    // before the first batch: nothing depends on it, and it is planned again.
+    // before the first batch: nothing depends on it, and it is planned again. The working copy's
+    // whole file of it goes too: kept, it would be run here as a plan the store never holds, and
+    // the stream would be stuck once the working copy is lost (its batch in the table, its plan
+    // nowhere, so planned again and refused as another runner's).
     if (nlohmann::json::parse(*data, nullptr, false).is_discarded()) {
       store_->remove(object.key);
       continue;
     }
+    on_store.push_back(object.key);
     std::string local = local_dir_ + "/" + object.key;
     if (!path_exists(local) || read_file(local) != *data) write_file_atomic(local, *data, 0600);
   }
@@ -149,6 +152,9 @@ void CheckpointMirror::pull_state() {
 
 void CheckpointMirror::push_once(const std::string& name) {
   std::string data = read_file(local_dir_ + "/" + name);
+  // A kill mid-upload, on a store that keeps what arrived of it (s3rver does): half the record.
+  if (fault_is_next("mid_record_upload")) store_->put(name, data.substr(0, data.size() / 2));
+  fault_point("mid_record_upload");
   if (store_->put_if_absent(name, data)) return;
   auto there = store_->get(name);
   if (there && *there == data) return;  // ours, from a try whose answer was lost

@@ -3,7 +3,9 @@
 // working copy (the folder Checkpoint uses) and mirrors each durable step to the store before the
 // step after it:
 //   metadata.json, batches/<N>.json   written once (put_if_absent); a different object already
-//                                     there means another runner: refused
+//                                     there means another runner: refused; a record that
+//                                     is not JSON is an upload a kill cut short, and pull()
+//                                     drops it from the store and the working copy alike
 //   idle.json                         replaced, or removed before any work starts
 //   state/<N>-<checksum>.duckdb       the window state after batch N's state transaction (state and
 //                                     outbox), uploaded once before batch N's table commit; older

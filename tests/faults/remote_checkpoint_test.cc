@@ -155,6 +155,56 @@ TEST_P(OnEachStore, AStateUploadCutShortIsNeverTakenForTheState) {
   EXPECT_EQ(snapshots, 1) << "the half snapshots are removed once a whole one is there";
 }
 
+// A kill in the middle of a record's upload (a batch's plan, or the first run's metadata), on a
+// store that keeps what arrived: the next run here drops the half object and the working copy's
+// whole file of it alike, and plans the batch again. Kept, the local plan ran a batch the store
+// had no plan of, and once the working copy was lost the stream was stuck: its batch in the
+// table, planned again, refused as another runner's (found by RandomKillsOnStore on s3rver).
+TEST_P(OnEachStore, ARecordUploadCutShortIsPlannedAgainHereAndElsewhere) {
+  MessyStream stream = messy_stream(6000, 6, 13);
+  Reference reference = uninterrupted(stream);
+  CheckpointStore store(GetParam());
+  MessyLake lake(pipeline_with_checkpoints_on(store.url), store.env);
+  int cut_short = 0;
+  lake.play(stream, [&](int send) {
+    if (send % 2 == 1) lose_working_copy(lake);
+    lake.run_ok({"read_orders"});
+    // The stream's first upload of the run: its metadata on the first run, its plan after.
+    cut_short += lake.run_with_fault("mid_record_upload:1", {"latest_orders"});
+    lake.run_ok();  // here, with the working copy the killed run left
+  });
+  EXPECT_EQ(cut_short, static_cast<int>(stream.sends.size())) << "every latest_orders run plans a batch";
+  expect_same_as(reference, lake);
+  for (const auto& key : store.keys("latest_orders")) {
+    if (key.find("/state/") != std::string::npos) continue;
+    auto data = storage::open_store(store.url, store.settings)->get(key);
+    ASSERT_TRUE(data.has_value()) << key;
+    EXPECT_EQ(data->front(), '{') << key << " is a half record: " << *data;
+  }
+}
+
+// A `lakestream replay` killed mid-upload of its record leaves half of it on such a store. No
+// command may take it for a replay (every one read it as damaged), and the replay runs again.
+TEST_P(OnEachStore, AReplayRecordCutShortIsWrittenAgain) {
+  MessyStream stream = messy_stream(3000, 1, 2);
+  CheckpointStore store(GetParam());
+  MessyLake lake(pipeline_with_checkpoints_on(store.url), store.env);
+  lake.play(stream, [&](int) { lake.run_ok(); });
+  const std::string record = R"({"into": "hourly_sales_2h", "stream": "hourly_sales", "watermarkDelayUs": 72)";
+  storage::open_store(store.url, store.settings)->put("_lakestream_replays/hourly_sales_2h.json", record.substr(0, 40));
+  lake.run_ok();
+  CommandResult replay =
+      lake.fixture().lakestream("replay", {"hourly_sales", "--into", "hourly_sales_2h", "--watermark", "2 hours"}, store.env);
+  ASSERT_EQ(replay.exit_code, 0) << replay.err;
+  auto written = storage::open_store(store.url, store.settings)->get("_lakestream_replays/hourly_sales_2h.json");
+  ASSERT_TRUE(written.has_value());
+  EXPECT_NE(written->find("7200000000"), std::string::npos) << *written;
+  lose_working_copy(lake);
+  CommandResult check = lake.check();
+  EXPECT_EQ(check.exit_code, 0) << check.out << check.err;
+  EXPECT_NE(check.out.find("hourly_sales_2h"), std::string::npos) << check.out;
+}
+
 TEST(RemoteCheckpoint, KilledBetweenStateUploadAndTableCommitThenRunElsewhere) {
   MessyStream stream = messy_stream(20000, 4, 5);
   Reference reference = uninterrupted(stream);
