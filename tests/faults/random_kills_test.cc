@@ -1,7 +1,10 @@
 // `lakestream run` killed with SIGKILL at random moments, over many runs (LAKESTREAM_RANDOM_KILLS,
 // 50 by default; scripts/random-kills passes more): after each kill the streams run again, and in
 // the end every table holds what an uninterrupted run wrote.
+#include <algorithm>
+#include <chrono>
 #include <random>
+#include <vector>
 
 #include "faults/messy_lake.h"
 
@@ -14,13 +17,23 @@ TEST(RandomKills, KilledRunsChangeNothing) {
   MessyStream stream = messy_stream(kills * 300, kills, seed);
 
   MessyLake reference;
-  reference.play(stream, [&](int) { reference.run_ok(); });
+  std::vector<int> run_ms;
+  reference.play(stream, [&](int) {
+    auto started = std::chrono::steady_clock::now();
+    reference.run_ok();
+    run_ms.push_back(static_cast<int>(
+        std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - started).count()));
+  });
+  std::nth_element(run_ms.begin(), run_ms.begin() + run_ms.size() / 2, run_ms.end());
+  const int median_run_ms = run_ms[run_ms.size() / 2];
 
   MessyLake lake;
   std::mt19937 rng(seed);
-  // A run over one send takes some hundred milliseconds: kills land anywhere in it, from the
-  // start (opening the checkpoint) to the end (the window's no-data batch), and some after it.
-  std::uniform_int_distribution<int> delay_ms(0, 400);
+  // Kills land anywhere in a run, from the start (opening the checkpoint) to the end (the
+  // window's no-data batch), and some after it: delays up to 1.25 times the reference's median
+  // run over one send, so that a machine's speed changes how long a run takes, not how many runs
+  // a kill cuts short (a fixed 400 ms cut only half of them on a fast machine).
+  std::uniform_int_distribution<int> delay_ms(0, std::max(20, median_run_ms * 5 / 4));
   int killed = 0;
   lake.play(stream, [&](int) {
     CommandResult r = lake.fixture().lakestream_killed_after(delay_ms(rng), "run");
