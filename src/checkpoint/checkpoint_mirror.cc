@@ -72,6 +72,8 @@ std::optional<int64_t> local_state_batch(const std::string& path) {
 
 }  // namespace
 
+bool is_cut_short_record(const std::string& data) { return nlohmann::json::parse(data, nullptr, false).is_discarded(); }
+
 CheckpointMirror::CheckpointMirror(std::unique_ptr<storage::ObjectStore> store, std::string local_dir)
     : store_(std::move(store)), local_dir_(std::move(local_dir)) {}
 
@@ -88,7 +90,7 @@ void CheckpointMirror::pull() {
     // whole file of it goes too: kept, it would be run here as a plan the store never holds, and
     // the stream would be stuck once the working copy is lost (its batch in the table, its plan
     // nowhere, so planned again and refused as another runner's).
-    if (nlohmann::json::parse(*data, nullptr, false).is_discarded()) {
+    if (is_cut_short_record(*data)) {
       store_->remove(object.key);
       continue;
     }

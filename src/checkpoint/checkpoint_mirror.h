@@ -29,6 +29,11 @@
 
 namespace lakestream {
 
+// True when a checkpoint record read from a store is not JSON: an upload a kill cut short, on a
+// store that keeps what arrived of it (s3rver does). Every record is written before the work that
+// depends on it, so such a record is dropped and written again.
+bool is_cut_short_record(const std::string& data);
+
 class CheckpointMirror {
  public:
   // The checkpoint under `store`'s root, mirrored in the folder `local_dir`.

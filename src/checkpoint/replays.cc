@@ -2,6 +2,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "checkpoint/checkpoint_mirror.h"
 #include "storage/object_store.h"
 #include "util/error.h"
 #include "util/files.h"
@@ -30,8 +31,6 @@ std::unique_ptr<storage::ObjectStore> checkpoints_store(const Pipeline& pipeline
   return storage::open_store(pipeline.checkpoints_url, pipeline.storage);
 }
 
-bool is_cut_short(const std::string& record) { return nlohmann::json::parse(record, nullptr, false).is_discarded(); }
-
 // Copies the store's replay records into the working copy.
 void pull_replay_records(const Pipeline& pipeline) {
   auto store = checkpoints_store(pipeline);
@@ -45,7 +44,7 @@ void pull_replay_records(const Pipeline& pipeline) {
     if (!data) continue;
     // Not JSON: an upload a kill cut short, on a store that keeps what arrived (s3rver). The
     // record is written before the replay reads or writes anything: nothing depends on it.
-    if (is_cut_short(*data)) {
+    if (is_cut_short_record(*data)) {
       store->remove(key);
       continue;
     }
@@ -92,7 +91,7 @@ void record_replay(const Pipeline& pipeline, const ReplaySpec& spec) {
     auto store = checkpoints_store(pipeline);
     if (!store->put_if_absent(key, record)) {
       auto there = store->get(key);
-      if (there && is_cut_short(*there)) store->put(key, record);
+      if (there && is_cut_short_record(*there)) store->put(key, record);
       else if (!there || *there != record)
         throw Error("table " + spec.into + " holds another replay (" + (there ? *there : std::string("?")) +
                     " in " + store->describe() + "); replay into a new table, or delete its table and checkpoint first");

@@ -12,7 +12,8 @@
 // not the ones it describes (a compaction, another writer) it follows that change too: the
 // entries of the files gone (or whose deletion vector changed) are dropped and the new files
 // read, so a compaction costs what it rewrote, not the table; it is built again only when the
-// rows it then holds are not the table's count. Nothing of it is stored, so a crash loses nothing: the next run builds it again.
+// rows it then holds are not the table's count. Nothing of it is stored, so a crash loses
+// nothing: the next run builds it again.
 //
 // It is built only when it fits in a quarter of the machine's memory (the budget check and recount
 // take too, sql/memory_budget.h); a larger table is read instead.

@@ -179,7 +179,7 @@ TEST_P(OnEachStore, ARecordUploadCutShortIsPlannedAgainHereAndElsewhere) {
     if (key.find("/state/") != std::string::npos) continue;
     auto data = storage::open_store(store.url, store.settings)->get(key);
     ASSERT_TRUE(data.has_value()) << key;
-    EXPECT_EQ(data->front(), '{') << key << " is a half record: " << *data;
+    EXPECT_TRUE(!data->empty() && data->front() == '{') << key << " is a half record: " << *data;
   }
 }
 
@@ -190,8 +190,8 @@ TEST_P(OnEachStore, AReplayRecordCutShortIsWrittenAgain) {
   CheckpointStore store(GetParam());
   MessyLake lake(pipeline_with_checkpoints_on(store.url), store.env);
   lake.play(stream, [&](int) { lake.run_ok(); });
-  const std::string record = R"({"into": "hourly_sales_2h", "stream": "hourly_sales", "watermarkDelayUs": 72)";
-  storage::open_store(store.url, store.settings)->put("_lakestream_replays/hourly_sales_2h.json", record.substr(0, 40));
+  const std::string record = R"({"into": "hourly_sales_2h", "stream": "hourly_sales", "watermarkDelayUs": 7200000000})";
+  storage::open_store(store.url, store.settings)->put("_lakestream_replays/hourly_sales_2h.json", record.substr(0, record.size() / 2));
   lake.run_ok();
   CommandResult replay =
       lake.fixture().lakestream("replay", {"hourly_sales", "--into", "hourly_sales_2h", "--watermark", "2 hours"}, store.env);
